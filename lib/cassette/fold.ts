@@ -1,0 +1,81 @@
+import { LineSplitter } from '../framing/line-splitter.js';
+import { frameToMessage, type Channel, type Direction, type RecordedMessage } from '../message.js';
+import type { RecordedSession, SessionEnd } from './cassette.js';
+import type { JournalEvent, ParsedJournal } from './journal.js';
+import { sessionFacts } from './session-info.js';
+
+const DIRECTION: Record<Channel, Direction> = {
+  stdin: 'client-to-server',
+  stdout: 'server-to-client',
+  stderr: 'server-to-client',
+};
+
+/**
+ * Rebuilds a session from its journal: chunks are framed per channel, and frames are numbered in
+ * the order they were complete on the wire (the journal's order), which is the order the proxy
+ * forwarded them.
+ */
+export function foldJournal(journal: ParsedJournal, options: { recovered?: boolean } = {}): RecordedSession {
+  const messages: RecordedMessage[] = [];
+  let now = 0;
+  const splitters = new Map<Channel, LineSplitter>();
+  const splitter = (channel: Channel): LineSplitter => {
+    let s = splitters.get(channel);
+    if (!s) {
+      s = new LineSplitter((frame, terminated) => {
+        messages.push(frameToMessage(frame, {
+          seq: messages.length + 1,
+          t: now,
+          direction: DIRECTION[channel],
+          channel,
+          terminated,
+        }));
+      });
+      splitters.set(channel, s);
+    }
+    return s;
+  };
+
+  const events: JournalEvent[] = [];
+  for (const record of journal.records) {
+    now = record.t;
+    if ('ev' in record) {
+      events.push(record);
+      if (record.ev === 'eof' && typeof record.channel === 'string') splitters.get(record.channel as Channel)?.end();
+      continue;
+    }
+    splitter(record.c).push(record.data);
+  }
+  for (const s of splitters.values()) s.end();
+
+  const header = journal.header;
+  const base = header.session as Omit<RecordedSession, 'messages' | 'protocol' | 'id' | 'startedAt'>;
+  const facts = sessionFacts(messages);
+  const exit = events.find((e) => e.ev === 'exit');
+  const shutdown = events.find((e) => e.ev === 'shutdown');
+  const last = journal.records.at(-1)?.t ?? 0;
+  const end: SessionEnd = {
+    reason: options.recovered ? 'recovered' : exit ? 'exit' : 'recovered',
+    exitCode: typeof exit?.code === 'number' ? exit.code : null,
+    signal: typeof exit?.signal === 'string' ? exit.signal : null,
+  };
+  if (shutdown && typeof shutdown.by === 'string') end.initiatedBy = shutdown.by as SessionEnd['initiatedBy'];
+  if (journal.torn) end.torn = true;
+
+  const session: RecordedSession = {
+    id: header.sessionId,
+    ...(typeof base.label === 'string' ? { label: base.label } : {}),
+    transport: 'stdio',
+    startedAt: header.startedAt,
+    endedAt: new Date(Date.parse(header.startedAt) + last).toISOString(),
+    durationMs: last,
+    target: base.target,
+    protocol: facts.protocol,
+    ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
+    ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
+    proxy: base.proxy,
+    end,
+    messages,
+  };
+  return session;
+}

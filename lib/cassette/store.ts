@@ -1,0 +1,108 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Low } from 'lowdb';
+import { DataFile } from 'lowdb/node';
+import lockfile from 'proper-lockfile';
+import { CassetteError } from '../errors.js';
+import { emptyCassette, type Cassette, type RecordedSession } from './cassette.js';
+import { migrate } from './migrate.js';
+import { cassetteProblems } from './validate.js';
+
+/** Parses and checks cassette text; every failure names the file and the problem. */
+export function parseCassette(path: string, text: string): Cassette {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new CassetteError(
+      'MCPC_CASSETTE_INVALID',
+      `cassette ${path} is not valid JSON (${(err as Error).message}); fix or move the file, nothing was changed`,
+      { cause: err },
+    );
+  }
+  const migrated = migrate(path, value);
+  const problems = cassetteProblems(migrated);
+  if (problems.length > 0) {
+    throw new CassetteError(
+      'MCPC_CASSETTE_INVALID',
+      `cassette ${path} is not a valid mcp-cassette file: ${problems.slice(0, 3).join('; ')}; fix or move the file, nothing was changed`,
+    );
+  }
+  return migrated as Cassette;
+}
+
+export function loadCassette(path: string): Cassette {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new CassetteError('MCPC_CASSETTE_NOT_FOUND', `cassette ${path} does not exist`, { cause: err });
+    }
+    throw err;
+  }
+  return parseCassette(path, text);
+}
+
+/** Stable, diff-friendly text: two-space indent and a final newline. Key order is the order in
+ * which the recorder builds objects, which is fixed. */
+export function stringifyCassette(cassette: Cassette): string {
+  return JSON.stringify(cassette, null, 2) + '\n';
+}
+
+function database(path: string): Low<Cassette | null> {
+  const adapter = new DataFile<Cassette | null>(path, {
+    parse: (text) => parseCassette(path, text),
+    stringify: (data) => stringifyCassette(data ?? emptyCassette()),
+  });
+  return new Low<Cassette | null>(adapter, null);
+}
+
+export interface AppendOptions {
+  /** Drop the sessions already in the file. */
+  overwrite?: boolean;
+}
+
+/**
+ * Adds sessions to a cassette under an exclusive lock, so concurrent recorders (the v2 client's
+ * probe process and its real process) never lose each other's sessions. The file is replaced
+ * atomically (lowdb writes a temporary file and renames it). A corrupt file is left untouched.
+ */
+export async function appendSessions(path: string, sessions: RecordedSession[], options: AppendOptions = {}): Promise<Cassette> {
+  return withCassetteLock(path, async () => {
+    const db = database(path);
+    await db.read();
+    const cassette = options.overwrite || db.data === null ? emptyCassette() : db.data;
+    const known = new Set(cassette.sessions.map((s) => s.id));
+    for (const session of sessions) {
+      if (!known.has(session.id)) cassette.sessions.push(session);
+    }
+    cassette.sessions.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    db.data = cassette;
+    await db.write();
+    return cassette;
+  });
+}
+
+export async function withCassetteLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  mkdirSync(dirname(path), { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(path, {
+      realpath: false,
+      stale: 10_000,
+      retries: { retries: 100, minTimeout: 10, maxTimeout: 250, factor: 1.5 },
+    });
+  } catch (err) {
+    throw new CassetteError(
+      'MCPC_CASSETTE_LOCKED',
+      `cassette ${path} stayed locked by another mcp-cassette process (${(err as Error).message}); if none is running, remove ${path}.lock`,
+      { cause: err },
+    );
+  }
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}

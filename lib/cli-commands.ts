@@ -1,0 +1,88 @@
+import yargs, { type Argv } from 'yargs';
+import { RECORD_OPTIONS } from '../recorder/record-options.js';
+import { recordArgsFrom, runRecord } from '../recorder/record-command.js';
+import type { ExitStatus } from '../recorder/stdio-recorder.js';
+import { recoverCommand } from '../recorder/recover-command.js';
+import { showCommand } from '../recorder/show-command.js';
+import { wrapCommand, unwrapCommand } from '../recorder/wrap/wrap-command.js';
+import type { OptionSpec, ParsedOptions } from './fast-args.js';
+import { packageVersion } from './version.js';
+
+export interface CliHooks {
+  finishRecord(status: ExitStatus): Promise<void>;
+}
+
+function applyOptions(y: Argv, spec: Record<string, OptionSpec>): Argv {
+  for (const [name, s] of Object.entries(spec)) {
+    y = y.option(name, {
+      type: s.type,
+      describe: s.describe,
+      ...(s.alias ? { alias: s.alias } : {}),
+      ...(s.default !== undefined ? { default: s.default } : {}),
+    });
+  }
+  return y;
+}
+
+/** Handlers return an exit code; only this module and cli.ts turn it into process state. */
+function exitWith(code: number): void {
+  process.exitCode = code;
+}
+
+export function buildCli(argv: string[], hooks: CliHooks): Argv {
+  return yargs(argv)
+    .scriptName('mcp-cassette')
+    .parserConfiguration({ 'populate--': true })
+    .version(packageVersion())
+    .command(
+      'record [options] -- <server command> [args...]',
+      'Run an MCP server behind the recording proxy (a host starts this instead of the server)',
+      (y) => applyOptions(y, RECORD_OPTIONS),
+      async (args) => {
+        const status = await runRecord(recordArgsFrom({ ...args, '--': (args['--'] as string[] | undefined ?? []).map(String) } as ParsedOptions));
+        await hooks.finishRecord(status);
+      },
+    )
+    .command(
+      'recover <cassette>',
+      'Fold the journals of recorders that died (SIGKILL, crash) into the cassette',
+      (y) => y.positional('cassette', { type: 'string', demandOption: true })
+        .option('force', { type: 'boolean', default: false, describe: 'Also fold journals whose recorder still looks alive' }),
+      async (args) => exitWith(await recoverCommand(String(args.cassette), Boolean(args.force))),
+    )
+    .command(
+      'show <cassette>',
+      'Summarise what a cassette holds: sessions, revisions, peers, messages',
+      (y) => y.positional('cassette', { type: 'string', demandOption: true })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the summary as JSON' })
+        .option('messages', { type: 'boolean', default: false, describe: 'List every message, one line each' }),
+      async (args) => exitWith(await showCommand(String(args.cassette), { json: Boolean(args.json), messages: Boolean(args.messages) })),
+    )
+    .command(
+      'wrap <config>',
+      'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its stdio servers run through `record`',
+      (y) => y.positional('config', { type: 'string', demandOption: true })
+        .option('server', { type: 'string', array: true, describe: 'Only these server entries (repeatable); default: every stdio entry' })
+        .option('cassette-dir', { type: 'string', describe: 'Where the cassettes go (default: ~/.mcp-cassette/cassettes)' }),
+      async (args) => exitWith(await wrapCommand(String(args.config), {
+        servers: (args.server as string[] | undefined) ?? [],
+        ...(args['cassette-dir'] ? { cassetteDir: String(args['cassette-dir']) } : {}),
+      })),
+    )
+    .command(
+      'unwrap <config>',
+      'Restore the server entries that `wrap` changed, exactly as they were',
+      (y) => y.positional('config', { type: 'string', demandOption: true })
+        .option('server', { type: 'string', array: true, describe: 'Only these server entries (repeatable)' }),
+      async (args) => exitWith(await unwrapCommand(String(args.config), { servers: (args.server as string[] | undefined) ?? [] })),
+    )
+    .demandCommand(1, 'Name a command: record, recover, show, wrap or unwrap')
+    .recommendCommands()
+    .strict()
+    .help()
+    .fail((msg, err) => {
+      if (err) throw err;
+      process.stderr.write(`mcp-cassette: ${msg}\nRun \`mcp-cassette --help\` for usage.\n`);
+      process.exitCode = 2;
+    });
+}

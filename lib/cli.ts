@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * The composition root: the only module that knows every command and the only one that sets the
+ * process's exit status. `record -- <server>` takes a fast path that avoids loading yargs before
+ * the server is spawned (see fast-args.ts).
+ */
+import { parseFast } from './fast-args.js';
+import { isCassetteError } from './errors.js';
+import { RECORD_OPTIONS } from '../recorder/record-options.js';
+import { recordArgsFrom, runRecord } from '../recorder/record-command.js';
+import type { ExitStatus } from '../recorder/stdio-recorder.js';
+
+const USAGE_EXIT = 2;
+
+async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'record') {
+    const fast = parseFast(argv.slice(1), RECORD_OPTIONS);
+    if (fast) {
+      await finishRecord(await runRecord(recordArgsFrom(fast)));
+      return;
+    }
+  }
+  const { buildCli } = await import('./cli-commands.js');
+  await buildCli(argv, { finishRecord }).parseAsync();
+}
+
+/** Ends the proxy the way its server ended: same exit code, or the same signal. */
+async function finishRecord(status: ExitStatus): Promise<void> {
+  if (status.signal) {
+    process.stdin.destroy();
+    process.removeAllListeners(status.signal);
+    process.kill(process.pid, status.signal);
+    return;
+  }
+  process.exitCode = status.code ?? 1;
+  // stdin may still be open (the host has not closed it); it must not keep us alive.
+  process.stdin.destroy();
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (isCassetteError(err)) {
+    process.stderr.write(`mcp-cassette: ${err.message}\n`);
+    process.exitCode = err.code === 'MCPC_SPAWN_FAILED' ? spawnExit(err) : USAGE_EXIT;
+    process.stdin.destroy();
+    return;
+  }
+  process.stderr.write(`mcp-cassette: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 70; // EX_SOFTWARE
+  process.stdin.destroy();
+});
+
+function spawnExit(err: Error): number {
+  const cause = (err as { cause?: NodeJS.ErrnoException }).cause;
+  return cause?.code === 'ENOENT' ? 127 : 126;
+}

@@ -1,0 +1,103 @@
+import { isUtf8 } from 'node:buffer';
+
+/**
+ * The message model shared by every transport, the recorder, the validators and replay.
+ * A frame's bytes are the truth; parsing is a view on them (STYLE guideline 4).
+ */
+export type Direction = 'client-to-server' | 'server-to-client';
+
+/** Where a frame travelled. stdio has three pipes; HTTP channels come with the HTTP transport. */
+export type Channel = 'stdin' | 'stdout' | 'stderr';
+
+/**
+ * What a frame is. `non-jsonrpc` parses as JSON but is no JSON-RPC 2.0 message; `text` does not
+ * parse at all (a log line on stdout, a stderr line).
+ */
+export type MessageKind =
+  | 'request'
+  | 'notification'
+  | 'response'
+  | 'error'
+  | 'batch'
+  | 'non-jsonrpc'
+  | 'text';
+
+/** One frame as stored in a cassette. `json` is kept when the frame parses; the exact bytes are
+ * kept in `raw` (UTF-8 text) or `rawBase64` (not valid UTF-8) whenever they cannot be rebuilt as
+ * `JSON.stringify(json)`, so a cassette stays readable and still holds every byte. */
+export interface RecordedMessage {
+  seq: number;
+  /** Milliseconds since the session started, when the frame was complete. */
+  t: number;
+  direction: Direction;
+  channel: Channel;
+  kind: MessageKind;
+  /** Frame length in bytes, without the terminating newline. */
+  bytes: number;
+  json?: unknown;
+  raw?: string;
+  rawBase64?: string;
+  /** Present (true) only for trailing bytes that ended without a newline. */
+  unterminated?: true;
+}
+
+export function classify(json: unknown): MessageKind {
+  if (Array.isArray(json)) return 'batch';
+  if (json === null || typeof json !== 'object') return 'non-jsonrpc';
+  const m = json as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return 'non-jsonrpc';
+  if (typeof m.method === 'string') return 'id' in m ? 'request' : 'notification';
+  if ('error' in m) return 'error';
+  if ('result' in m) return 'response';
+  return 'non-jsonrpc';
+}
+
+export interface FrameInfo {
+  seq: number;
+  t: number;
+  direction: Direction;
+  channel: Channel;
+  terminated: boolean;
+}
+
+/** Turns the exact bytes of one frame into its cassette form. */
+export function frameToMessage(frame: Buffer, info: FrameInfo): RecordedMessage {
+  const base = {
+    seq: info.seq,
+    t: info.t,
+    direction: info.direction,
+    channel: info.channel,
+  };
+  let msg: RecordedMessage;
+  if (!isUtf8(frame)) {
+    msg = { ...base, kind: 'text', bytes: frame.length, rawBase64: frame.toString('base64') };
+  } else {
+    const text = frame.toString('utf8');
+    const json = info.channel === 'stderr' ? undefined : tryParse(text);
+    if (json === undefined) {
+      msg = { ...base, kind: 'text', bytes: frame.length, raw: text };
+    } else {
+      msg = { ...base, kind: classify(json.value), bytes: frame.length, json: json.value };
+      if (JSON.stringify(json.value) !== text) msg.raw = text;
+    }
+  }
+  if (!info.terminated) msg.unterminated = true;
+  return msg;
+}
+
+function tryParse(text: string): { value: unknown } | undefined {
+  // An empty line or bare whitespace is a frame too, but not a JSON value.
+  if (text.trim() === '') return undefined;
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The exact bytes of a recorded frame, newline excluded. */
+export function messageBytes(msg: RecordedMessage): Buffer {
+  if (msg.rawBase64 !== undefined) return Buffer.from(msg.rawBase64, 'base64');
+  if (msg.raw !== undefined) return Buffer.from(msg.raw, 'utf8');
+  return Buffer.from(JSON.stringify(msg.json), 'utf8');
+}

@@ -1,0 +1,102 @@
+import { basename, extname, resolve } from 'node:path';
+import { CassetteError } from '../lib/errors.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import type { ParsedOptions } from '../lib/fast-args.js';
+import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
+
+const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
+
+/** `./<server name>.cassette.json`: the script or package a runner starts, else the command. */
+export function defaultCassetteName(command: readonly string[]): string {
+  const [file, ...args] = command;
+  let name = basename(file ?? 'server');
+  if (INTERPRETERS.has(name.replace(/\.exe$/, ''))) {
+    const target = args.find((a) => !a.startsWith('-') && a !== 'run');
+    if (target) name = basename(target);
+  }
+  name = name.replace(extname(name), '').replace(/^@[^/]+\//, '').replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
+  return `${name}.cassette.json`;
+}
+
+export interface RecordArgs {
+  command: string[];
+  cassette: string;
+  overwrite: boolean;
+  label?: string;
+  shutdownGraceMs: number;
+  redactPatterns: RegExp[];
+  logFile?: string;
+  logLevel: string;
+}
+
+export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
+  const command = parsed['--'];
+  if (command.length === 0) {
+    throw new CassetteError('MCPC_USAGE', 'record needs the server command after `--`, for example: mcp-cassette record -- node server.js');
+  }
+  const patterns = (parsed['redact-arg'] as string[] | undefined ?? []).map((p) => {
+    try {
+      return new RegExp(p);
+    } catch (err) {
+      throw new CassetteError('MCPC_USAGE', `--redact-arg ${JSON.stringify(p)} is not a valid regular expression: ${(err as Error).message}`);
+    }
+  });
+  const grace = Number(parsed['shutdown-grace'] ?? 2000);
+  if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
+  return {
+    command,
+    cassette: resolve(String(parsed.cassette ?? defaultCassetteName(command))),
+    overwrite: Boolean(parsed.overwrite),
+    ...(typeof parsed.label === 'string' ? { label: parsed.label } : {}),
+    shutdownGraceMs: grace,
+    redactPatterns: patterns,
+    ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
+    logLevel: String(parsed['log-level'] ?? 'info'),
+  };
+}
+
+/**
+ * Runs one recorded stdio session end to end and returns the server's exit status. The
+ * cassette is written after the server is gone; if that fails, the journal is kept and the
+ * error says how to recover it.
+ */
+export async function runRecord(args: RecordArgs): Promise<ExitStatus> {
+  const proxy = runStdioProxy({
+    cassette: args.cassette,
+    command: args.command,
+    shutdownGraceMs: args.shutdownGraceMs,
+    redactPatterns: args.redactPatterns,
+    ...(args.label ? { label: args.label } : {}),
+  });
+  // Everything below runs after the server was spawned and its pipes connected.
+  const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
+  let status: ExitStatus;
+  try {
+    status = await proxy.done;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'command not found' : e.code === 'EACCES' ? 'permission denied' : e.message;
+    throw new CassetteError(
+      'MCPC_SPAWN_FAILED',
+      `cannot start the server ${JSON.stringify(args.command[0])} (${why}); check the command after \`--\` and the PATH it is run with`,
+      { cause: err },
+    );
+  }
+  await saveSession(args, proxy.journal, logger);
+  return status;
+}
+
+async function saveSession(args: RecordArgs, journal: string, logger: Logger): Promise<void> {
+  const { finishJournal } = await import('./finish-session.js');
+  try {
+    const session = await finishJournal(args.cassette, journal, { overwrite: args.overwrite });
+    logger.info({ cassette: args.cassette, session: session.id, messages: session.messages.length }, 'session saved');
+  } catch (err) {
+    logger.error({ err, journal }, 'session not saved');
+    process.stderr.write(
+      `mcp-cassette: the session was not saved: ${(err as Error).message}. ` +
+      `Every message is kept in ${journal}; run \`mcp-cassette recover ${args.cassette}\` once the cassette is fixed.\n`,
+    );
+  }
+}

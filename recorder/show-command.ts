@@ -1,0 +1,96 @@
+import { resolve } from 'node:path';
+import type { Cassette, RecordedSession } from '../lib/cassette/cassette.js';
+import { loadCassette } from '../lib/cassette/store.js';
+import type { RecordedMessage } from '../lib/message.js';
+
+export interface SessionSummary {
+  id: string;
+  label?: string;
+  transport: string;
+  startedAt: string;
+  durationMs?: number;
+  revision?: string;
+  era?: string;
+  negotiation?: string;
+  client?: string;
+  server?: string;
+  command: string;
+  messages: number;
+  byKind: Record<string, number>;
+  methods: Record<string, number>;
+  end?: string;
+}
+
+export function summarise(cassette: Cassette): SessionSummary[] {
+  return cassette.sessions.map((s) => summariseSession(s));
+}
+
+function summariseSession(s: RecordedSession): SessionSummary {
+  const byKind: Record<string, number> = {};
+  const methods: Record<string, number> = {};
+  for (const m of s.messages) {
+    const key = m.channel === 'stderr' ? 'stderr' : m.kind;
+    byKind[key] = (byKind[key] ?? 0) + 1;
+    const method = (m.json as { method?: unknown } | undefined)?.method;
+    if (typeof method === 'string') methods[method] = (methods[method] ?? 0) + 1;
+  }
+  const peer = (p?: { name?: string; version?: string }): string | undefined => (p?.name ? `${p.name}${p.version ? ` ${p.version}` : ''}` : undefined);
+  const client = peer(s.clientInfo);
+  const server = peer(s.serverInfo);
+  return {
+    id: s.id,
+    ...(s.label ? { label: s.label } : {}),
+    transport: s.transport,
+    startedAt: s.startedAt,
+    ...(s.durationMs !== undefined ? { durationMs: s.durationMs } : {}),
+    ...(s.protocol.revision ? { revision: s.protocol.revision } : {}),
+    ...(s.protocol.era ? { era: s.protocol.era } : {}),
+    ...(s.protocol.negotiation ? { negotiation: s.protocol.negotiation } : {}),
+    ...(client ? { client } : {}),
+    ...(server ? { server } : {}),
+    command: s.target.command.join(' '),
+    messages: s.messages.length,
+    byKind,
+    methods,
+    ...(s.end ? { end: s.end.signal ? `signal ${s.end.signal}` : `exit ${String(s.end.exitCode)}${s.end.reason === 'recovered' ? ' (recovered)' : ''}` } : {}),
+  };
+}
+
+export function formatSummary(path: string, summaries: SessionSummary[]): string {
+  const lines = [`${path}: ${summaries.length} session${summaries.length === 1 ? '' : 's'}`];
+  summaries.forEach((s, i) => {
+    lines.push(`  #${i + 1} ${s.id}${s.label ? ` (${s.label})` : ''}`);
+    lines.push(`     started ${s.startedAt}, ${s.durationMs !== undefined ? `${Math.round(s.durationMs)} ms` : 'duration unknown'}, ${s.end ?? 'end unknown'}`);
+    lines.push(`     ${s.transport}: ${s.command}`);
+    lines.push(`     protocol ${s.revision ?? 'unknown'}${s.era ? ` (${s.era}${s.negotiation ? `, via ${s.negotiation}` : ''})` : ''}; client ${s.client ?? 'unknown'}; server ${s.server ?? 'unknown'}`);
+    lines.push(`     ${s.messages} messages: ${Object.entries(s.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    const methods = Object.entries(s.methods);
+    if (methods.length) lines.push(`     methods: ${methods.map(([m, n]) => (n > 1 ? `${m} x${n}` : m)).join(', ')}`);
+  });
+  return lines.join('\n') + '\n';
+}
+
+export function formatMessage(m: RecordedMessage): string {
+  const arrow = m.direction === 'client-to-server' ? 'C>S' : m.channel === 'stderr' ? 'ERR' : 'S>C';
+  const text = m.raw ?? (m.rawBase64 !== undefined ? `<${m.bytes} bytes, not UTF-8>` : JSON.stringify(m.json));
+  const shown = text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  return `${String(m.seq).padStart(5)} ${m.t.toFixed(1).padStart(9)}ms ${arrow} ${shown}`;
+}
+
+export async function showCommand(cassette: string, options: { json: boolean; messages: boolean }): Promise<number> {
+  const path = resolve(cassette);
+  const data = loadCassette(path);
+  const summaries = summarise(data);
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ cassette: path, sessions: summaries }, null, 2) + '\n');
+    return 0;
+  }
+  process.stdout.write(formatSummary(path, summaries));
+  if (options.messages) {
+    data.sessions.forEach((s, i) => {
+      process.stdout.write(`\nsession #${i + 1} ${s.id}\n`);
+      for (const m of s.messages) process.stdout.write(formatMessage(m) + '\n');
+    });
+  }
+  return 0;
+}

@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, unlinkSync, writeFileSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parse } from 'jsonc-parser';
+import { CassetteError } from '../../lib/errors.js';
+import { cliPath } from '../../lib/paths.js';
+import { isHttpEntry, parseHostConfig, readHostConfig, setValue, type HostConfig, type ServerEntry } from './host-config.js';
+
+export interface WrapOptions {
+  servers?: string[];
+  cassetteDir?: string;
+  /** The node binary and CLI the host should run; absolute, because hosts may start servers with
+   * no working directory and a reduced PATH. */
+  node?: string;
+  cli?: string;
+}
+
+export interface WrapReport {
+  changed: { name: string; cassette?: string }[];
+  skipped: { name: string; reason: string }[];
+  backup?: string;
+}
+
+export function backupPath(configPath: string): string {
+  return `${configPath}.mcp-cassette.bak`;
+}
+
+export function defaultCassetteDir(): string {
+  return join(homedir(), '.mcp-cassette', 'cassettes');
+}
+
+/** A wrapped entry runs `<node> <cli.js> record ... -- <original command> <original args>`. */
+export function unwrappedCommand(entry: ServerEntry): { command: string; args: string[] } | undefined {
+  if (!Array.isArray(entry.args) || entry.args.length < 4) return undefined;
+  const args = entry.args as unknown[];
+  if (typeof args[0] !== 'string' || basename(args[0]) !== 'cli.js' || args[1] !== 'record') return undefined;
+  const sep = args.indexOf('--');
+  if (sep === -1 || sep + 1 >= args.length) return undefined;
+  const rest = args.slice(sep + 1).map(String);
+  return { command: rest[0]!, args: rest.slice(1) };
+}
+
+function selected(config: HostConfig, wanted: string[] | undefined): string[] {
+  const names = Object.keys(config.servers);
+  for (const w of wanted ?? []) {
+    if (!names.includes(w)) {
+      throw new CassetteError('MCPC_USAGE', `no server named ${JSON.stringify(w)} in ${config.path}; it has: ${names.join(', ') || 'none'}`);
+    }
+  }
+  return wanted && wanted.length > 0 ? wanted : names;
+}
+
+function safeFileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
+}
+
+export function wrapConfig(path: string, options: WrapOptions = {}): WrapReport {
+  const configPath = resolve(path);
+  const config = readHostConfig(configPath);
+  const dir = resolve(options.cassetteDir ?? defaultCassetteDir());
+  const node = options.node ?? process.execPath;
+  const cli = options.cli ?? cliPath;
+  const report: WrapReport = { changed: [], skipped: [] };
+  let text = config.text;
+  for (const name of selected(config, options.servers)) {
+    const entry = config.servers[name]!;
+    if (isHttpEntry(entry)) {
+      report.skipped.push({ name, reason: 'HTTP (url) entry: left alone, only stdio servers can be wrapped for now' });
+      continue;
+    }
+    if (typeof entry.command !== 'string') {
+      report.skipped.push({ name, reason: 'no "command" string' });
+      continue;
+    }
+    if (unwrappedCommand(entry)) {
+      report.skipped.push({ name, reason: 'already wrapped' });
+      continue;
+    }
+    const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
+    const cassette = join(dir, `${safeFileName(name)}.cassette.json`);
+    text = setValue(text, [config.key, name, 'command'], node);
+    text = setValue(text, [config.key, name, 'args'], [cli, 'record', '--cassette', cassette, '--label', name, '--', entry.command, ...args]);
+    report.changed.push({ name, cassette });
+  }
+  if (report.changed.length > 0) {
+    const backup = backupPath(configPath);
+    if (!existsSync(backup)) writeFileSync(backup, config.text);
+    report.backup = backup;
+    atomicWrite(configPath, text);
+  }
+  return report;
+}
+
+export function unwrapConfig(path: string, options: { servers?: string[] } = {}): WrapReport {
+  const configPath = resolve(path);
+  const config = readHostConfig(configPath);
+  const backup = backupPath(configPath);
+  const original = existsSync(backup) ? parseHostConfig(backup, readFileSync(backup, 'utf8')) : undefined;
+  const report: WrapReport = { changed: [], skipped: [] };
+  let text = config.text;
+  for (const name of selected(config, options.servers)) {
+    const entry = config.servers[name]!;
+    const inner = unwrappedCommand(entry);
+    if (!inner) {
+      report.skipped.push({ name, reason: 'not wrapped' });
+      continue;
+    }
+    const before = original?.servers[name];
+    const sameAsBackup = before && before.command === inner.command &&
+      isDeepStrictEqual(Array.isArray(before.args) ? before.args.map(String) : [], inner.args);
+    text = setValue(text, [config.key, name, 'command'], inner.command);
+    // The backup tells whether the entry had an `args` key at all; without it, keep an array.
+    const args = sameAsBackup ? before.args : inner.args;
+    text = setValue(text, [config.key, name, 'args'], args);
+    report.changed.push({ name });
+  }
+  if (report.changed.length === 0) return report;
+  const restored = parseHostConfig(configPath, text);
+  const stillWrapped = Object.values(restored.servers).some((e) => unwrappedCommand(e));
+  if (original && !stillWrapped && isDeepStrictEqual(restored.servers, original.servers) &&
+    isDeepStrictEqual(withoutServers(text, config.key), withoutServers(original.text, original.key))) {
+    // Nothing else changed since wrap: give back the original bytes, formatting included.
+    text = original.text;
+  }
+  atomicWrite(configPath, text);
+  if (!stillWrapped && original) {
+    unlinkSync(backup);
+  } else if (original) {
+    report.backup = backup;
+  }
+  return report;
+}
+
+function withoutServers(text: string, key: string): Record<string, unknown> {
+  const { [key]: _servers, ...rest } = parse(text, [], { allowTrailingComma: true }) as Record<string, unknown>;
+  return rest;
+}
+
+function atomicWrite(path: string, text: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.mcp-cassette.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
