@@ -15,7 +15,7 @@ let compiled: ValidateFunction | undefined;
 function validator(): ValidateFunction {
   if (!compiled) {
     const schema = JSON.parse(readFileSync(cassetteSchemaPath, 'utf8')) as object;
-    const ajv = new Ajv({ allErrors: false, strict: true });
+    const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false });
     addFormats(ajv, ['date-time']);
     compiled = ajv.compile(schema);
   }

@@ -1,0 +1,96 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExecutionContext } from 'ava';
+import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
+import { loadCassette } from '../../lib/cassette/store.js';
+import { messageBytes } from '../../lib/message.js';
+import { spawnTracked } from './proc.js';
+import { cli, node } from './paths.js';
+
+export function recordArgs(cassette: string, server: string[], extra: string[] = []): string[] {
+  return [cli, 'record', '--cassette', cassette, '--log-level', 'warn', ...extra, '--', ...server];
+}
+
+/** Starts `mcp-cassette record` as a host would: our process is the host, its pipes the host's. */
+export function startRecorder(t: ExecutionContext, cassette: string, server: string[], options: { extra?: string[]; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+  return spawnTracked(t, node, recordArgs(cassette, server, options.extra), {
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+}
+
+export function line(obj: unknown): string {
+  return JSON.stringify(obj) + '\n';
+}
+
+/** The exact bytes a recorded session holds for one channel, newlines restored. */
+export function channelBytes(session: RecordedSession, channel: 'stdin' | 'stdout' | 'stderr'): Buffer {
+  return Buffer.concat(session.messages.filter((m) => m.channel === channel).flatMap((m) => [messageBytes(m), m.unterminated ? Buffer.alloc(0) : Buffer.from('\n')]));
+}
+
+export function readCassette(path: string): Cassette {
+  return loadCassette(path);
+}
+
+export interface TapPair {
+  proxyPid: number;
+  clientIn: Buffer;
+  clientOut: Buffer;
+  serverIn: Buffer;
+  serverOut: Buffer;
+}
+
+/** Pairs what the client-side and server-side byte taps saw, per proxy process. */
+export function tapPairs(dir: string): TapPair[] {
+  const read = (d: string, f: string): Buffer => (existsSync(join(dir, d, f)) ? readFileSync(join(dir, d, f)) : Buffer.alloc(0));
+  return readdirSync(dir).filter((d) => d.startsWith('client-')).map((d) => {
+    const pid = d.slice('client-'.length);
+    return {
+      proxyPid: Number(pid),
+      clientIn: read(d, 'in.bin'),
+      clientOut: read(d, 'out.bin'),
+      serverIn: read(`server-${pid}`, 'in.bin'),
+      serverOut: read(`server-${pid}`, 'out.bin'),
+    };
+  });
+}
+
+/**
+ * The transparency check: per proxy process, the client received exactly what the server wrote
+ * and the server received exactly what the client wrote; the cassette holds those same bytes,
+ * frame by frame, in order.
+ */
+export function assertTransparent(t: ExecutionContext, tapDir: string, cassette: Cassette): void {
+  const pairs = tapPairs(tapDir);
+  t.true(pairs.length > 0, 'the byte taps saw at least one proxy process');
+  for (const p of pairs) {
+    t.true(p.clientIn.length > 0, `client sent bytes through proxy ${p.proxyPid}`);
+    t.true(p.serverOut.length > 0, `server answered through proxy ${p.proxyPid}`);
+    t.true(p.serverIn.equals(p.clientIn), `proxy ${p.proxyPid}: server received exactly what the client sent`);
+    t.true(p.clientOut.equals(p.serverOut), `proxy ${p.proxyPid}: client received exactly what the server wrote`);
+    const session = cassette.sessions.find((s) => s.proxy.pid === p.proxyPid);
+    t.truthy(session, `a session for proxy ${p.proxyPid} is in the cassette`);
+    if (!session) continue;
+    t.true(channelBytes(session, 'stdin').equals(p.clientIn), `proxy ${p.proxyPid}: cassette holds every client frame in order`);
+    t.true(channelBytes(session, 'stdout').equals(p.serverOut), `proxy ${p.proxyPid}: cassette holds every server frame in order`);
+    t.deepEqual(session.messages.map((m) => m.seq), session.messages.map((_, i) => i + 1));
+  }
+}
+
+/** Recorders write the cassette after their server exits; a client may return before that. */
+export async function waitForSessions(path: string, count: number, timeoutMs = 20_000): Promise<Cassette> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    try {
+      const c = loadCassette(path);
+      const journals = readdirSync(join(path, '..')).filter((f) => f.endsWith('.journal'));
+      if (c.sessions.length >= count && journals.length === 0) return c;
+      last = `${c.sessions.length} sessions, ${journals.length} journals`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`cassette ${path} did not reach ${count} sessions: ${last}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
