@@ -7,6 +7,7 @@ import { showCommand } from '../recorder/show-command.js';
 import { wrapCommand, unwrapCommand } from '../recorder/wrap/wrap-command.js';
 import type { OptionSpec, ParsedOptions } from './fast-args.js';
 import { packageVersion } from './version.js';
+import { CassetteError } from './errors.js';
 
 export interface CliHooks {
   finishRecord(status: ExitStatus): Promise<void>;
@@ -35,9 +36,9 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
     .parserConfiguration({ 'populate--': true })
     .version(packageVersion())
     .command(
-      'record [options] -- <server command> [args...]',
-      'Run an MCP server behind the recording proxy (a host starts this instead of the server)',
-      (y) => applyOptions(y, RECORD_OPTIONS),
+      'record',
+      'Run an MCP server behind the recording proxy: mcp-cassette record [options] -- <server command> [args...]',
+      (y) => applyOptions(y.usage('$0 record [options] -- <server command> [args...]'), RECORD_OPTIONS),
       async (args) => {
         const status = await runRecord(recordArgsFrom({ ...args, '--': (args['--'] as string[] | undefined ?? []).map(String) } as ParsedOptions));
         await hooks.finishRecord(status);
@@ -81,8 +82,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
     .strict()
     .help()
     .fail((msg, err) => {
-      if (err) throw err;
-      process.stderr.write(`mcp-cassette: ${msg}\nRun \`mcp-cassette --help\` for usage.\n`);
-      process.exitCode = 2;
+      // Throwing stops yargs from running a handler; cli.ts prints the message and exits 2.
+      throw err ?? new CassetteError('MCPC_USAGE', `${msg}\nRun \`mcp-cassette --help\` for usage.`);
     });
 }

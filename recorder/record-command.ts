@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
 
 /** `./<server name>.cassette.json`: the script or package a runner starts, else the command. */
@@ -41,6 +42,8 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
       throw new CassetteError('MCPC_USAGE', `--redact-arg ${JSON.stringify(p)} is not a valid regular expression: ${(err as Error).message}`);
     }
   });
+  const logLevel = String(parsed['log-level'] ?? 'info');
+  if (!LOG_LEVELS.includes(logLevel)) throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
   const grace = Number(parsed['shutdown-grace'] ?? 2000);
   if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
   return {
@@ -51,7 +54,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     shutdownGraceMs: grace,
     redactPatterns: patterns,
     ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
-    logLevel: String(parsed['log-level'] ?? 'info'),
+    logLevel,
   };
 }
 

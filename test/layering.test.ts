@@ -1,0 +1,72 @@
+import test from 'ava';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { root } from './helpers/paths.js';
+
+const FEATURES = ['recorder', 'replay', 'validators'];
+/** The composition root may know every feature; nothing else in lib/ may. */
+const COMPOSITION_ROOT = ['lib/cli.ts', 'lib/cli-commands.ts'];
+
+function sourceFiles(dir: string): string[] {
+  let out: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out = out.concat(sourceFiles(path));
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)]
+    .map((m) => m[1] ?? m[2]!)
+    .filter((s) => s.startsWith('.'));
+  return specs.map((s) => relative(root, resolve(dirname(file), s)));
+}
+
+const topFolder = (path: string) => path.split(sep)[0]!;
+
+test('recorder/, replay/ and validators/ import only from lib/ and themselves', (t) => {
+  const offences: string[] = [];
+  let checked = 0;
+  for (const feature of FEATURES) {
+    for (const file of sourceFiles(join(root, feature))) {
+      for (const target of relativeImports(file)) {
+        checked += 1;
+        const top = topFolder(target);
+        if (top !== 'lib' && top !== feature) offences.push(`${relative(root, file)} imports ${target}`);
+      }
+    }
+  }
+  t.true(checked > 10, 'the scan found the feature folders and their imports');
+  t.deepEqual(offences, []);
+});
+
+test('lib/ imports no feature folder, except the composition root', (t) => {
+  const offences: string[] = [];
+  const rootImports: string[] = [];
+  for (const file of sourceFiles(join(root, 'lib'))) {
+    const rel = relative(root, file);
+    for (const target of relativeImports(file)) {
+      if (!FEATURES.includes(topFolder(target))) continue;
+      if (COMPOSITION_ROOT.includes(rel)) rootImports.push(target);
+      else offences.push(`${rel} imports ${target}`);
+    }
+  }
+  t.true(rootImports.length > 0, 'the composition root does wire the features');
+  t.deepEqual(offences, []);
+});
+
+test('the import scanner sees every kind of import', (t) => {
+  const file = join(root, 'lib', 'cli.ts');
+  const imports = relativeImports(file);
+  t.true(imports.some((i) => i.startsWith('recorder')), 'static imports');
+  t.true(imports.includes(join('lib', 'cli-commands.js')), 'dynamic imports');
+});

@@ -1,0 +1,107 @@
+import test from 'ava';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'jsonc-parser';
+import { runExampleScenario } from '../../recorder/demo/example-client.js';
+import { backupPath, unwrapConfig, wrapConfig } from '../../recorder/wrap/wrap.js';
+import { setValue } from '../../recorder/wrap/host-config.js';
+import { cli, exampleServer, node, root } from '../helpers/paths.js';
+import { collect, spawnTracked } from '../helpers/proc.js';
+import { readCassette, waitForSessions } from '../helpers/recording.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const fixtures = join(root, 'cassettes', 'fixtures', 'host-configs');
+type Entry = { command?: string; args?: string[]; env?: Record<string, string>; url?: string; type?: string };
+
+const cases = [
+  { file: 'claude_desktop_config.json', key: 'mcpServers', stdio: ['filesystem', 'github'], http: ['remote'], keep: '"globalShortcut": "Ctrl+Space"' },
+  { file: 'vscode-mcp.json', key: 'servers', stdio: ['memory', 'bare'], http: ['docs'], keep: '{ "type": "promptString", "id": "api-key", "description": "API key", "password": true },' },
+  { file: 'cursor-mcp.json', key: 'mcpServers', stdio: ['everything'], http: ['sse-server'], keep: '"url": "http://localhost:8000/sse"' },
+];
+
+for (const c of cases) {
+  test(`wrap/unwrap round trip: ${c.file}`, (t) => {
+    const dir = tempDir(t);
+    const config = join(dir, c.file);
+    copyFileSync(join(fixtures, c.file), config);
+    const original = readFileSync(config, 'utf8');
+    const before = (parse(original) as Record<string, Record<string, Entry>>)[c.key]!;
+    const cassetteDir = join(dir, 'cassettes');
+
+    const report = wrapConfig(config, { cassetteDir });
+    t.deepEqual(report.changed.map((x) => x.name), c.stdio);
+    t.deepEqual(report.skipped.map((x) => x.name), c.http);
+    t.is(readFileSync(backupPath(config), 'utf8'), original, 'the backup is the original file');
+    const wrappedText = readFileSync(config, 'utf8');
+    const after = (parse(wrappedText) as Record<string, Record<string, Entry>>)[c.key]!;
+    for (const name of c.stdio) {
+      const was = before[name]!;
+      const now = after[name]!;
+      t.is(now.command, process.execPath, 'absolute node path');
+      t.deepEqual(now.args, [cli, 'record', '--cassette', join(cassetteDir, `${name}.cassette.json`), '--label', name, '--', was.command!, ...(was.args ?? [])]);
+      t.deepEqual(now.env, was.env, 'env stays explicit and unchanged');
+      t.is(now.type, was.type);
+    }
+    for (const name of c.http) t.deepEqual(after[name], before[name], 'HTTP entries are left alone');
+    if (c.file === 'vscode-mcp.json') {
+      t.true(wrappedText.includes('// VS Code workspace MCP servers'), 'comments survive');
+      t.true(wrappedText.includes('/* no args at all */'));
+    }
+    t.true(wrappedText.includes(c.keep), 'the rest of the file survives as it was');
+
+    const again = wrapConfig(config, { cassetteDir });
+    t.deepEqual(again.changed, [], 'wrapping twice changes nothing');
+    t.is(readFileSync(config, 'utf8'), wrappedText);
+
+    const undone = unwrapConfig(config);
+    t.deepEqual(undone.changed.map((x) => x.name), c.stdio);
+    t.is(readFileSync(config, 'utf8'), original, 'unwrap restores the original bytes');
+    t.false(existsSync(backupPath(config)), 'the backup is removed once nothing is wrapped');
+  });
+}
+
+test('unwrap after other edits restores the entries and keeps the edits', (t) => {
+  const dir = tempDir(t);
+  const config = join(dir, 'claude_desktop_config.json');
+  copyFileSync(join(fixtures, 'claude_desktop_config.json'), config);
+  wrapConfig(config, { cassetteDir: join(dir, 'c'), servers: ['filesystem'] });
+  const edited = setValue(readFileSync(config, 'utf8'), ['globalShortcut'], 'Alt+Space');
+  writeFileSync(config, edited);
+  unwrapConfig(config);
+  const doc = parse(readFileSync(config, 'utf8')) as { globalShortcut: string; mcpServers: Record<string, Entry> };
+  const original = parse(readFileSync(join(fixtures, 'claude_desktop_config.json'), 'utf8')) as { mcpServers: Record<string, Entry> };
+  t.is(doc.globalShortcut, 'Alt+Space');
+  t.deepEqual(doc.mcpServers, original.mcpServers);
+});
+
+test('wrap names a server that does not exist, and a broken config, with clear errors', async (t) => {
+  const dir = tempDir(t);
+  const config = join(dir, 'cursor-mcp.json');
+  copyFileSync(join(fixtures, 'cursor-mcp.json'), config);
+  const missing = await collect(spawnTracked(t, node, [cli, 'wrap', config, '--server', 'nope']));
+  t.is(missing.code, 2);
+  t.regex(missing.stderr, /no server named "nope" in .*cursor-mcp\.json; it has: everything, sse-server/);
+  const broken = join(dir, 'broken.json');
+  writeFileSync(broken, '{"mcpServers": {');
+  const bad = await collect(spawnTracked(t, node, [cli, 'wrap', broken]));
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /broken\.json cannot be parsed: .* at line 1; fix the file, nothing was changed/);
+  t.is(readFileSync(broken, 'utf8'), '{"mcpServers": {');
+});
+
+test('a wrapped entry works when a host starts it from / with only its own env', async (t) => {
+  const dir = tempDir(t);
+  const config = join(dir, 'claude_desktop_config.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { example: { command: node, args: [exampleServer, 'stdio'], env: { EXAMPLE: '1' } } } }, null, 2));
+  const cassetteDir = join(dir, 'cassettes');
+  const out = await collect(spawnTracked(t, node, [cli, 'wrap', config, '--cassette-dir', cassetteDir]));
+  t.is(out.code, 0, out.stderr);
+  t.regex(out.stdout.toString(), /wrapped "example" -> records into .*example\.cassette\.json/);
+  const entry = (JSON.parse(readFileSync(config, 'utf8')) as { mcpServers: { example: Entry } }).mcpServers.example;
+  // What Claude Desktop does: spawn command+args with the entry's env and no useful cwd.
+  const result = await runExampleScenario({ command: entry.command!, args: entry.args!, env: entry.env!, cwd: '/' }, 'legacy');
+  t.is(result.protocolVersion, '2025-11-25');
+  const cassette = await waitForSessions(join(cassetteDir, 'example.cassette.json'), 1);
+  t.is(cassette.sessions[0]!.label, 'example');
+  t.is(readCassette(join(cassetteDir, 'example.cassette.json')).sessions[0]!.target.cwd, '/');
+});
