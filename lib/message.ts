@@ -6,8 +6,17 @@ import { isUtf8 } from 'node:buffer';
  */
 export type Direction = 'client-to-server' | 'server-to-client';
 
-/** Where a frame travelled. stdio has three pipes; HTTP channels come with the HTTP transport. */
-export type Channel = 'stdin' | 'stdout' | 'stderr';
+/** Where a frame travelled: one of the three stdio pipes, or an HTTP body (see `http`). */
+export type Channel = 'stdin' | 'stdout' | 'stderr' | 'http';
+
+/** Where an HTTP frame sat: a request body, a JSON response body, or one event of an SSE stream. */
+export interface HttpFrameInfo {
+  /** The `id` of the exchange in the session's `exchanges`. */
+  exchange: number;
+  part: 'request' | 'response' | 'sse';
+  /** The SSE event's fields, for `part: 'sse'`. */
+  sse?: { id?: string; event?: string; retry?: number };
+}
 
 /**
  * What a frame is. `non-jsonrpc` parses as JSON but is no JSON-RPC 2.0 message; `text` does not
@@ -39,6 +48,7 @@ export interface RecordedMessage {
   rawBase64?: string;
   /** Present (true) only for trailing bytes that ended without a newline. */
   unterminated?: true;
+  http?: HttpFrameInfo;
 }
 
 export function classify(json: unknown): MessageKind {
@@ -58,6 +68,7 @@ export interface FrameInfo {
   direction: Direction;
   channel: Channel;
   terminated: boolean;
+  http?: HttpFrameInfo;
 }
 
 /** Turns the exact bytes of one frame into its cassette form. */
@@ -82,6 +93,7 @@ export function frameToMessage(frame: Buffer, info: FrameInfo): RecordedMessage 
     }
   }
   if (!info.terminated) msg.unterminated = true;
+  if (info.http) msg.http = info.http;
   return msg;
 }
 

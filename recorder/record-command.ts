@@ -28,12 +28,55 @@ export interface RecordArgs {
   redactPatterns: RegExp[];
   logFile?: string;
   logLevel: string;
+  /** Present in Streamable HTTP mode (`--upstream`). */
+  http?: HttpModeArgs;
+}
+
+export interface HttpModeArgs {
+  upstream: URL;
+  listenHost: string;
+  listenPort: number;
+  redactHeaders: string[];
+  maxBodyBytes: number;
+  allowHosts: string[];
+  allowOrigins: string[];
+}
+
+function httpArgsFrom(parsed: ParsedOptions): HttpModeArgs | undefined {
+  if (parsed.upstream === undefined) return undefined;
+  let upstream: URL;
+  try {
+    upstream = new URL(String(parsed.upstream));
+  } catch {
+    throw new CassetteError('MCPC_USAGE', `--upstream ${JSON.stringify(parsed.upstream)} is not a URL; give the server's MCP endpoint, for example http://127.0.0.1:3000/mcp`);
+  }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
+    throw new CassetteError('MCPC_USAGE', `--upstream must be an http:// or https:// URL (got ${upstream.protocol})`);
+  }
+  const listen = String(parsed.listen ?? '127.0.0.1:0');
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen) ?? /^()()(\d+)$/.exec(listen);
+  if (!m) throw new CassetteError('MCPC_USAGE', `--listen ${JSON.stringify(listen)} must be host:port or a port, for example 127.0.0.1:8080`);
+  const maxBodyBytes = Number(parsed['max-body-size'] ?? 16 * 1024 * 1024);
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new CassetteError('MCPC_USAGE', '--max-body-size must be a positive number of bytes');
+  return {
+    upstream,
+    listenHost: m[1] || m[2] || '127.0.0.1',
+    listenPort: Number(m[3]),
+    redactHeaders: (parsed['redact-header'] as string[] | undefined ?? []).map(String),
+    maxBodyBytes,
+    allowHosts: (parsed['allow-host'] as string[] | undefined ?? []).map(String),
+    allowOrigins: (parsed['allow-origin'] as string[] | undefined ?? []).map(String),
+  };
 }
 
 export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   const command = parsed['--'];
-  if (command.length === 0) {
-    throw new CassetteError('MCPC_USAGE', 'record needs the server command after `--`, for example: mcp-cassette record -- node server.js');
+  const http = httpArgsFrom(parsed);
+  if (http && command.length > 0) {
+    throw new CassetteError('MCPC_USAGE', 'record takes either --upstream <url> (Streamable HTTP) or a server command after `--` (stdio), not both');
+  }
+  if (!http && command.length === 0) {
+    throw new CassetteError('MCPC_USAGE', 'record needs the server command after `--` (for example: mcp-cassette record -- node server.js) or --upstream <url> for a Streamable HTTP server');
   }
   const patterns = (parsed['redact-arg'] as string[] | undefined ?? []).map((p) => {
     try {
@@ -48,13 +91,14 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
   return {
     command,
-    cassette: resolve(String(parsed.cassette ?? defaultCassetteName(command))),
+    cassette: resolve(String(parsed.cassette ?? (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)))),
     overwrite: Boolean(parsed.overwrite),
     ...(typeof parsed.label === 'string' ? { label: parsed.label } : {}),
     shutdownGraceMs: grace,
     redactPatterns: patterns,
     ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
     logLevel,
+    ...(http ? { http } : {}),
   };
 }
 
@@ -64,6 +108,10 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
  * error says how to recover it.
  */
 export async function runRecord(args: RecordArgs): Promise<ExitStatus> {
+  if (args.http) {
+    const { runHttpRecord } = await import('./http-record-command.js');
+    return runHttpRecord(args, args.http, saveSession);
+  }
   const proxy = runStdioProxy({
     cassette: args.cassette,
     command: args.command,
@@ -90,11 +138,11 @@ export async function runRecord(args: RecordArgs): Promise<ExitStatus> {
   return status;
 }
 
-async function saveSession(args: RecordArgs, journal: string, logger: Logger): Promise<void> {
+export async function saveSession(args: RecordArgs, journal: string, logger: Logger): Promise<void> {
   const { finishJournal } = await import('./finish-session.js');
   try {
-    const session = await finishJournal(args.cassette, journal, { overwrite: args.overwrite });
-    logger.info({ cassette: args.cassette, session: session.id, messages: session.messages.length }, 'session saved');
+    const sessions = await finishJournal(args.cassette, journal, { overwrite: args.overwrite });
+    logger.info({ cassette: args.cassette, sessions: sessions.map((s) => s.id), messages: sessions.reduce((n, s) => n + s.messages.length, 0) }, 'session saved');
   } catch (err) {
     logger.error({ err, journal }, 'session not saved');
     process.stderr.write(

@@ -22,6 +22,25 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
     type: 'array',
     describe: 'Regular expression for server arguments to mask in the cassette (first capture group, or the whole argument)',
   },
+  upstream: {
+    type: 'string',
+    describe: 'Streamable HTTP mode: the upstream MCP endpoint URL to put the proxy in front of (no `--` command then)',
+  },
+  listen: {
+    type: 'string',
+    describe: 'HTTP mode: host:port to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
+  },
+  'redact-header': {
+    type: 'array',
+    describe: 'HTTP mode: a header whose value is forwarded but never written to disk (Authorization and cookies always are); repeatable',
+  },
+  'max-body-size': {
+    type: 'number',
+    describe: 'HTTP mode: request bodies over this many bytes get 413',
+    default: 16 * 1024 * 1024,
+  },
+  'allow-host': { type: 'array', describe: 'HTTP mode: extra Host names the listener accepts (loopback names always are)' },
+  'allow-origin': { type: 'array', describe: 'HTTP mode: extra Origins the listener accepts (loopback origins always are)' },
   'log-file': { type: 'string', describe: 'Write mcp-cassette logs to this file instead of stderr' },
   'log-level': {
     type: 'string',

@@ -19,6 +19,8 @@ export interface SessionSummary {
   byKind: Record<string, number>;
   methods: Record<string, number>;
   end?: string;
+  /** HTTP sessions: one `METHOD STATUS [outcome]` per exchange. */
+  exchanges?: string[];
 }
 
 export function summarise(cassette: Cassette): SessionSummary[] {
@@ -48,11 +50,12 @@ function summariseSession(s: RecordedSession): SessionSummary {
     ...(s.protocol.negotiation ? { negotiation: s.protocol.negotiation } : {}),
     ...(client ? { client } : {}),
     ...(server ? { server } : {}),
-    command: s.target.command.join(' '),
+    command: 'command' in s.target ? s.target.command.join(' ') : `${s.target.listen} -> ${s.target.url}`,
     messages: s.messages.length,
     byKind,
     methods,
-    ...(s.end ? { end: s.end.signal ? `signal ${s.end.signal}` : `exit ${String(s.end.exitCode)}${s.end.reason === 'recovered' ? ' (recovered)' : ''}` } : {}),
+    ...(s.end ? { end: s.end.signal ? `signal ${s.end.signal}` : s.end.reason === 'recovered' && s.transport !== 'stdio' ? 'recovered' : `exit ${String(s.end.exitCode)}${s.end.reason === 'recovered' ? ' (recovered)' : ''}` } : {}),
+    ...(s.exchanges ? { exchanges: s.exchanges.map((x) => `${x.method} ${x.status ?? '-'}${x.outcome === 'complete' ? '' : ` ${x.outcome}`}`) } : {}),
   };
 }
 
@@ -60,7 +63,8 @@ export function formatSummary(path: string, summaries: SessionSummary[]): string
   const lines = [`${path}: ${summaries.length} session${summaries.length === 1 ? '' : 's'}`];
   summaries.forEach((s, i) => {
     lines.push(`  #${i + 1} ${s.id}${s.label ? ` (${s.label})` : ''}`);
-    lines.push(`     started ${s.startedAt}, ${s.durationMs !== undefined ? `${Math.round(s.durationMs)} ms` : 'duration unknown'}, ${s.end ?? 'end unknown'}`);
+    const ending = s.exchanges ? `HTTP ${s.exchanges.join(', ')}${s.end ? ` (${s.end})` : ''}` : s.end ?? 'end unknown';
+    lines.push(`     started ${s.startedAt}, ${s.durationMs !== undefined ? `${Math.round(s.durationMs)} ms` : 'duration unknown'}, ${ending}`);
     lines.push(`     ${s.transport}: ${s.command}`);
     lines.push(`     protocol ${s.revision ?? 'unknown'}${s.era ? ` (${s.era}${s.negotiation ? `, via ${s.negotiation}` : ''})` : ''}; client ${s.client ?? 'unknown'}; server ${s.server ?? 'unknown'}`);
     lines.push(`     ${s.messages} messages: ${Object.entries(s.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}`);

@@ -7,7 +7,7 @@ import type { RecordedMessage } from '../message.js';
  * lib/cassette/cassette.schema.json; `version` lets later formats migrate old files.
  */
 export const CASSETTE_FORMAT = 'mcp-cassette';
-export const CASSETTE_VERSION = 1;
+export const CASSETTE_VERSION = 2;
 
 export type Era = 'modern' | 'legacy';
 
@@ -48,19 +48,59 @@ export interface StdioTarget {
   cwd: string;
 }
 
+export interface HttpTarget {
+  /** The upstream MCP endpoint the proxy forwarded to. */
+  url: string;
+  /** The proxy's own endpoint that clients used. */
+  listen: string;
+}
+
+export type HttpHeaders = Record<string, string | string[]>;
+
+/**
+ * One HTTP request/response exchange through the proxy. Its JSON-RPC messages are in the
+ * session's `messages` with `http.exchange` set to this `id`. Secret headers (Authorization,
+ * cookies, `--redact-header`) keep their scheme and lose their value before anything is written.
+ */
+export interface HttpExchange {
+  id: number;
+  /** Milliseconds since the session started, when the request arrived. */
+  t: number;
+  method: string;
+  path: string;
+  requestHeaders: HttpHeaders;
+  status?: number;
+  responseHeaders?: HttpHeaders;
+  contentType?: string;
+  /** When the response ended (or was cut). */
+  endT?: number;
+  /** `complete`; `client-aborted` (the client dropped the connection, which on 2026-07-28 means
+   * cancellation; the upstream request was aborted); `upstream-error` (unreachable, reset);
+   * `refused` (the proxy answered itself: Host/Origin check, body too large). */
+  outcome: 'complete' | 'client-aborted' | 'upstream-error' | 'refused';
+  error?: string;
+  /** False for traffic outside the MCP endpoint (OAuth discovery, health checks): forwarded and
+   * noted, bodies not parsed. */
+  mcp: boolean;
+}
+
 export interface RecordedSession {
   id: string;
   label?: string;
-  transport: 'stdio';
+  transport: 'stdio' | 'streamable-http';
   startedAt: string;
   endedAt?: string;
   durationMs?: number;
-  target: StdioTarget;
+  target: StdioTarget | HttpTarget;
+  /** The 2025-era `Mcp-Session-Id` that groups this session's exchanges. Stateless exchanges
+   * (2026-07-28, or 2025 servers without sessions) each get a session of their own. */
+  mcpSessionId?: string;
   protocol: ProtocolInfo;
   clientInfo?: PeerInfo;
   serverInfo?: PeerInfo;
   proxy: { pid: number; version: string };
   end?: SessionEnd;
+  exchanges?: HttpExchange[];
   messages: RecordedMessage[];
 }
 

@@ -4,7 +4,9 @@ import type { RecordedSession, SessionEnd } from './cassette.js';
 import type { JournalEvent, ParsedJournal } from './journal.js';
 import { sessionFacts } from './session-info.js';
 
-const DIRECTION: Record<Channel, Direction> = {
+type StdioChannel = Exclude<Channel, 'http'>;
+
+const DIRECTION: Record<Exclude<Channel, 'http'>, Direction> = {
   stdin: 'client-to-server',
   stdout: 'server-to-client',
   stderr: 'server-to-client',
@@ -18,8 +20,8 @@ const DIRECTION: Record<Channel, Direction> = {
 export function foldJournal(journal: ParsedJournal, options: { recovered?: boolean } = {}): RecordedSession {
   const messages: RecordedMessage[] = [];
   let now = 0;
-  const splitters = new Map<Channel, LineSplitter>();
-  const splitter = (channel: Channel): LineSplitter => {
+  const splitters = new Map<StdioChannel, LineSplitter>();
+  const splitter = (channel: StdioChannel): LineSplitter => {
     let s = splitters.get(channel);
     if (!s) {
       s = new LineSplitter((frame, terminated) => {
@@ -41,9 +43,10 @@ export function foldJournal(journal: ParsedJournal, options: { recovered?: boole
     now = record.t;
     if ('ev' in record) {
       events.push(record);
-      if (record.ev === 'eof' && typeof record.channel === 'string') splitters.get(record.channel as Channel)?.end();
+      if (record.ev === 'eof' && typeof record.channel === 'string') splitters.get(record.channel as StdioChannel)?.end();
       continue;
     }
+    if (record.c === 'http-request' || record.c === 'http-response') continue; // not a stdio journal
     splitter(record.c).push(record.data);
   }
   for (const s of splitters.values()) s.end();
@@ -69,7 +72,7 @@ export function foldJournal(journal: ParsedJournal, options: { recovered?: boole
     startedAt: header.startedAt,
     endedAt: new Date(Date.parse(header.startedAt) + last).toISOString(),
     durationMs: last,
-    target: base.target,
+    target: base.target as RecordedSession['target'],
     protocol: facts.protocol,
     ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
     ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
@@ -78,4 +81,13 @@ export function foldJournal(journal: ParsedJournal, options: { recovered?: boole
     messages,
   };
   return session;
+}
+
+/** Any journal to its sessions: one for a stdio proxy run, one or more for an HTTP proxy run. */
+export async function foldSessions(journal: ParsedJournal, options: { recovered?: boolean } = {}): Promise<RecordedSession[]> {
+  if ((journal.header.session as { transport?: string }).transport === 'streamable-http') {
+    const { foldHttpJournal } = await import('./fold-http.js');
+    return foldHttpJournal(journal, options);
+  }
+  return [foldJournal(journal, options)];
 }

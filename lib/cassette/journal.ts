@@ -33,11 +33,14 @@ export interface JournalHeader {
 }
 
 export type JournalEvent = { t: number; ev: string; [k: string]: unknown };
-export type JournalChunk = { t: number; c: Channel; data: Buffer };
+/** Where journaled bytes came from: a stdio pipe, or the request or response body of HTTP
+ * exchange `x`. */
+export type JournalStream = Exclude<Channel, 'http'> | 'http-request' | 'http-response';
+export type JournalChunk = { t: number; c: JournalStream; x?: number; data: Buffer };
 export type JournalRecord = JournalChunk | JournalEvent;
 
-const CHANNEL_CODE: Record<Channel, string> = { stdin: 'i', stdout: 'o', stderr: 'e' };
-const CODE_CHANNEL: Record<string, Channel> = { i: 'stdin', o: 'stdout', e: 'stderr' };
+const STREAM_CODE: Record<JournalStream, string> = { stdin: 'i', stdout: 'o', stderr: 'e', 'http-request': 'q', 'http-response': 'r' };
+const CODE_STREAM: Record<string, JournalStream> = { i: 'stdin', o: 'stdout', e: 'stderr', q: 'http-request', r: 'http-response' };
 
 export class JournalWriter {
   readonly #fd: number;
@@ -55,9 +58,10 @@ export class JournalWriter {
     return Math.round((performance.now() - this.#t0) * 1000) / 1000;
   }
 
-  chunk(channel: Channel, data: Buffer): void {
+  chunk(stream: JournalStream, data: Buffer, exchange?: number): void {
     if (this.#closed) return;
-    const head = Buffer.from(`{"t":${this.now()},"c":"${CHANNEL_CODE[channel]}","n":${data.length}}\n`);
+    const x = exchange === undefined ? '' : `,"x":${exchange}`;
+    const head = Buffer.from(`{"t":${this.now()},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
     writevSync(this.#fd, [head, data, NEWLINE]);
   }
 
@@ -118,12 +122,12 @@ export function readJournal(path: string): ParsedJournal {
       continue;
     }
     const n = Number(line.n);
-    const channel = CODE_CHANNEL[String(line.c)];
-    if (!channel || !Number.isInteger(n) || n < 0) throw invalid(path, `bad record header at byte ${pos}`);
+    const stream = CODE_STREAM[String(line.c)];
+    if (!stream || !Number.isInteger(n) || n < 0) throw invalid(path, `bad record header at byte ${pos}`);
     const end = pos + n;
     // A torn final chunk still holds bytes that were forwarded; keep what made it to disk.
     const data = Buffer.from(buf.subarray(pos, Math.min(end, buf.length)));
-    records.push({ t: Number(line.t), c: channel, data });
+    records.push({ t: Number(line.t), c: stream, ...(typeof line.x === 'number' ? { x: line.x } : {}), data });
     if (end >= buf.length) {
       torn = true; // the record's closing newline (or some of its bytes) never reached disk
       break;

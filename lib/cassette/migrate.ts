@@ -3,10 +3,13 @@ import { CASSETTE_FORMAT, CASSETTE_VERSION } from './cassette.js';
 
 /**
  * One step per format version: `MIGRATIONS[n]` turns a version-n cassette into version n+1.
- * Version 1 is the first format, so there is nothing to migrate yet; the chain is here so that
- * the next format adds a step instead of a special case in the loader.
  */
-const MIGRATIONS: Record<number, (old: Record<string, unknown>) => Record<string, unknown>> = {};
+const MIGRATIONS: Record<number, (old: Record<string, unknown>) => Record<string, unknown>> = {
+  // v2 added Streamable HTTP: `transport: "streamable-http"`, an HTTP `target`, `exchanges`,
+  // `mcpSessionId`, the `http` channel and per-message `http` info. Every v1 session is already a
+  // valid v2 session, so only the version changes.
+  1: (old) => ({ ...old, version: 2 }),
+};
 
 export function migrate(path: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;

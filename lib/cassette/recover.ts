@@ -2,7 +2,7 @@ import { readdirSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { RecordedSession } from './cassette.js';
-import { foldJournal } from './fold.js';
+import { foldSessions } from './fold.js';
 import { readJournal, type JournalHeader } from './journal.js';
 export { journalPath } from './journal.js';
 import { appendSessions } from './store.js';
@@ -56,7 +56,7 @@ export async function recoverJournals(cassettePath: string, options: { force?: b
       result.skipped.push({ path, reason: `recorder process ${journal.header.pid} is still running` });
       continue;
     }
-    result.recovered.push(foldJournal(journal, { recovered: true }));
+    result.recovered.push(...(await foldSessions(journal, { recovered: true })));
     done.push(path);
   }
   if (result.recovered.length > 0) {

@@ -3,7 +3,8 @@
  * client side of the end-to-end tests. Every step's result is returned so a caller can compare a
  * direct run with a run through the proxy.
  */
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 export type NegotiationMode = 'legacy' | 'auto' | 'pin';
@@ -14,10 +15,11 @@ export interface ScenarioResult {
   steps: Record<string, unknown>;
 }
 
-export async function runExampleScenario(
-  server: { command: string; args: string[]; env?: Record<string, string>; cwd?: string },
-  mode: NegotiationMode,
-): Promise<ScenarioResult> {
+export type ExampleTarget =
+  | { command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  | { url: string; fetch?: typeof fetch };
+
+export async function runExampleScenario(server: ExampleTarget, mode: NegotiationMode): Promise<ScenarioResult> {
   const client = new Client(
     { name: 'mcp-cassette-example-client', version: '1.0.0' },
     {
@@ -26,15 +28,21 @@ export async function runExampleScenario(
     },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: server.args,
-    stderr: 'pipe',
-    ...(server.env ? { env: server.env } : {}),
-    ...(server.cwd ? { cwd: server.cwd } : {}),
-  });
-  // Drain stderr so a chatty server can never block on a full pipe.
-  transport.stderr?.on('data', () => {});
+  let transport: Transport;
+  if ('url' in server) {
+    transport = new StreamableHTTPClientTransport(new URL(server.url), server.fetch ? { fetch: server.fetch } : {});
+  } else {
+    const stdio = new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      stderr: 'pipe',
+      ...(server.env ? { env: server.env } : {}),
+      ...(server.cwd ? { cwd: server.cwd } : {}),
+    });
+    // Drain stderr so a chatty server can never block on a full pipe.
+    stdio.stderr?.on('data', () => {});
+    transport = stdio;
+  }
   await client.connect(transport);
   try {
     const steps: Record<string, unknown> = {};
@@ -43,6 +51,10 @@ export async function runExampleScenario(
     steps.confirm = await client.callTool({ name: 'confirm_action', arguments: { action: 'deploy' } });
     steps.readResource = await client.readResource({ uri: 'example://readme' });
     steps.getPrompt = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
+    // An onprogress callback makes the client send a progress token. How many progress
+    // notifications the SDK client hands to it before the result settles the call depends on
+    // chunk timing, so they are not part of the returned steps; the wire (the cassette) has them all.
+    steps.countSlowly = await client.callTool({ name: 'count_slowly', arguments: { n: 3 } }, { onprogress: () => {} });
     return { era: client.getProtocolEra(), protocolVersion: client.getNegotiatedProtocolVersion(), steps };
   } finally {
     await client.close();

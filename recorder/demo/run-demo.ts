@@ -20,7 +20,7 @@ for (const mode of modes) {
     { command: process.execPath, args: [cliPath, 'record', '--log-level', 'warn', '--cassette', cassette, '--label', `example ${mode}`, '--', process.execPath, server, 'stdio'] },
     mode,
   );
-  process.stdout.write(`client (${mode} negotiation) ran 5 steps on protocol ${result.protocolVersion ?? 'unknown'} (${result.era ?? '?'} era) through the proxy\n`);
+  process.stdout.write(`client (${mode} negotiation) ran 6 steps on protocol ${result.protocolVersion ?? 'unknown'} (${result.era ?? '?'} era) through the proxy\n`);
 }
 process.stdout.write('\n' + formatSummary(cassette, summarise(loadCassette(cassette))));
 process.stdout.write(`\nSee every message: node ${cliPath} show ${cassette} --messages\n`);

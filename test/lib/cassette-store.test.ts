@@ -1,9 +1,10 @@
 import test from 'ava';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import { appendSessions, loadCassette, parseCassette } from '../../lib/cassette/store.js';
 import { tempDir } from '../helpers/tmp.js';
+import { root } from '../helpers/paths.js';
 
 function session(id: string, startedAt: string): RecordedSession {
   return {
@@ -19,7 +20,7 @@ test('sessions append in start order, pretty-printed with a stable layout', asyn
   await appendSessions(path, [session('a', '2026-01-01T00:00:01.000Z')]);
   await appendSessions(path, [session('a', '2026-01-01T00:00:01.000Z')]); // same id: not twice
   const text = readFileSync(path, 'utf8');
-  t.true(text.startsWith('{\n  "format": "mcp-cassette",\n  "version": 1,\n  "sessions": ['));
+  t.true(text.startsWith('{\n  "format": "mcp-cassette",\n  "version": 2,\n  "sessions": ['));
   t.true(text.endsWith('}\n'));
   t.deepEqual(loadCassette(path).sessions.map((s) => s.id), ['a', 'b']);
   await appendSessions(path, [session('c', '2026-01-01T00:00:03.000Z')], { overwrite: true });
@@ -58,4 +59,18 @@ test('a cassette from a newer format version asks for an upgrade', (t) => {
 test('a missing cassette is its own error', (t) => {
   const err = t.throws(() => loadCassette(join(tempDir(t), 'nope.cassette.json')));
   t.is((err as { code?: string }).code, 'MCPC_CASSETTE_NOT_FOUND');
+});
+
+test('a format v1 cassette is migrated on load, and rewritten as v2 when a session is added', async (t) => {
+  const v1 = join(root, 'cassettes', 'fixtures', 'format-v1', 'server-everything.cassette.json');
+  t.is((JSON.parse(readFileSync(v1, 'utf8')) as { version: number }).version, 1);
+  const loaded = loadCassette(v1);
+  t.is(loaded.version, 2);
+  t.is(loaded.sessions[0]!.transport, 'stdio');
+  const path = join(tempDir(t), 'old.cassette.json');
+  copyFileSync(v1, path);
+  await appendSessions(path, [session('new', '2030-01-01T00:00:00.000Z')]);
+  const rewritten = JSON.parse(readFileSync(path, 'utf8')) as { version: number; sessions: { id: string }[] };
+  t.is(rewritten.version, 2);
+  t.deepEqual(rewritten.sessions.map((s) => s.id), [loaded.sessions[0]!.id, 'new']);
 });

@@ -7,7 +7,7 @@ import { root } from '../helpers/paths.js';
 
 const dir = join(root, 'cassettes', 'examples');
 
-test('every example cassette is a valid v1 cassette whose frames rebuild to their recorded size', (t) => {
+test('every example cassette is a valid cassette whose frames rebuild to their recorded size', (t) => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cassette.json'));
   t.true(files.length >= 2);
   for (const file of files) {

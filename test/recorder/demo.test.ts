@@ -11,8 +11,8 @@ test('the built-in example (npm start) records real sessions and says where and 
   const r = await collect(spawnTracked(t, node, [join(root, 'dist', 'recorder', 'demo', 'run-demo.js'), cassette]));
   t.is(r.code, 0, r.stderr);
   const out = r.stdout.toString();
-  t.regex(out, /client \(auto negotiation\) ran 5 steps on protocol 2026-07-28 \(modern era\)/);
-  t.regex(out, /client \(legacy negotiation\) ran 5 steps on protocol 2025-11-25 \(legacy era\)/);
+  t.regex(out, /client \(auto negotiation\) ran 6 steps on protocol 2026-07-28 \(modern era\)/);
+  t.regex(out, /client \(legacy negotiation\) ran 6 steps on protocol 2025-11-25 \(legacy era\)/);
   t.true(out.includes(`${cassette}: 3 sessions`));
   const c = readCassette(cassette);
   t.deepEqual(c.sessions.map((s) => s.protocol.revision), ['2026-07-28', '2026-07-28', '2025-11-25']);
@@ -27,7 +27,7 @@ test('show --json summarises sessions for scripts', async (t) => {
   const summary = JSON.parse(r.stdout.toString()) as { cassette: string; sessions: { revision: string; methods: Record<string, number>; server: string }[] };
   t.is(summary.cassette, cassette);
   t.is(summary.sessions.length, 3);
-  t.deepEqual(summary.sessions[1]!.methods, { 'tools/list': 1, 'tools/call': 3, 'resources/read': 1, 'prompts/get': 1 });
+  t.deepEqual(summary.sessions[1]!.methods, { 'tools/list': 1, 'tools/call': 4, 'resources/read': 1, 'prompts/get': 1, 'notifications/progress': 3, 'notifications/message': 3 });
   t.is(summary.sessions[2]!.server, 'mcp-cassette-example 1.0.0');
 });
 

@@ -26,7 +26,7 @@ test('argv, cwd and environment reach the server untouched; stdout carries only 
   t.is(answer.result.cwd, dir);
   t.deepEqual(answer.result.env, { MCP_TEST_VALUE: 'héllo "quoted"' });
   const s = readCassette(cassette).sessions[0]!;
-  t.deepEqual(s.target.command, [node, rawServer, 'echo', 'arg with spaces', '--token=[REDACTED]', '']);
+  t.deepEqual((s.target as { command: string[] }).command, [node, rawServer, 'echo', 'arg with spaces', '--token=[REDACTED]', '']);
   const { messages: _traffic, ...metadata } = s;
   t.false(JSON.stringify(metadata).includes('s3cret'), 'the secret in argv is masked (the server echoing it back is traffic)');
   t.false(readFileSync(cassette, 'utf8').includes('zzz-never-on-disk'), 'environment values are never stored');

@@ -103,5 +103,5 @@ test('a wrapped entry works when a host starts it from / with only its own env',
   t.is(result.protocolVersion, '2025-11-25');
   const cassette = await waitForSessions(join(cassetteDir, 'example.cassette.json'), 1);
   t.is(cassette.sessions[0]!.label, 'example');
-  t.is(readCassette(join(cassetteDir, 'example.cassette.json')).sessions[0]!.target.cwd, '/');
+  t.is((readCassette(join(cassetteDir, 'example.cassette.json')).sessions[0]!.target as { cwd: string }).cwd, '/');
 });

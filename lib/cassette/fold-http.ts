@@ -1,0 +1,158 @@
+import { SseSplitter } from '../framing/sse-splitter.js';
+import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
+import type { HttpExchange, HttpHeaders, RecordedSession } from './cassette.js';
+import type { ParsedJournal } from './journal.js';
+import { sessionFacts } from './session-info.js';
+
+interface OpenExchange {
+  record: HttpExchange;
+  mcpSessionId?: string;
+  request: Buffer[];
+  response: Buffer[];
+  sse?: SseSplitter;
+}
+
+interface Placed {
+  message: RecordedMessage;
+  exchange: number;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+
+function header(headers: HttpHeaders | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Rebuilds the sessions of one HTTP proxy run from its journal. Exchanges that carry an
+ * `Mcp-Session-Id` (2025-era sessionful servers) are grouped by it; every other exchange is a
+ * session of its own, because 2026-07-28 is stateless and each request/response exchange stands
+ * alone. Messages are numbered in the order their bytes were complete at the proxy.
+ */
+export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: boolean } = {}): RecordedSession[] {
+  const open = new Map<number, OpenExchange>();
+  const all: OpenExchange[] = [];
+  const placed: Placed[] = [];
+  let now = 0;
+
+  const emit = (frame: Buffer, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void => {
+    placed.push({ exchange: x, message: frameToMessage(frame, { seq: 0, t: now, direction, channel: 'http', terminated: true, http }) });
+  };
+
+  for (const r of journal.records) {
+    now = r.t;
+    if ('ev' in r) {
+      const x = Number(r.x);
+      if (r.ev === 'http-request') {
+        const record: HttpExchange = {
+          id: x, t: r.t, method: String(r.method), path: String(r.path),
+          requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true,
+        };
+        const ex: OpenExchange = { record, request: [], response: [] };
+        const sid = header(record.requestHeaders, SESSION_HEADER);
+        if (sid) ex.mcpSessionId = sid;
+        open.set(x, ex);
+        all.push(ex);
+        continue;
+      }
+      const ex = open.get(x);
+      if (!ex) continue;
+      if (r.ev === 'http-request-end') {
+        const body = Buffer.concat(ex.request);
+        ex.request = [];
+        if (ex.record.mcp && body.length > 0) emit(body, x, { exchange: x, part: 'request' }, 'client-to-server');
+      } else if (r.ev === 'http-response') {
+        ex.record.status = Number(r.status);
+        ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
+        const type = header(ex.record.responseHeaders, 'content-type');
+        if (type) ex.record.contentType = type;
+        ex.mcpSessionId ??= header(ex.record.responseHeaders, SESSION_HEADER);
+        if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
+          ex.sse = new SseSplitter((event) => {
+            const sse: NonNullable<HttpFrameInfo['sse']> = {};
+            if (event.id !== undefined) sse.id = event.id;
+            if (event.event !== undefined) sse.event = event.event;
+            if (event.retry !== undefined) sse.retry = event.retry;
+            emit(Buffer.from(event.data, 'utf8'), x, { exchange: x, part: 'sse', sse }, 'server-to-client');
+          });
+        }
+      } else if (r.ev === 'http-end') {
+        finish(ex, r.t, r.outcome as HttpExchange['outcome'], typeof r.error === 'string' ? r.error : undefined);
+      }
+      continue;
+    }
+    if (r.x === undefined) continue;
+    const ex = open.get(r.x);
+    if (!ex) continue;
+    if (r.c === 'http-request') ex.request.push(r.data);
+    else if (r.c === 'http-response') {
+      if (ex.sse) ex.sse.push(r.data);
+      else if (ex.record.mcp) ex.response.push(r.data);
+    }
+  }
+  // Exchanges still open when the journal ends belong to a proxy that died mid-flight.
+  for (const ex of open.values()) finish(ex, now, 'upstream-error', 'the proxy stopped before this exchange ended');
+
+  function finish(ex: OpenExchange, t: number, outcome: HttpExchange['outcome'], error?: string): void {
+    if (!open.has(ex.record.id)) return;
+    open.delete(ex.record.id);
+    ex.record.endT = t;
+    ex.record.outcome = outcome ?? 'complete';
+    if (error) ex.record.error = error;
+    if (ex.sse) ex.sse.end();
+    else if (ex.response.length > 0) {
+      const body = Buffer.concat(ex.response);
+      ex.response = [];
+      if (body.length > 0) emit(body, ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
+    }
+  }
+
+  return group(journal, all, placed, options);
+}
+
+function group(journal: ParsedJournal, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {
+  const base = journal.header.session as Pick<RecordedSession, 'label' | 'target' | 'proxy'>;
+  const keyOf = new Map<number, string>();
+  const groups = new Map<string, { exchanges: OpenExchange[]; placed: Placed[] }>();
+  for (const ex of exchanges) {
+    const key = ex.mcpSessionId ? `session:${ex.mcpSessionId}` : `exchange:${ex.record.id}`;
+    keyOf.set(ex.record.id, key);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { exchanges: [], placed: [] }));
+    g.exchanges.push(ex);
+  }
+  for (const p of placed) groups.get(keyOf.get(p.exchange)!)?.placed.push(p);
+  const start = Date.parse(journal.header.startedAt);
+  return [...groups.values()].map((g, i) => {
+    const mine = g.exchanges;
+    const t0 = mine[0]!.record.t;
+    const rebase = (t: number): number => Math.round((t - t0) * 1000) / 1000;
+    const messages = g.placed.map((p, n) => ({ ...p.message, seq: n + 1, t: rebase(p.message.t) }));
+    const records = mine.map((ex) => ({ ...ex.record, t: rebase(ex.record.t), ...(ex.record.endT !== undefined ? { endT: rebase(ex.record.endT) } : {}) }));
+    const facts = sessionFacts(messages);
+    if (!facts.protocol.revision) {
+      const fromHeader = mine.map((ex) => header(ex.record.requestHeaders, 'mcp-protocol-version')).find(Boolean);
+      if (fromHeader) facts.protocol.revision = fromHeader;
+    }
+    const last = Math.max(...records.map((r) => r.endT ?? r.t), 0);
+    const session: RecordedSession = {
+      id: `${journal.header.sessionId}-${i + 1}`,
+      ...(typeof base.label === 'string' ? { label: base.label } : {}),
+      transport: 'streamable-http',
+      startedAt: new Date(start + t0).toISOString(),
+      endedAt: new Date(start + t0 + last).toISOString(),
+      durationMs: last,
+      target: base.target,
+      ...(mine[0]!.mcpSessionId ? { mcpSessionId: mine[0]!.mcpSessionId } : {}),
+      protocol: facts.protocol,
+      ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
+      ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
+      proxy: base.proxy,
+      ...(options.recovered ? { end: { reason: 'recovered' as const, exitCode: null, signal: null, ...(journal.torn ? { torn: true as const } : {}) } } : {}),
+      exchanges: records,
+      messages,
+    };
+    return session;
+  });
+}

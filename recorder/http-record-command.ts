@@ -1,0 +1,43 @@
+import { createLogger, type Logger } from '../lib/log.js';
+import { startHttpRecorder } from './http-recorder.js';
+import type { HttpModeArgs, RecordArgs } from './record-command.js';
+import type { ExitStatus } from './stdio-recorder.js';
+
+/**
+ * `record --upstream <url>`: runs the HTTP proxy until SIGINT or SIGTERM, then writes the
+ * cassette. The first line on stdout is the URL to give clients instead of the upstream's.
+ */
+export async function runHttpRecord(
+  args: RecordArgs,
+  http: HttpModeArgs,
+  save: (args: RecordArgs, journal: string, logger: Logger) => Promise<void>,
+): Promise<ExitStatus> {
+  const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  const recorder = await startHttpRecorder({
+    cassette: args.cassette,
+    upstream: http.upstream,
+    listenHost: http.listenHost,
+    listenPort: http.listenPort,
+    redactHeaders: http.redactHeaders,
+    maxBodyBytes: http.maxBodyBytes,
+    allowHosts: http.allowHosts,
+    allowOrigins: http.allowOrigins,
+    logger,
+    ...(args.label ? { label: args.label } : {}),
+  });
+  process.stdout.write(`${recorder.url}\n`);
+  logger.info({ url: recorder.url, upstream: http.upstream.href, cassette: args.cassette }, 'recording Streamable HTTP; stop with Ctrl-C');
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (s: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(s);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  logger.info({ signal }, 'stopping');
+  await recorder.close();
+  await save(args, recorder.journal, logger);
+  return { code: 0, signal: null };
+}

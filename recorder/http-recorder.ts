@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
+import type { Logger } from '../lib/log.js';
+import { packageVersion } from '../lib/version.js';
+import { checkHostAndOrigin } from './http-guard.js';
+import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
+
+export interface HttpRecordOptions {
+  cassette: string;
+  upstream: URL;
+  listenHost: string;
+  listenPort: number;
+  label?: string;
+  redactHeaders: string[];
+  /** Request bodies above this many bytes are refused with 413 before anything is forwarded. */
+  maxBodyBytes: number;
+  allowHosts: string[];
+  allowOrigins: string[];
+  logger: Logger;
+}
+
+export interface HttpRecorder {
+  /** The MCP endpoint clients should use instead of the upstream URL. */
+  url: string;
+  sessionId: string;
+  journal: string;
+  /** Stops listening, ends open streams and finishes the journal. */
+  close(): Promise<void>;
+}
+
+/**
+ * The Streamable HTTP recording proxy: a reverse proxy on loopback that forwards every request
+ * to the upstream (undici, keep-alive) and streams every response back chunk by chunk, SSE
+ * included, while the chunks are journaled for the cassette. Paths other than the MCP endpoint
+ * (OAuth discovery and the like) pass through the same way and are noted, not parsed.
+ */
+export async function startHttpRecorder(options: HttpRecordOptions): Promise<HttpRecorder> {
+  const sessionId = randomUUID();
+  mkdirSync(dirname(options.cassette), { recursive: true });
+  // Opened once the port is known; requests cannot arrive before that.
+  let journal!: JournalWriter;
+  // SSE streams (the 2025 GET stream above all) may stay silent for minutes: no body timeout.
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000, connections: 256 });
+  let exchanges = 0;
+  const log = options.logger;
+
+  const server: Server = createServer((req, res) => {
+    const x = ++exchanges;
+    handle(x, req, res).catch((err: unknown) => {
+      log.error({ err, exchange: x }, 'proxy error');
+      if (!res.headersSent) sendJsonRpcError(res, 500, null, `mcp-cassette internal error: ${(err as Error).message}`);
+      else res.destroy();
+    });
+  });
+
+  async function handle(x: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = req.url ?? '/';
+    const mcp = new URL(path, 'http://proxy').pathname === options.upstream.pathname;
+    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp });
+
+    const refuse = (status: number, message: string): void => {
+      log.warn({ exchange: x, status, path }, message);
+      sendJsonRpcError(res, status, null, `mcp-cassette: ${message}`);
+      journal.event('http-response', { x, status, headers: { 'content-type': 'application/json' } });
+      journal.event('http-end', { x, outcome: 'refused', error: message });
+    };
+
+    const guard = checkHostAndOrigin(req.headers.host, req.headers.origin, options);
+    if (guard) {
+      req.resume();
+      refuse(403, guard);
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > options.maxBodyBytes) {
+      req.resume();
+      res.setHeader('connection', 'close');
+      refuse(413, `request body of ${declared} bytes is over the limit of ${options.maxBodyBytes}; raise it with --max-body-size`);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > options.maxBodyBytes) {
+        res.setHeader('connection', 'close');
+        refuse(413, `request body is over the limit of ${options.maxBodyBytes} bytes; raise it with --max-body-size`);
+        req.resume(); // discard the rest without keeping it; the connection closes after the answer
+        return;
+      }
+      chunks.push(chunk);
+      journal.chunk('http-request', chunk, x);
+    }
+    journal.event('http-request-end', { x });
+    const body = Buffer.concat(chunks, size);
+
+    const abort = new AbortController();
+    let done = false;
+    // The client going away ends the exchange; on 2026-07-28 closing the stream is cancellation.
+    res.on('close', () => {
+      if (!done) abort.abort(new Error('client closed the connection'));
+    });
+    let upstream;
+    try {
+      upstream = await request(new URL(path, options.upstream), {
+        method: (req.method ?? 'GET') as 'GET',
+        headers: upstreamRequestHeaders(req.rawHeaders),
+        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
+        signal: abort.signal,
+        dispatcher: agent,
+      });
+    } catch (err) {
+      done = true;
+      if (abort.signal.aborted) {
+        journal.event('http-end', { x, outcome: 'client-aborted' });
+        return;
+      }
+      const cause = (err as { code?: string }).code ?? (err as Error).message;
+      const message = `the upstream server ${options.upstream.href} cannot be reached (${cause}); is it running?`;
+      log.error({ exchange: x, upstream: options.upstream.href, cause }, 'upstream unreachable');
+      sendJsonRpcError(res, 502, requestId(body), `mcp-cassette: ${message}`, { upstream: options.upstream.href, cause });
+      journal.event('http-response', { x, status: 502, headers: { 'content-type': 'application/json' } });
+      journal.event('http-end', { x, outcome: 'upstream-error', error: message });
+      return;
+    }
+    journal.event('http-response', { x, status: upstream.statusCode, headers: redactHeaders(upstream.headers, options.redactHeaders) });
+    res.writeHead(upstream.statusCode, clientResponseHeaders(upstream.headers));
+    res.flushHeaders();
+    const stream = upstream.body;
+    await new Promise<void>((resolve) => {
+      stream.on('data', (chunk: Buffer) => {
+        // Forward first; a slow client pauses the upstream instead of growing a buffer here.
+        if (!res.write(chunk)) {
+          stream.pause();
+          res.once('drain', () => stream.resume());
+        }
+        journal.chunk('http-response', chunk, x);
+      });
+      stream.on('end', () => {
+        done = true;
+        res.end();
+        journal.event('http-end', { x, outcome: 'complete' });
+        resolve();
+      });
+      stream.on('error', (err: Error) => {
+        done = true;
+        if (abort.signal.aborted) {
+          journal.event('http-end', { x, outcome: 'client-aborted' });
+        } else {
+          log.error({ exchange: x, err: err.message }, 'upstream response cut off');
+          journal.event('http-end', { x, outcome: 'upstream-error', error: `upstream response cut off: ${err.message}` });
+          res.destroy(); // the client sees the same abrupt end it would see from the upstream
+        }
+        resolve();
+      });
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.listenPort, options.listenHost, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${formatHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
+  journal = new JournalWriter(journalPath(options.cassette, sessionId), {
+    format: JOURNAL_FORMAT,
+    version: JOURNAL_VERSION,
+    sessionId,
+    startedAt: new Date().toISOString(),
+    pid: process.pid,
+    hostname: hostname(),
+    session: {
+      transport: 'streamable-http',
+      ...(options.label ? { label: options.label } : {}),
+      target: { url: options.upstream.href, listen: url },
+      proxy: { pid: process.pid, version: packageVersion() },
+    },
+  }, performance.now());
+
+  return {
+    url,
+    sessionId,
+    journal: journal.path,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open SSE streams never end by themselves.
+        setTimeout(() => server.closeAllConnections(), 200).unref();
+      });
+      await agent.close().catch(() => agent.destroy());
+      journal.event('stopped');
+      journal.close();
+    },
+  };
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function requestId(body: Buffer): string | number | null {
+  try {
+    const id = (JSON.parse(body.toString('utf8')) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function sendJsonRpcError(res: ServerResponse, status: number, id: string | number | null, message: string, data?: unknown): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message, ...(data ? { data } : {}) } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
