@@ -31,10 +31,15 @@ export async function startTappedUpstream(t: ExecutionContext, handler: (req: In
     exchanges.push(ex);
     const inChunks: Buffer[] = [];
     const outChunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => {
-      inChunks.push(c);
-      ex.requestBody = exchangeBytes(inChunks);
-    });
+    // Observe the body without consuming it: the handler reads the request its own way.
+    const emit = req.emit.bind(req) as (event: string | symbol, ...args: unknown[]) => boolean;
+    req.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event === 'data') {
+        inChunks.push(Buffer.from(args[0] as Uint8Array));
+        ex.requestBody = exchangeBytes(inChunks);
+      }
+      return emit(event, ...args);
+    }) as typeof req.emit;
     const write = res.write.bind(res) as (...a: unknown[]) => boolean;
     const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
     const keep = (chunk: unknown, enc?: unknown): void => {
