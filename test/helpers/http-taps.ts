@@ -9,9 +9,9 @@ export interface TappedExchange {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
-  requestBody: Buffer;
+  readonly requestBody: Buffer;
   status?: number;
-  responseBody: Buffer;
+  readonly responseBody: Buffer;
   ended: boolean;
   closedEarly?: boolean;
 }
@@ -27,16 +27,24 @@ function exchangeBytes(list: Buffer[]): Buffer {
 export async function startTappedUpstream(t: ExecutionContext, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const exchanges: TappedExchange[] = [];
   const server = createServer((req, res) => {
-    const ex: TappedExchange = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, requestBody: Buffer.alloc(0), responseBody: Buffer.alloc(0), ended: false };
-    exchanges.push(ex);
     const inChunks: Buffer[] = [];
     const outChunks: Buffer[] = [];
+    // Joined on read: concatenating on every write would be quadratic for long streams.
+    const ex: TappedExchange = {
+      method: req.method ?? '', path: req.url ?? '', headers: req.headers, ended: false,
+      get requestBody() {
+        return exchangeBytes(inChunks);
+      },
+      get responseBody() {
+        return exchangeBytes(outChunks);
+      },
+    };
+    exchanges.push(ex);
     // Observe the body without consuming it: the handler reads the request its own way.
     const emit = req.emit.bind(req) as (event: string | symbol, ...args: unknown[]) => boolean;
     req.emit = ((event: string | symbol, ...args: unknown[]) => {
       if (event === 'data') {
         inChunks.push(Buffer.from(args[0] as Uint8Array));
-        ex.requestBody = exchangeBytes(inChunks);
       }
       return emit(event, ...args);
     }) as typeof req.emit;
@@ -45,7 +53,6 @@ export async function startTappedUpstream(t: ExecutionContext, handler: (req: In
     const keep = (chunk: unknown, enc?: unknown): void => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
       outChunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (typeof enc === 'string' ? enc : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array));
-      ex.responseBody = exchangeBytes(outChunks);
     };
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
       keep(chunk, rest[0]);
