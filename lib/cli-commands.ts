@@ -37,10 +37,11 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
     .version(packageVersion())
     .command(
       'record',
-      'Run an MCP server behind the recording proxy: mcp-cassette record [options] -- <server command> [args...]',
-      (y) => applyOptions(y.usage('$0 record [options] -- <server command> [args...]'), RECORD_OPTIONS),
+      'Run an MCP server behind the recording proxy: mcp-cassette record [options] [--] <server command> [args...], or record --upstream <url> for Streamable HTTP',
+      (y) => applyOptions(y.usage('$0 record [options] [--] <server command> [args...]\n$0 record --upstream <url> [--listen host:port] [options]'), RECORD_OPTIONS),
       async (args) => {
-        const status = await runRecord(recordArgsFrom({ ...args, '--': (args['--'] as string[] | undefined ?? []).map(String) } as ParsedOptions));
+        const command = (args['--'] as string[] | undefined) ?? args._.slice(1);
+        const status = await runRecord(recordArgsFrom({ ...args, '--': command.map(String) } as ParsedOptions));
         await hooks.finishRecord(status);
       },
     )

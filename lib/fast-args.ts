@@ -3,6 +3,8 @@
  * yargs costs about 80 ms to import here, and a host's client may give the server only a second
  * to answer its first message, so `record` parses its small, fixed option set with this and only
  * falls back to yargs (for help and error messages) when it meets something it does not know.
+ * Options end at `--` or at the first argument that is not an option; the rest is returned in
+ * `'--'` untouched.
  */
 export type OptionType = 'string' | 'boolean' | 'number' | 'array';
 
@@ -28,9 +30,19 @@ export function parseFast(argv: readonly string[], spec: Record<string, OptionSp
     else if (s.type === 'boolean') out[name] = false;
   }
   let i = 0;
+  let rest: string[] = [];
   for (; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--') break;
+    if (arg === '--') {
+      rest = argv.slice(i + 1);
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      // The first argument that is not an option starts the command (as with env, sudo,
+      // timeout): some hosts and tools drop a `--` separator before handing the argv on.
+      rest = argv.slice(i);
+      break;
+    }
     const eq = arg.indexOf('=');
     const key = eq > 0 ? arg.slice(0, eq) : arg;
     const entry = byName.get(key);
@@ -56,6 +68,5 @@ export function parseFast(argv: readonly string[], spec: Record<string, OptionSp
       out[name] = value;
     }
   }
-  if (i >= argv.length) return undefined; // no `--`: not the fast case
-  return { ...out, '--': argv.slice(i + 1) };
+  return { ...out, '--': rest };
 }
