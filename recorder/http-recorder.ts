@@ -193,7 +193,8 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
         // Open SSE streams never end by themselves.
         setTimeout(() => server.closeAllConnections(), 200).unref();
       });
-      await agent.close().catch(() => agent.destroy());
+      // Every client connection is gone, so whatever is still in flight upstream is abandoned.
+      await agent.destroy().catch(() => undefined);
       journal.event('stopped');
       journal.close();
     },

@@ -99,21 +99,36 @@ export function tappedFetch(): { fetch: typeof fetch; exchanges: ClientExchange[
     const ex: ClientExchange = { method: (init?.method ?? 'GET').toUpperCase(), requestBody, status: response.status, responseBody: Buffer.alloc(0), done: Promise.resolve() };
     exchanges.push(ex);
     if (!response.body) return response;
-    const [mine, theirs] = response.body.tee();
-    ex.done = (async () => {
-      const reader = mine.getReader();
-      const chunks: Buffer[] = [];
-      try {
-        for (;;) {
+    // Pass the body through a stream that records each chunk; cancelling it (a client that is
+    // done with an SSE stream) cancels the real body, as it would without the tap.
+    const reader = response.body.getReader();
+    const chunks: Buffer[] = [];
+    let finish!: () => void;
+    ex.done = new Promise<void>((r) => (finish = r));
+    // A client that aborts its request without ever reading the body (a GET stream at close).
+    init?.signal?.addEventListener('abort', () => finish());
+    Object.defineProperty(ex, 'responseBody', { get: () => Buffer.concat(chunks) });
+    const theirs = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
           const { done, value } = await reader.read();
-          if (done) break;
+          if (done) {
+            finish();
+            controller.close();
+            return;
+          }
           chunks.push(Buffer.from(value));
-          ex.responseBody = Buffer.concat(chunks);
+          controller.enqueue(value);
+        } catch (err) {
+          finish();
+          controller.error(err);
         }
-      } catch {
-        // the client cancelled a stream (a GET stream at close): keep what arrived
-      }
-    })();
+      },
+      async cancel(reason) {
+        finish();
+        await reader.cancel(reason);
+      },
+    });
     return new Response(theirs, { status: response.status, statusText: response.statusText, headers: response.headers });
   }) as typeof fetch;
   return { fetch: wrapped, exchanges };
