@@ -62,13 +62,15 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
     )
     .command(
       'wrap <config>',
-      'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its stdio servers run through `record`',
+      'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its servers run through `record` (stdio) or point at a recording proxy (HTTP)',
       (y) => y.positional('config', { type: 'string', demandOption: true })
         .option('server', { type: 'string', array: true, describe: 'Only these server entries (repeatable); default: every stdio entry' })
-        .option('cassette-dir', { type: 'string', describe: 'Where the cassettes go (default: ~/.mcp-cassette/cassettes)' }),
+        .option('cassette-dir', { type: 'string', describe: 'Where the cassettes go (default: ~/.mcp-cassette/cassettes)' })
+        .option('port', { type: 'number', describe: 'Listen port for the first HTTP entry\'s proxy, counting up for the next (default: free ports)' }),
       async (args) => exitWith(await wrapCommand(String(args.config), {
         servers: (args.server as string[] | undefined) ?? [],
         ...(args['cassette-dir'] ? { cassetteDir: String(args['cassette-dir']) } : {}),
+        ...(typeof args.port === 'number' ? { port: args.port } : {}),
       })),
     )
     .command(

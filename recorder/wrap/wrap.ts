@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, unlinkSync, writeFileSync, renameSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -10,6 +11,8 @@ import { isHttpEntry, parseHostConfig, readHostConfig, setValue, type HostConfig
 export interface WrapOptions {
   servers?: string[];
   cassetteDir?: string;
+  /** Port for the first HTTP entry's proxy (the next ones count up); default: free ports. */
+  port?: number;
   /** The node binary and CLI the host should run; absolute, because hosts may start servers with
    * no working directory and a reduced PATH. */
   node?: string;
@@ -17,13 +20,65 @@ export interface WrapOptions {
 }
 
 export interface WrapReport {
-  changed: { name: string; cassette?: string }[];
+  /** For HTTP entries also the proxy URL the entry now points at and the `record --upstream`
+   * command to run (wrap starts nothing itself). */
+  changed: { name: string; cassette?: string; url?: string; command?: string[] }[];
   skipped: { name: string; reason: string }[];
   backup?: string;
 }
 
 export function backupPath(configPath: string): string {
   return `${configPath}.mcp-cassette.bak`;
+}
+
+/** Where wrap remembers the original URLs of HTTP entries, next to the config. */
+export function statePath(configPath: string): string {
+  return `${configPath}.mcp-cassette.state.json`;
+}
+
+interface WrapState {
+  version: 1;
+  entries: Record<string, { url: string; proxyUrl: string }>;
+}
+
+function readState(configPath: string): WrapState {
+  const path = statePath(configPath);
+  if (!existsSync(path)) return { version: 1, entries: {} };
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as WrapState;
+  } catch (err) {
+    throw new CassetteError('MCPC_CONFIG_INVALID', `${path} cannot be parsed (${(err as Error).message}); it records the original URLs of wrapped HTTP entries`);
+  }
+}
+
+function writeState(configPath: string, state: WrapState): void {
+  if (Object.keys(state.entries).length === 0) {
+    if (existsSync(statePath(configPath))) unlinkSync(statePath(configPath));
+    return;
+  }
+  atomicWrite(statePath(configPath), JSON.stringify(state, null, 2) + '\n');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The legacy HTTP+SSE transport (2024-11-05) has a GET /sse + POST /messages pair of endpoints
+ * that the Streamable HTTP proxy does not speak. */
+function isLegacySse(entry: ServerEntry): boolean {
+  if (entry.type === 'sse') return true;
+  try {
+    return new URL(String(entry.url)).pathname.endsWith('/sse');
+  } catch {
+    return false;
+  }
 }
 
 export function defaultCassetteDir(): string {
@@ -55,9 +110,11 @@ function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
 }
 
-export function wrapConfig(path: string, options: WrapOptions = {}): WrapReport {
+export async function wrapConfig(path: string, options: WrapOptions = {}): Promise<WrapReport> {
   const configPath = resolve(path);
   const config = readHostConfig(configPath);
+  const state = readState(configPath);
+  let nextPort = options.port;
   const dir = resolve(options.cassetteDir ?? defaultCassetteDir());
   const node = options.node ?? process.execPath;
   const cli = options.cli ?? cliPath;
@@ -66,7 +123,36 @@ export function wrapConfig(path: string, options: WrapOptions = {}): WrapReport 
   for (const name of selected(config, options.servers)) {
     const entry = config.servers[name]!;
     if (isHttpEntry(entry)) {
-      report.skipped.push({ name, reason: 'HTTP (url) entry: left alone, only stdio servers can be wrapped for now' });
+      const known = state.entries[name];
+      if (known && entry.url === known.proxyUrl) {
+        report.skipped.push({ name, reason: 'already wrapped' });
+        continue;
+      }
+      if (typeof entry.url !== 'string') {
+        report.skipped.push({ name, reason: 'no "url" string' });
+        continue;
+      }
+      if (isLegacySse(entry)) {
+        report.skipped.push({ name, reason: 'legacy HTTP+SSE endpoint: left alone, the proxy speaks Streamable HTTP' });
+        continue;
+      }
+      let upstream: URL;
+      try {
+        upstream = new URL(entry.url);
+      } catch {
+        report.skipped.push({ name, reason: `"url" ${JSON.stringify(entry.url)} is not a URL` });
+        continue;
+      }
+      const port = nextPort ?? (await freePort());
+      if (nextPort !== undefined) nextPort += 1;
+      const proxyUrl = `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`;
+      const cassette = join(dir, `${safeFileName(name)}.cassette.json`);
+      text = setValue(text, [config.key, name, 'url'], proxyUrl);
+      state.entries[name] = { url: entry.url, proxyUrl };
+      report.changed.push({
+        name, cassette, url: proxyUrl,
+        command: [node, cli, 'record', '--upstream', entry.url, '--listen', `127.0.0.1:${port}`, '--cassette', cassette, '--label', name],
+      });
       continue;
     }
     if (typeof entry.command !== 'string') {
@@ -88,19 +174,32 @@ export function wrapConfig(path: string, options: WrapOptions = {}): WrapReport 
     if (!existsSync(backup)) writeFileSync(backup, config.text);
     report.backup = backup;
     atomicWrite(configPath, text);
+    writeState(configPath, state);
   }
   return report;
 }
 
-export function unwrapConfig(path: string, options: { servers?: string[] } = {}): WrapReport {
+export async function unwrapConfig(path: string, options: { servers?: string[] } = {}): Promise<WrapReport> {
   const configPath = resolve(path);
   const config = readHostConfig(configPath);
   const backup = backupPath(configPath);
   const original = existsSync(backup) ? parseHostConfig(backup, readFileSync(backup, 'utf8')) : undefined;
+  const state = readState(configPath);
   const report: WrapReport = { changed: [], skipped: [] };
   let text = config.text;
   for (const name of selected(config, options.servers)) {
     const entry = config.servers[name]!;
+    const http = state.entries[name];
+    if (http) {
+      if (entry.url !== http.proxyUrl) {
+        report.skipped.push({ name, reason: `its url changed since wrap (now ${JSON.stringify(entry.url)}); left alone` });
+        continue;
+      }
+      text = setValue(text, [config.key, name, 'url'], http.url);
+      delete state.entries[name];
+      report.changed.push({ name });
+      continue;
+    }
     const inner = unwrappedCommand(entry);
     if (!inner) {
       report.skipped.push({ name, reason: 'not wrapped' });
@@ -117,13 +216,14 @@ export function unwrapConfig(path: string, options: { servers?: string[] } = {})
   }
   if (report.changed.length === 0) return report;
   const restored = parseHostConfig(configPath, text);
-  const stillWrapped = Object.values(restored.servers).some((e) => unwrappedCommand(e));
+  const stillWrapped = Object.values(restored.servers).some((e) => unwrappedCommand(e)) || Object.keys(state.entries).length > 0;
   if (original && !stillWrapped && isDeepStrictEqual(restored.servers, original.servers) &&
     isDeepStrictEqual(withoutServers(text, config.key), withoutServers(original.text, original.key))) {
     // Nothing else changed since wrap: give back the original bytes, formatting included.
     text = original.text;
   }
   atomicWrite(configPath, text);
+  writeState(configPath, state);
   if (!stillWrapped && original) {
     unlinkSync(backup);
   } else if (original) {
