@@ -204,3 +204,36 @@ test('a slow client does not make the proxy buffer the stream: RSS stays bounded
   t.is(got.digest('hex'), hash.digest('hex'));
   await proxy.stop();
 });
+
+test('SSE framing survives byte for byte: event ids, retry, comments, CRLF, multi-line data, empty priming events', async (t) => {
+  const dir = tempDir(t);
+  const stream = [
+    ': keep-alive comment\r\n\r\n',
+    'id: prime-1\r\nretry: 3000\r\ndata:\r\n\r\n',
+    'event: message\nid: 2\ndata: {"jsonrpc":"2.0","method":"notifications/progress",\ndata: "params":{"progressToken":"t","progress":1}}\n\n',
+    'id: 3\ndata: {"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n\n',
+  ];
+  const upstream = await startTappedUpstream(t, (req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let i = 0;
+    const next = (): void => {
+      if (i === stream.length) {
+        res.end();
+        return;
+      }
+      res.write(stream[i++]);
+      setTimeout(next, 20);
+    };
+    next();
+  });
+  const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'sse.cassette.json'));
+  const res = await request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc(1, 'tools/call') });
+  t.is(await res.body.text(), stream.join(''));
+  const { cassette } = await proxy.stop();
+  const events = cassette.sessions[0]!.messages.filter((m) => m.http?.part === 'sse');
+  t.deepEqual(events.map((m) => m.http!.sse), [{ id: 'prime-1', retry: 3000 }, { id: '2', event: 'message' }, { id: '3' }]);
+  t.like(events[0], { kind: 'text', raw: '', bytes: 0 });
+  t.like(events[1], { kind: 'notification', raw: '{"jsonrpc":"2.0","method":"notifications/progress",\n"params":{"progressToken":"t","progress":1}}' });
+  t.is(events[2]!.kind, 'response');
+});
