@@ -2,6 +2,7 @@
 /** `npm run bench`: prints one table. Numbers are medians and p99 over alternating runs. */
 import { cpus } from 'node:os';
 import { coldStart, roundTrips, VARIANTS } from './stdio-bench.js';
+import { httpRoundTrips, HTTP_VARIANTS } from './http-bench.js';
 import { fmt, summary } from './stats.js';
 
 const rows: string[][] = [];
@@ -21,6 +22,18 @@ for (const v of VARIANTS) {
   const added = s.median - rtDirect;
   rows.push(['stdio round trip (1 in flight)', v, `${fmt(s.median)} µs`, `${fmt(s.p99)} µs`,
     v === 'direct' ? '' : `+${fmt(added)} µs added${v === 'mcp-cassette record' ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
+}
+
+for (const format of ['json', 'sse'] as const) {
+  const http = await httpRoundTrips(format, Number(process.env.BENCH_HTTP_COUNT ?? 3000), 20);
+  const direct = summary(http.direct).median;
+  const floorAdded = summary(http['http floor']).median - direct;
+  for (const v of HTTP_VARIANTS) {
+    const s = summary(http[v]);
+    const added = s.median - direct;
+    rows.push([`HTTP round trip, ${format.toUpperCase()} answer (1 in flight)`, v, `${fmt(s.median)} µs`, `${fmt(s.p99)} µs`,
+      v === 'direct' ? '' : `+${fmt(added)} µs added${v === 'mcp-cassette record' ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
+  }
 }
 
 const header = ['scenario', 'variant', 'median', 'p99', 'compared'];
