@@ -131,7 +131,9 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     }
     journal.event('http-response', { x, status: upstream.statusCode, headers: redactHeaders(upstream.headers, options.redactHeaders) });
     res.writeHead(upstream.statusCode, clientResponseHeaders(upstream.headers));
-    res.flushHeaders();
+    // An event stream must reach the client before its first event; other bodies go out with
+    // their headers in one write.
+    if (String(upstream.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
     const stream = upstream.body;
     await new Promise<void>((resolve) => {
       stream.on('data', (chunk: Buffer) => {
