@@ -86,16 +86,22 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > options.maxBodyBytes) {
-        res.setHeader('connection', 'close');
-        refuse(413, `request body is over the limit of ${options.maxBodyBytes} bytes; raise it with --max-body-size`);
-        req.resume(); // discard the rest without keeping it; the connection closes after the answer
-        return;
+    try {
+      for await (const chunk of req as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > options.maxBodyBytes) {
+          res.setHeader('connection', 'close');
+          refuse(413, `request body is over the limit of ${options.maxBodyBytes} bytes; raise it with --max-body-size`);
+          req.resume(); // discard the rest without keeping it; the connection closes after the answer
+          return;
+        }
+        chunks.push(chunk);
+        journal.chunk('http-request', chunk, x);
       }
-      chunks.push(chunk);
-      journal.chunk('http-request', chunk, x);
+    } catch {
+      // The client went away while sending its body; nothing was forwarded.
+      journal.event('http-end', { x, outcome: 'client-aborted', error: 'the client closed the connection while sending the request body' });
+      return;
     }
     journal.event('http-request-end', { x });
     const body = Buffer.concat(chunks, size);
