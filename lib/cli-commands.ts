@@ -5,6 +5,8 @@ import type { ExitStatus } from '../recorder/stdio-recorder.js';
 import { recoverCommand } from '../recorder/recover-command.js';
 import { showCommand } from '../recorder/show-command.js';
 import { wrapCommand, unwrapCommand } from '../recorder/wrap/wrap-command.js';
+import { rulesCommand } from '../validators/rules-command.js';
+import { validateCommand } from '../validators/validate-command.js';
 import type { OptionSpec, ParsedOptions } from './fast-args.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
@@ -80,7 +82,27 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
         .option('server', { type: 'string', array: true, describe: 'Only these server entries (repeatable)' }),
       async (args) => exitWith(await unwrapCommand(String(args.config), { servers: (args.server as string[] | undefined) ?? [] })),
     )
-    .demandCommand(1, 'Name a command: record, recover, show, wrap or unwrap')
+    .command(
+      'validate <cassette...>',
+      'Check recorded traffic against the MCP specification (the rules of `mcp-cassette rules`)',
+      (y) => y.positional('cassette', { type: 'string', array: true, demandOption: true })
+        .option('format', { type: 'string', default: 'text', describe: 'text, json, junit, sarif or github (workflow annotations)' })
+        .option('fail-on', { type: 'string', describe: 'Exit 1 when violations at this level (error or warning) were found' })
+        .option('output', { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' }),
+      async (args) => exitWith(await validateCommand({
+        cassettes: (args.cassette as string[]).map(String),
+        format: String(args.format),
+        ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
+        ...(args.output !== undefined ? { output: String(args.output) } : {}),
+      })),
+    )
+    .command(
+      'rules',
+      'List every validation rule with its severity, revisions and spec link',
+      (y) => y.option('json', { type: 'boolean', default: false }).option('markdown', { type: 'boolean', default: false }),
+      async (args) => exitWith(await rulesCommand({ json: Boolean(args.json), markdown: Boolean(args.markdown) })),
+    )
+    .demandCommand(1, 'Name a command: record, recover, show, validate, rules, wrap or unwrap')
     .recommendCommands()
     .strict()
     .help()

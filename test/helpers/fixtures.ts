@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HttpExchange, RecordedSession } from '../../lib/cassette/cassette.js';
+import { frameToMessage, type RecordedMessage } from '../../lib/message.js';
+import { root } from './paths.js';
+
+export const fixtureRoot = join(root, 'cassettes', 'fixtures', 'rules');
+
+export interface RuleFixture {
+  rule: string;
+  name: string;
+  description: string;
+  transport: 'stdio' | 'streamable-http';
+  expect: string[];
+  messages: [string, unknown, number?][];
+}
+
+export function loadFixtures(): RuleFixture[] {
+  return readdirSync(fixtureRoot).sort().flatMap((rule) =>
+    readdirSync(join(fixtureRoot, rule)).filter((f) => f.endsWith('.json')).map((f) => ({
+      rule, name: f.replace(/\.json$/, ''), ...(JSON.parse(readFileSync(join(fixtureRoot, rule, f), 'utf8')) as Omit<RuleFixture, 'rule' | 'name'>),
+    })));
+}
+
+/**
+ * A fixture's messages as a recorded session: `c`/`s` carry JSON (client→server, server→client),
+ * `c-raw`/`s-raw` a text line, `s-b64` raw bytes; on HTTP the third element is the exchange.
+ */
+export function fixtureSession(f: RuleFixture): RecordedSession {
+  const exchanges = new Map<number, HttpExchange>();
+  const messages: RecordedMessage[] = f.messages.map(([kind, value, exchange], i) => {
+    const fromClient = kind.startsWith('c');
+    const bytes = kind.endsWith('-b64') ? Buffer.from(String(value), 'base64') : kind.endsWith('-raw') ? Buffer.from(String(value)) : Buffer.from(JSON.stringify(value));
+    const http = f.transport === 'streamable-http';
+    const x = exchange ?? 1;
+    if (http && !exchanges.has(x)) exchanges.set(x, { id: x, t: i, method: 'POST', path: '/mcp', requestHeaders: {}, status: 200, outcome: 'complete', mcp: true });
+    return frameToMessage(bytes, {
+      seq: i + 1, t: i,
+      direction: fromClient ? 'client-to-server' : 'server-to-client',
+      channel: http ? 'http' : fromClient ? 'stdin' : 'stdout',
+      terminated: true,
+      ...(http ? { http: { exchange: x, part: fromClient ? 'request' as const : 'response' as const } } : {}),
+    });
+  });
+  return {
+    id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: '2026-11-30T00:00:00.000Z',
+    target: f.transport === 'stdio' ? { command: ['fixture'], cwd: '/' } : { url: 'http://127.0.0.1/mcp', listen: 'http://127.0.0.1/mcp' },
+    protocol: {}, proxy: { pid: 0, version: 'fixture' },
+    ...(f.transport === 'streamable-http' ? { exchanges: [...exchanges.values()] } : {}),
+    messages,
+  };
+}

@@ -1,0 +1,44 @@
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { validateSession } from '../../validators/engine.js';
+import { RULES } from '../../validators/rules/index.js';
+import { fixtureSession, loadFixtures } from '../helpers/fixtures.js';
+import { sharedDir } from '../helpers/paths.js';
+
+const fixtures = loadFixtures();
+
+for (const f of fixtures) {
+  test(`${f.rule}/${f.name}: ${f.description}`, (t) => {
+    const errors: string[] = [];
+    const violations = validateSession(fixtureSession(f), { rules: RULES, onRuleError: (rule, err) => errors.push(`${rule}: ${String(err)}`) });
+    t.deepEqual(errors, [], 'no rule threw');
+    t.deepEqual([...new Set(violations.map((v) => v.rule))].sort(), [...f.expect].sort());
+    for (const v of violations) {
+      t.true(v.message.length > 0);
+      t.regex(v.spec, /^https:\/\/modelcontextprotocol\.io\/specification\/2026-07-28\//);
+    }
+  });
+}
+
+test('every implemented rule has a fixture that raises it, and every rule ID is in the catalogue', (t) => {
+  const catalogue = readFileSync(join(sharedDir, 'RULES.md'), 'utf8');
+  for (const rule of RULES) {
+    t.true(catalogue.includes(`| ${rule.id} |`), `${rule.id} is in ../shared/RULES.md`);
+    t.true(fixtures.some((f) => f.rule === rule.id && f.expect.includes(rule.id)), `${rule.id} has a fixture`);
+  }
+  t.true(fixtures.some((f) => f.rule === 'valid' && f.expect.length === 0), 'and clean traffic that raises nothing');
+});
+
+test('rule severity follows the level: MUST → error, SHOULD → warning, heuristics never error', (t) => {
+  const bySeverity = Object.fromEntries(RULES.map((r) => [r.id, validateSeverity(r)]));
+  t.is(bySeverity['ENV-RES-RESULT'], 'error');
+  t.is(bySeverity['TOOLS-NAME-FORMAT'], 'warning');
+  t.is(bySeverity['ENV-SERVERINFO'], 'warning');
+  for (const r of RULES) if (r.obs === 'H') t.not(bySeverity[r.id], 'error');
+});
+
+import { severityOf } from '../../validators/rule.js';
+function validateSeverity(r: (typeof RULES)[number]): string {
+  return severityOf(r);
+}

@@ -1,0 +1,113 @@
+import test from 'ava';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv04Module from 'ajv-draft-04';
+import addFormatsModule from 'ajv-formats';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { cli, node, root } from '../helpers/paths.js';
+import { collect, spawnTracked } from '../helpers/proc.js';
+import { fixtureSession, loadFixtures } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/tmp.js';
+import { emptyCassette } from '../../lib/cassette/cassette.js';
+import { stringifyCassette } from '../../lib/cassette/store.js';
+import { RULES } from '../../validators/rules/index.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const Ajv04 = Ajv04Module as unknown as typeof Ajv04Module.default;
+const examples = join(root, 'cassettes', 'examples');
+
+/** A cassette holding every rule fixture, so every rule fires at least once. */
+function fixtureCassette(dir: string): string {
+  const c = emptyCassette();
+  c.sessions = loadFixtures().map(fixtureSession);
+  const path = join(dir, 'fixtures.cassette.json');
+  writeFileSync(path, stringifyCassette(c));
+  return path;
+}
+
+const run = (t: Parameters<typeof tempDir>[0], args: string[]) => collect(spawnTracked(t, node, [cli, 'validate', ...args]));
+
+test('real traffic from the SDK servers raises only its real violations', async (t) => {
+  const r = await run(t, ['--format', 'json', join(examples, 'example-server.cassette.json'), join(examples, 'example-server-http.cassette.json'), join(examples, 'server-everything.cassette.json')]);
+  t.is(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout.toString()) as { violations: { rule: string; severity: string; spec: string; message: string }[]; summary: { errors: number } };
+  t.is(report.summary.errors, 0, 'no errors on clean SDK traffic');
+  // The example server's `add` returns {"sum":5} as structuredContent but "5" as text (a SHOULD),
+  // and server-everything has parameterless tools with a bare {"type":"object"} (a recommendation).
+  t.deepEqual([...new Set(report.violations.map((v) => `${v.rule}:${v.severity}`))].sort(), ['TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning']);
+  for (const v of report.violations) t.regex(v.spec, /server\/tools$/);
+});
+
+test('--fail-on sets the exit code; an unreadable cassette is exit 2', async (t) => {
+  const dir = tempDir(t);
+  const path = fixtureCassette(dir);
+  t.is((await run(t, [path])).code, 0, 'without --fail-on the report never fails the run');
+  t.is((await run(t, ['--fail-on', 'error', path])).code, 1);
+  const clean = join(examples, 'example-server.cassette.json');
+  t.is((await run(t, ['--fail-on', 'error', clean])).code, 0);
+  t.is((await run(t, ['--fail-on', 'warning', clean])).code, 1);
+  writeFileSync(join(dir, 'bad.cassette.json'), '{');
+  const bad = await run(t, [join(dir, 'bad.cassette.json')]);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /bad\.cassette\.json is not valid JSON/);
+  const format = await run(t, ['--format', 'xml', clean]);
+  t.is(format.code, 2);
+  t.regex(format.stderr, /--format must be one of text, json, junit, sarif, github/);
+});
+
+test('json: the documented fields, one entry per violation', async (t) => {
+  const path = fixtureCassette(tempDir(t));
+  const r = await run(t, ['--format', 'json', path]);
+  const report = JSON.parse(r.stdout.toString()) as { violations: Record<string, unknown>[]; summary: { byRule: Record<string, unknown> } };
+  for (const v of report.violations) t.deepEqual(Object.keys(v).slice(0, 8), ['rule', 'severity', 'session', 'seq', 'direction', 'path', 'message', 'spec']);
+  t.deepEqual(Object.keys(report.summary.byRule).sort(), RULES.map((r) => r.id).sort(), 'every rule fired on its fixtures');
+});
+
+test('junit: well-formed XML a JUnit consumer can read, failures for errors only', async (t) => {
+  const dir = tempDir(t);
+  const path = fixtureCassette(dir);
+  const out = join(dir, 'report.xml');
+  const r = await run(t, ['--format', 'junit', '--output', out, path]);
+  t.is(r.code, 0);
+  const xml = readFileSync(out, 'utf8');
+  t.is(XMLValidator.validate(xml), true);
+  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as { testsuites: { tests: string; failures: string; testsuite: { testcase: { classname: string; failure?: unknown }[] } } };
+  t.is(Number(doc.testsuites.tests), RULES.length);
+  const failing = doc.testsuites.testsuite.testcase.filter((c) => c.failure).map((c) => c.classname);
+  t.true(failing.includes('ENV-RES-RESULT'));
+  t.false(failing.includes('TOOLS-NAME-FORMAT'), 'warnings are not failures');
+  t.is(Number(doc.testsuites.failures), failing.length);
+});
+
+test('sarif: valid against the official SARIF 2.1.0 schema', async (t) => {
+  const path = fixtureCassette(tempDir(t));
+  const r = await run(t, ['--format', 'sarif', path]);
+  const sarif = JSON.parse(r.stdout.toString()) as { runs: { results: { ruleId: string; level: string }[] }[] };
+  const schema = JSON.parse(readFileSync(join(root, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
+  // The SARIF schema is draft-04, and one of its patterns is not valid with the u flag.
+  const ajv = new Ajv04({ strict: false, allErrors: true, unicodeRegExp: false });
+  addFormats(ajv);
+  const valid = ajv.validate(schema, sarif);
+  t.true(valid, JSON.stringify(ajv.errors?.slice(0, 3)));
+  t.true(sarif.runs[0]!.results.some((x) => x.ruleId === 'ENV-RES-RESULT' && x.level === 'error'));
+  t.true(sarif.runs[0]!.results.some((x) => x.ruleId === 'TOOLS-NOPARAM' && x.level === 'note'));
+});
+
+test('github: one workflow command per violation, escaped', async (t) => {
+  const path = fixtureCassette(tempDir(t));
+  const r = await run(t, ['--format', 'github', path]);
+  const lines = r.stdout.toString().trim().split('\n');
+  t.true(lines.length > RULES.length - 1);
+  for (const l of lines) t.regex(l, /^::(error|warning|notice) file=[^,]+,title=[A-Z0-9-]+::[^\n]+$/);
+});
+
+test('rules lists every rule with severity, revisions and spec link', async (t) => {
+  const r = await collect(spawnTracked(t, node, [cli, 'rules', '--json']));
+  const table = JSON.parse(r.stdout.toString()) as { id: string; severity: string; revisions: string; spec: string }[];
+  t.deepEqual(table.map((x) => x.id), RULES.map((x) => x.id));
+  t.true(table.every((x) => x.spec.startsWith('https://modelcontextprotocol.io/specification/2026-07-28/')));
+  t.is(table.find((x) => x.id === 'ENV-RESULTTYPE-PRESENT')!.revisions, '2026-07-28', 'gated by revision');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const md = await collect(spawnTracked(t, node, [cli, 'rules', '--markdown']));
+  t.true(readme.includes(md.stdout.toString().trim()), 'README carries the same table (`mcp-cassette rules --markdown`)');
+});

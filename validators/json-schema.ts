@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+/**
+ * JSON Schemas found inside messages (tool inputSchema/outputSchema): the dialect comes from
+ * `$schema` (2020-12 when absent), each distinct schema is compiled once (cache by content hash),
+ * network `$ref`s are never fetched, and a schema too large to be a tool schema is not compiled.
+ */
+const MAX_SCHEMA_BYTES = 256 * 1024;
+
+type Dialect = '2020-12' | '2019-09' | 'draft-07' | 'unsupported';
+
+export function dialectOf(schema: Record<string, unknown>): Dialect {
+  const s = typeof schema.$schema === 'string' ? schema.$schema : undefined;
+  if (s === undefined || /draft\/2020-12\/schema/.test(s)) return '2020-12';
+  if (/draft\/2019-09\/schema/.test(s)) return '2019-09';
+  if (/draft-07\/schema/.test(s)) return 'draft-07';
+  return 'unsupported';
+}
+
+const engines = new Map<Dialect, Ajv>();
+function engine(dialect: Dialect): Ajv {
+  let e = engines.get(dialect);
+  if (!e) {
+    const options = { strict: false, allErrors: false, validateFormats: false, loadSchema: undefined } as const;
+    e = dialect === '2019-09' ? new Ajv2019(options) : dialect === 'draft-07' ? new Ajv(options) : new Ajv2020(options);
+    engines.set(dialect, e);
+  }
+  return e;
+}
+
+const compiled = new Map<string, { validate?: ValidateFunction; problem?: string }>();
+
+export function schemaProblem(schema: Record<string, unknown>): string | undefined {
+  return compile(schema).problem;
+}
+
+/** Validates data against a schema; undefined when it conforms or the schema cannot be used. */
+export function dataProblem(schema: Record<string, unknown>, data: unknown): string | undefined {
+  const c = compile(schema);
+  if (!c.validate || c.validate(data)) return undefined;
+  const e = c.validate.errors?.[0];
+  return e ? `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}` : 'does not conform';
+}
+
+function compile(schema: Record<string, unknown>): { validate?: ValidateFunction; problem?: string } {
+  const text = JSON.stringify(schema);
+  const key = createHash('sha256').update(text).digest('base64');
+  let c = compiled.get(key);
+  if (c) return c;
+  const dialect = dialectOf(schema);
+  if (dialect === 'unsupported') c = { problem: `unsupported JSON Schema dialect ${JSON.stringify(schema.$schema)}` };
+  else if (text.length > MAX_SCHEMA_BYTES) c = {};
+  else {
+    const ajv = engine(dialect);
+    const { $id: _id, ...anonymous } = schema; // no $id: distinct tools may reuse one
+    if (!ajv.validateSchema(anonymous)) {
+      const e = ajv.errors?.[0];
+      c = { problem: `not a valid ${dialect} schema: ${e ? `${e.instancePath || '(root)'} ${e.message ?? ''}` : 'meta-schema check failed'}` };
+    } else {
+      try {
+        c = { validate: ajv.compile(anonymous) };
+      } catch (err) {
+        // Unresolvable references (never fetched) make the schema unusable here, not invalid.
+        c = /can't resolve reference/i.test((err as Error).message) ? {} : { problem: (err as Error).message };
+      }
+    }
+  }
+  compiled.set(key, c);
+  return c;
+}

@@ -1,0 +1,66 @@
+import type { RecordedMessage } from '../lib/message.js';
+import type { Severity } from '../lib/violation.js';
+import type { SessionState } from './session-state.js';
+
+/** Which traffic a rule judges: every revision, the 2025 handshake era, or 2026-07-28. */
+export type Era = 'all' | 'legacy' | 'modern';
+
+export interface RuleInfo {
+  /** The ID in ../shared/RULES.md, exactly. */
+  id: string;
+  /** The keyword level in RULES.md; it decides the severity (MUST and schema: error, SHOULD: warning). */
+  level: 'MUST' | 'MUST NOT' | 'SHOULD' | 'SHOULD NOT' | 'REC' | 'schema' | 'desc' | 'derived';
+  /** `1`: one message; `N`: needs session state; `H`: heuristic (never an error). */
+  obs: '1' | 'N' | 'H';
+  era: Era;
+  /** Only for this transport, when the rule is transport-specific. */
+  transport?: 'stdio' | 'streamable-http';
+  /** Spec page and section, relative to docs/specification/2026-07-28/. */
+  source: string;
+  title: string;
+  /** Overrides the level-derived severity (spec conflicts C1-C9, REC hints). */
+  severity?: Severity;
+}
+
+export interface Observed {
+  msg: RecordedMessage;
+  /** The parsed message when it is a JSON object. */
+  json?: Record<string, unknown>;
+  /** The protocol revision this message is judged by, when it can be told. */
+  revision?: string;
+  era?: 'legacy' | 'modern';
+  /** For responses: the request they answer (sent in the opposite direction). */
+  request?: { msg: RecordedMessage; json: Record<string, unknown>; method: string; era?: 'legacy' | 'modern' };
+  transport: 'stdio' | 'streamable-http';
+}
+
+export type Report = (path: string, message: string) => void;
+
+export interface Rule extends RuleInfo {
+  check(o: Observed, report: Report, state: SessionState): void;
+}
+
+export function severityOf(rule: RuleInfo): Severity {
+  if (rule.severity) return rule.severity;
+  if (rule.obs === 'H') return 'warning';
+  switch (rule.level) {
+    case 'SHOULD':
+    case 'SHOULD NOT':
+    case 'REC':
+      return 'warning';
+    default:
+      return 'error';
+  }
+}
+
+export const SPEC_BASE = 'https://modelcontextprotocol.io/specification/2026-07-28/';
+
+/** `basic/index.mdx §Requests` → a link to that page. */
+export function specLink(source: string): string {
+  const page = source.split(/[;§ ]/)[0]!.replace(/\.mdx$/, '').replace(/\/index$/, '');
+  return `${SPEC_BASE}${page}`;
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

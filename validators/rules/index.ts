@@ -1,0 +1,9 @@
+import type { Rule } from '../rule.js';
+import { envelopeRules } from './envelope.js';
+import { mrtrRules } from './mrtr.js';
+import { stdioRules } from './stdio.js';
+import { toolRules } from './tools.js';
+import { versionRules } from './version.js';
+
+/** Every implemented rule, in catalogue order (explicit list, no directory scanning). */
+export const RULES: readonly Rule[] = [...envelopeRules, ...versionRules, ...toolRules, ...mrtrRules, ...stdioRules];

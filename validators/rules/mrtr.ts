@@ -1,0 +1,71 @@
+import { isObject, type Rule } from '../rule.js';
+import { mrtrKey } from '../session-state.js';
+import { clientCapabilities } from './envelope.js';
+
+const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const CAPABILITY_OF: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+function inputRequired(o: Parameters<Rule['check']>[0]): Record<string, unknown> | undefined {
+  if (o.msg.direction !== 'server-to-client' || !o.json || !isObject(o.json.result)) return undefined;
+  return o.json.result.resultType === 'input_required' ? o.json.result : undefined;
+}
+
+function retryParams(o: Parameters<Rule['check']>[0]): Record<string, unknown> | undefined {
+  if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string' || !('id' in o.json)) return undefined;
+  const p = isObject(o.json.params) ? o.json.params : undefined;
+  return p && ('inputResponses' in p || 'requestState' in p) ? p : undefined;
+}
+
+/** §14 of RULES.md: multi round-trip requests. */
+export const mrtrRules: Rule[] = [
+  {
+    id: 'MRTR-METHODS', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Supported Requests',
+    title: 'input_required answers only tools/call, prompts/get and resources/read',
+    check(o, report) {
+      if (inputRequired(o) && o.request && !MRTR_METHODS.has(o.request.method)) report('/result/resultType', `input_required in answer to ${o.request.method}`);
+    },
+  },
+  {
+    id: 'MRTR-NONEMPTY', level: 'MUST', obs: '1', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    title: 'An InputRequiredResult has inputRequests, requestState, or both',
+    check(o, report) {
+      const r = inputRequired(o);
+      if (r && !('inputRequests' in r) && !('requestState' in r)) report('/result', 'input_required with neither inputRequests nor requestState');
+    },
+  },
+  {
+    id: 'MRTR-DECLARED-ONLY', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    title: 'inputRequests holds only kinds the request declared in clientCapabilities',
+    check(o, report) {
+      const r = inputRequired(o);
+      if (!r || !o.request || !isObject(r.inputRequests)) return;
+      const caps = clientCapabilities(o.request.json) ?? {};
+      for (const [key, req] of Object.entries(r.inputRequests)) {
+        const cap = isObject(req) ? CAPABILITY_OF[String(req.method)] : undefined;
+        if (cap && !(cap in caps)) report(`/result/inputRequests/${key}`, `asks for ${String((req as { method: unknown }).method)}, but the request did not declare the ${cap} capability (answer -32021 instead)`);
+      }
+    },
+  },
+  {
+    id: 'MRTR-ECHO-STATE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
+    title: 'The retry echoes requestState exactly, or sends none if none was given',
+    check(o, report, state) {
+      const p = retryParams(o);
+      if (!p) return;
+      const issued = state.issuedState.get(mrtrKey(o.json!));
+      if (!issued) return;
+      if (issued.state === undefined && 'requestState' in p) report('/params/requestState', 'the retry sends a requestState, but the server gave none');
+      else if (issued.state !== undefined && p.requestState !== issued.state) report('/params/requestState', `the retry's requestState ${JSON.stringify(p.requestState)} is not the ${JSON.stringify(issued.state)} the server returned`);
+    },
+  },
+  {
+    id: 'MRTR-NEW-ID', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
+    title: 'The retry has a new JSON-RPC id',
+    check(o, report, state) {
+      const p = retryParams(o);
+      if (!p) return;
+      const issued = state.issuedState.get(mrtrKey(o.json!));
+      if (issued && JSON.stringify(issued.id) === JSON.stringify(o.json!.id)) report('/id', `the retry reuses id ${JSON.stringify(o.json!.id)} of the request it retries`);
+    },
+  },
+];

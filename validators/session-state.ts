@@ -1,0 +1,171 @@
+import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
+import type { Direction, RecordedMessage } from '../lib/message.js';
+import { isObject, type Observed } from './rule.js';
+
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const MODERN_REVISION = '2026-07-28';
+
+export interface PendingRequest {
+  msg: RecordedMessage;
+  json: Record<string, unknown>;
+  method: string;
+  era?: 'legacy' | 'modern';
+}
+
+/**
+ * What the validator knows about one session while it walks the messages in order: the requests
+ * each side still awaits, the negotiated revision, the latest tool list, MRTR rounds. Rules read
+ * it; only the engine changes it (after all rules saw a message), so every rule sees the same
+ * "before" state.
+ */
+export class SessionState {
+  readonly pending: Record<Direction, Map<string, PendingRequest>> = {
+    'client-to-server': new Map(),
+    'server-to-client': new Map(),
+  };
+  /** The revision an `initialize` handshake settled, if any. */
+  legacyRevision?: string;
+  /** A request with the 2026-07-28 envelope has been seen. */
+  modernSeen = false;
+  /** Tools from the most recent `tools/list` answer, by name. */
+  tools = new Map<string, Record<string, unknown>>();
+  /** `requestState` handed out with an `input_required` answer, by the request's identity. */
+  issuedState = new Map<string, { state?: string; id: unknown; kinds: string[] }>();
+  readonly exchanges = new Map<number, HttpExchange>();
+
+  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'>) {
+    for (const x of session.exchanges ?? []) this.exchanges.set(x.id, x);
+  }
+
+  /** Reads one message in the light of everything before it. */
+  observe(msg: RecordedMessage): Observed {
+    const json = isObject(msg.json) ? msg.json : undefined;
+    const o: Observed = { msg, transport: this.session.transport, ...(json ? { json } : {}) };
+    if (!json) return o;
+    const method = typeof json.method === 'string' ? json.method : undefined;
+    if (method !== undefined) {
+      if (msg.direction === 'client-to-server' && 'id' in json) this.#classifyClientRequest(o, json, method);
+      else this.#classifyOther(o);
+      return o;
+    }
+    if ('result' in json || 'error' in json) {
+      const other: Direction = msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
+      const req = this.pending[other].get(idKey(json.id));
+      if (req) {
+        o.request = req;
+        if (req.era) o.era = req.era;
+        const rev = revisionOf(req.json);
+        if (req.method === 'initialize' && isObject(json.result) && typeof json.result.protocolVersion === 'string') {
+          o.revision = json.result.protocolVersion;
+        } else if (rev) {
+          o.revision = rev;
+        } else if (req.era === 'legacy' && this.legacyRevision) {
+          o.revision = this.legacyRevision;
+        }
+      } else {
+        this.#classifyOther(o);
+      }
+    }
+    return o;
+  }
+
+  #classifyClientRequest(o: Observed, json: Record<string, unknown>, method: string): void {
+    const declared = revisionOf(json);
+    if (declared) {
+      o.era = 'modern';
+      o.revision = declared;
+      return;
+    }
+    if (method === 'initialize') {
+      o.era = 'legacy';
+      const offered = isObject(json.params) ? json.params.protocolVersion : undefined;
+      if (typeof offered === 'string') o.revision = offered;
+      return;
+    }
+    if (this.legacyRevision) {
+      o.era = 'legacy';
+      o.revision = this.legacyRevision;
+      return;
+    }
+    const header = this.#header(o.msg, 'mcp-protocol-version');
+    if (header) {
+      o.era = header >= MODERN_REVISION ? 'modern' : 'legacy';
+      o.revision = header;
+      return;
+    }
+    if (this.session.transport === 'streamable-http') {
+      // No header and no envelope: the legacy rule assumes 2025-03-26.
+      o.era = 'legacy';
+      o.revision = '2025-03-26';
+      return;
+    }
+    if (this.modernSeen) o.era = 'modern';
+  }
+
+  #classifyOther(o: Observed): void {
+    if (this.legacyRevision) {
+      o.era = 'legacy';
+      o.revision = this.legacyRevision;
+    } else if (this.modernSeen) {
+      o.era = 'modern';
+      o.revision = MODERN_REVISION;
+    }
+  }
+
+  #header(msg: RecordedMessage, name: string): string | undefined {
+    if (msg.http === undefined) return undefined;
+    const v = this.exchanges.get(msg.http.exchange)?.requestHeaders[name];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  header(msg: RecordedMessage, name: string): string | undefined {
+    return this.#header(msg, name);
+  }
+
+  /** Applies a message to the state once every rule has seen it. */
+  commit(o: Observed): void {
+    const json = o.json;
+    if (!json) return;
+    if (typeof json.method === 'string' && 'id' in json) {
+      this.pending[o.msg.direction].set(idKey(json.id), { msg: o.msg, json, method: json.method, ...(o.era ? { era: o.era } : {}) });
+      if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
+      return;
+    }
+    if (!o.request) return;
+    const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
+    this.pending[other].delete(idKey(json.id));
+    const result = isObject(json.result) ? json.result : undefined;
+    if (!result) return;
+    if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
+    if (result.resultType === 'input_required') {
+      const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
+      this.issuedState.set(mrtrKey(o.request.json), {
+        ...(typeof result.requestState === 'string' ? { state: result.requestState } : {}),
+        id: o.request.json.id,
+        kinds: Object.values(inputRequests).filter(isObject).map((r) => String(r.method)),
+      });
+    }
+    if (o.request.method === 'tools/list' && Array.isArray(result.tools)) {
+      const isFirstPage = !(isObject(o.request.json.params) && o.request.json.params.cursor);
+      if (isFirstPage) this.tools.clear();
+      for (const t of result.tools) if (isObject(t) && typeof t.name === 'string') this.tools.set(t.name, t);
+    }
+  }
+}
+
+export function idKey(id: unknown): string {
+  return JSON.stringify(id ?? null);
+}
+
+export function revisionOf(json: Record<string, unknown>): string | undefined {
+  const params = isObject(json.params) ? json.params : undefined;
+  const meta = params && isObject(params._meta) ? params._meta : undefined;
+  const v = meta?.[META_VERSION];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** What makes a retry the same request: method, and the tool, prompt or resource it names. */
+export function mrtrKey(request: Record<string, unknown>): string {
+  const p = isObject(request.params) ? request.params : {};
+  return JSON.stringify([request.method, p.name ?? p.uri ?? null, p.arguments ?? null]);
+}

@@ -1,0 +1,49 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadCassette } from '../lib/cassette/store.js';
+import { CassetteError } from '../lib/errors.js';
+import { SEVERITY_ORDER, type Severity } from '../lib/violation.js';
+import { validateSession } from './engine.js';
+import { FORMATS, render, type Format } from './reports/formats.js';
+import type { ValidationRun } from './reports/summary.js';
+import { RULES } from './rules/index.js';
+
+export interface ValidateArgs {
+  cassettes: string[];
+  format: string;
+  failOn?: string;
+  output?: string;
+}
+
+export function validateCassettes(paths: string[], onRuleError?: (rule: string, err: unknown) => void): ValidationRun {
+  const run: ValidationRun = { cassettes: [], violations: [] };
+  for (const p of paths) {
+    const path = resolve(p);
+    const cassette = loadCassette(path);
+    run.cassettes.push({ path, sessions: cassette.sessions.length, messages: cassette.sessions.reduce((n, s) => n + s.messages.length, 0) });
+    for (const session of cassette.sessions) {
+      for (const v of validateSession(session, { rules: RULES, ...(onRuleError ? { onRuleError } : {}) })) run.violations.push({ ...v, cassette: path });
+    }
+  }
+  return run;
+}
+
+/** `mcp-cassette validate <cassette...>`: 0 clean (or below --fail-on), 1 violations at the
+ * --fail-on level, 2 a cassette that cannot be read. */
+export async function validateCommand(args: ValidateArgs): Promise<number> {
+  if (!(FORMATS as readonly string[]).includes(args.format)) {
+    throw new CassetteError('MCPC_USAGE', `--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(args.format)})`);
+  }
+  if (args.failOn !== undefined && args.failOn !== 'error' && args.failOn !== 'warning') {
+    throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(args.failOn)})`);
+  }
+  const run = validateCassettes(args.cassettes, (rule, err) => {
+    process.stderr.write(`mcp-cassette: rule ${rule} failed on this input (a validator bug, please report it): ${(err as Error).message}\n`);
+  });
+  const text = render(args.format as Format, run, RULES, !args.output && args.format === 'text' && process.stdout.isTTY === true);
+  if (args.output) writeFileSync(args.output, text);
+  else process.stdout.write(text);
+  if (args.failOn === undefined) return 0;
+  const threshold = SEVERITY_ORDER[args.failOn as Severity];
+  return run.violations.some((v) => SEVERITY_ORDER[v.severity] >= threshold) ? 1 : 0;
+}
