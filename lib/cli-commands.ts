@@ -1,6 +1,6 @@
 import yargs, { type Argv } from 'yargs';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
-import { recordArgsFrom, runRecord } from '../recorder/record-command.js';
+import { recordArgsFrom, runRecord, type RecordHooks } from '../recorder/record-command.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
 import { recoverCommand } from '../recorder/recover-command.js';
 import { showCommand } from '../recorder/show-command.js';
@@ -13,6 +13,7 @@ import { CassetteError } from './errors.js';
 
 export interface CliHooks {
   finishRecord(status: ExitStatus): Promise<void>;
+  recordHooks: RecordHooks;
 }
 
 function applyOptions(y: Argv, spec: Record<string, OptionSpec>): Argv {
@@ -43,7 +44,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       (y) => applyOptions(y.usage('$0 record [options] [--] <server command> [args...]\n$0 record --upstream <url> [--listen host:port] [options]'), RECORD_OPTIONS),
       async (args) => {
         const command = (args['--'] as string[] | undefined) ?? args._.slice(1);
-        const status = await runRecord(recordArgsFrom({ ...args, '--': command.map(String) } as ParsedOptions));
+        const status = await runRecord(recordArgsFrom({ ...args, '--': command.map(String) } as ParsedOptions), hooks.recordHooks);
         await hooks.finishRecord(status);
       },
     )

@@ -7,21 +7,34 @@
 import { parseFast } from './fast-args.js';
 import { isCassetteError } from './errors.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
-import { recordArgsFrom, runRecord } from '../recorder/record-command.js';
+import { recordArgsFrom, runRecord, type RecordHooks } from '../recorder/record-command.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
 
 const USAGE_EXIT = 2;
+
+/** The live validator, loaded only once the server is running. */
+const recordHooks: RecordHooks = {
+  liveObserver: async (logger, args) => {
+    const { createLiveValidator } = await import('../validators/live.js');
+    return createLiveValidator({
+      logger,
+      ...(args.failOn ? { failOn: args.failOn } : {}),
+      ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),
+      ...(args.alertExec ? { exec: args.alertExec } : {}),
+    });
+  },
+};
 
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'record') {
     const fast = parseFast(argv.slice(1), RECORD_OPTIONS);
     if (fast) {
-      await finishRecord(await runRecord(recordArgsFrom(fast)));
+      await finishRecord(await runRecord(recordArgsFrom(fast), recordHooks));
       return;
     }
   }
   const { buildCli } = await import('./cli-commands.js');
-  await buildCli(argv, { finishRecord }).parseAsync();
+  await buildCli(argv, { finishRecord, recordHooks }).parseAsync();
 }
 
 /** Ends the proxy the way its server ended: same exit code, or the same signal. */

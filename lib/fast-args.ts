@@ -45,6 +45,11 @@ export function parseFast(argv: readonly string[], spec: Record<string, OptionSp
     }
     const eq = arg.indexOf('=');
     const key = eq > 0 ? arg.slice(0, eq) : arg;
+    const negated = key.startsWith('--no-') ? byName.get(`--${key.slice(5)}`) : undefined;
+    if (negated && negated[1].type === 'boolean' && eq < 0) {
+      out[negated[0]] = false;
+      continue;
+    }
     const entry = byName.get(key);
     if (!entry) return undefined;
     const [name, s] = entry;

@@ -143,12 +143,12 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     const stream = upstream.body;
     await new Promise<void>((resolve) => {
       stream.on('data', (chunk: Buffer) => {
-        // Forward first; a slow client pauses the upstream instead of growing a buffer here.
+        journal.chunk('http-response', chunk, x); // before forwarding: a SIGKILL loses nothing the client has
+        // A slow client pauses the upstream instead of growing a buffer here.
         if (!res.write(chunk)) {
           stream.pause();
           res.once('drain', () => stream.resume());
         }
-        journal.chunk('http-response', chunk, x);
       });
       stream.on('end', () => {
         done = true;

@@ -2,6 +2,7 @@ import { basename, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
+import type { LiveObserver } from '../lib/live-observer.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -28,6 +29,11 @@ export interface RecordArgs {
   redactPatterns: RegExp[];
   logFile?: string;
   logLevel: string;
+  /** Live validation (on unless --no-validate) and what to do with violations. */
+  validate: boolean;
+  failOn?: 'error' | 'warning';
+  alertWebhook?: string;
+  alertExec?: string;
   /** Present in Streamable HTTP mode (`--upstream`). */
   http?: HttpModeArgs;
 }
@@ -89,7 +95,15 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   if (!LOG_LEVELS.includes(logLevel)) throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
   const grace = Number(parsed['shutdown-grace'] ?? 2000);
   if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
+  const failOn = parsed['fail-on'];
+  if (failOn !== undefined && failOn !== 'error' && failOn !== 'warning') throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(failOn)})`);
+  const webhook = parsed['alert-webhook'];
+  if (webhook !== undefined && !/^https?:\/\//.test(String(webhook))) throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
   return {
+    validate: parsed.validate !== false,
+    ...(failOn !== undefined ? { failOn } : {}),
+    ...(webhook !== undefined ? { alertWebhook: String(webhook) } : {}),
+    ...(parsed['alert-exec'] !== undefined ? { alertExec: String(parsed['alert-exec']) } : {}),
     command,
     cassette: resolve(String(parsed.cassette ?? (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)))),
     overwrite: Boolean(parsed.overwrite),
@@ -107,21 +121,30 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
  * cassette is written after the server is gone; if that fails, the journal is kept and the
  * error says how to recover it.
  */
-export async function runRecord(args: RecordArgs): Promise<ExitStatus> {
+/** Supplied by the composition root: the recorder itself knows nothing of validation. */
+export interface RecordHooks {
+  liveObserver?: (logger: Logger, args: RecordArgs) => Promise<LiveObserver>;
+}
+
+export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
     return runHttpRecord(args, args.http, saveSession);
   }
+  let logger: Logger | undefined;
   const proxy = runStdioProxy({
     cassette: args.cassette,
     command: args.command,
     shutdownGraceMs: args.shutdownGraceMs,
     redactPatterns: args.redactPatterns,
+    live: args.validate && hooks.liveObserver !== undefined,
+    warn: (message) => logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
   });
   // Everything below runs after the server was spawned and its pipes connected.
-  const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
   logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
+  if (proxy.live && hooks.liveObserver) proxy.live.attach(hooks.liveObserver(logger, args));
   let status: ExitStatus;
   try {
     status = await proxy.done;
@@ -135,6 +158,8 @@ export async function runRecord(args: RecordArgs): Promise<ExitStatus> {
     );
   }
   await saveSession(args, proxy.journal, logger);
+  // --fail-on turns a clean server exit into a failure when violations were seen.
+  if (status.validationFailed && status.code === 0 && status.signal === null) return { ...status, code: 1 };
   return status;
 }
 

@@ -41,6 +41,17 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
   },
   'allow-host': { type: 'array', describe: 'HTTP mode: extra Host names the listener accepts (loopback names always are)' },
   'allow-origin': { type: 'array', describe: 'HTTP mode: extra Origins the listener accepts (loopback origins always are)' },
+  validate: {
+    type: 'boolean',
+    describe: 'Validate every message live against the MCP spec and alert on violations (--no-validate turns it off)',
+    default: true,
+  },
+  'fail-on': {
+    type: 'string',
+    describe: 'Exit 1 (when the server itself exited 0) if violations at this level (error or warning) were seen',
+  },
+  'alert-webhook': { type: 'string', describe: 'POST each new violation as JSON (Slack-compatible `text` field) to this URL' },
+  'alert-exec': { type: 'string', describe: 'Pipe each new violation as one JSON line into this shell command' },
   'log-file': { type: 'string', describe: 'Write mcp-cassette logs to this file instead of stderr' },
   'log-level': {
     type: 'string',

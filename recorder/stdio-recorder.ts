@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
 import { redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
+import { LiveTap } from './live-tap.js';
 
 export interface StdioRecordOptions {
   cassette: string;
@@ -18,22 +19,27 @@ export interface StdioRecordOptions {
    * before SIGKILL. */
   shutdownGraceMs?: number;
   redactPatterns?: RegExp[];
+  /** Validate live (the observer is attached once it is loaded, after the spawn). */
+  live?: boolean;
+  warn?: (message: string) => void;
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
 }
 
 export interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** Live validation saw violations at the --fail-on level. */
+  validationFailed?: boolean;
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /**
- * The stdio recording proxy: spawn the server, forward bytes both ways untouched (forward first,
- * journal after), pass stderr through, and fold the journal into the cassette once the server is
- * gone. Resolves with the server's exit status.
+ * The stdio recording proxy: spawn the server, forward bytes both ways untouched, pass stderr
+ * through, and fold the journal into the cassette once the server is gone. Resolves with the
+ * server's exit status.
  */
-export function runStdioProxy(options: StdioRecordOptions): { sessionId: string; journal: string; done: Promise<ExitStatus> } {
+export function runStdioProxy(options: StdioRecordOptions): { sessionId: string; journal: string; done: Promise<ExitStatus>; live?: LiveTap } {
   const io = options.io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   const grace = options.shutdownGraceMs ?? 2000;
   const t0 = performance.now();
@@ -58,6 +64,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       proxy: { pid: process.pid, version: packageVersion() },
     },
   }, t0);
+  const live = options.live ? new LiveTap(sessionId, journal, options.warn ?? (() => {})) : undefined;
 
   const done = new Promise<ExitStatus>((resolve, reject) => {
     let spawnError: NodeJS.ErrnoException | undefined;
@@ -87,15 +94,20 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
     };
 
     // host → server
+    // Each chunk is appended to the journal (one page-cache write, a few µs) just before it is
+    // forwarded: then a SIGKILL can never lose bytes the other side already has. Everything else
+    // (framing, parsing, validation) happens after forwarding, in a later turn of the loop.
     io.stdin.on('data', (chunk: Buffer) => {
+      const t = journal.chunk('stdin', chunk);
       if (!child.stdin!.destroyed && !child.stdin!.write(chunk)) {
         io.stdin.pause();
         child.stdin!.once('drain', () => io.stdin.resume());
       }
-      journal.chunk('stdin', chunk);
+      live?.chunk('stdin', chunk, t);
     });
     io.stdin.on('end', () => {
       journal.event('eof', { channel: 'stdin' });
+      live?.end('stdin', journal.now());
       child.stdin!.end();
       beginShutdown('host-eof');
     });
@@ -106,25 +118,33 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
 
     // server → host
     child.stdout!.on('data', (chunk: Buffer) => {
+      const t = journal.chunk('stdout', chunk);
       if (!io.stdout.write(chunk)) {
         child.stdout!.pause();
         io.stdout.once('drain', () => child.stdout!.resume());
       }
-      journal.chunk('stdout', chunk);
+      live?.chunk('stdout', chunk, t);
     });
-    child.stdout!.on('end', () => journal.event('eof', { channel: 'stdout' }));
+    child.stdout!.on('end', () => {
+      journal.event('eof', { channel: 'stdout' });
+      live?.end('stdout', journal.now());
+    });
     io.stdout.on('error', () => {
       // EPIPE: the host is gone. Stop forwarding but keep recording what the server says.
       child.stdout!.removeAllListeners('data');
-      child.stdout!.on('data', (chunk: Buffer) => journal.chunk('stdout', chunk));
+      child.stdout!.on('data', (chunk: Buffer) => live?.chunk('stdout', chunk, journal.chunk('stdout', chunk)));
       child.stdout!.resume();
       beginShutdown('host-gone');
     });
     child.stderr!.on('data', (chunk: Buffer) => {
+      const t = journal.chunk('stderr', chunk);
       io.stderr.write(chunk);
-      journal.chunk('stderr', chunk);
+      live?.chunk('stderr', chunk, t);
     });
-    child.stderr!.on('end', () => journal.event('eof', { channel: 'stderr' }));
+    child.stderr!.on('end', () => {
+      journal.event('eof', { channel: 'stderr' });
+      live?.end('stderr', journal.now());
+    });
 
     const onSignal = (signal: NodeJS.Signals): void => beginShutdown('proxy-signal', signal);
     for (const s of FORWARDED_SIGNALS) process.on(s, onSignal);
@@ -155,12 +175,15 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
         reject(spawnError);
         return;
       }
-      journal.event('exit', { code, signal });
-      journal.close();
-      resolve({ code, signal });
+      // The last frames are judged before the journal closes, so their violations are kept.
+      void (live ? live.finish() : Promise.resolve({ failed: false })).catch(() => ({ failed: false })).then((verdict) => {
+        journal.event('exit', { code, signal });
+        journal.close();
+        resolve({ code, signal, ...(verdict.failed ? { validationFailed: true } : {}) });
+      });
     });
   });
-  return { sessionId, journal: journal.path, done };
+  return { sessionId, journal: journal.path, done, ...(live ? { live } : {}) };
 }
 
 function safeUnlink(path: string): void {

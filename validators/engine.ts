@@ -1,4 +1,5 @@
 import type { RecordedSession } from '../lib/cassette/cassette.js';
+import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
 import { severityOf, specLink, type Observed, type Rule } from './rule.js';
 import { SessionState } from './session-state.js';
@@ -16,27 +17,38 @@ function applies(rule: Rule, o: Observed): boolean {
 }
 
 /**
- * Judges one session's messages in order. Each message is classified (revision, era, the request
- * it answers) from the state before it, every applicable rule sees it, then the state moves on.
+ * Judges one session message by message, in order: each message is classified (revision, era,
+ * the request it answers) from the state before it, every applicable rule sees it, then the
+ * state moves on. Used whole for cassettes and incrementally while the proxy runs.
  */
-export function validateSession(session: RecordedSession, options: ValidateOptions): Violation[] {
-  const state = new SessionState(session);
-  const out: Violation[] = [];
-  for (const msg of session.messages) {
-    if (msg.channel === 'stderr') continue; // stderr is free-form logging (STDIO-STDERR)
-    const o = state.observe(msg);
-    for (const rule of options.rules) {
+export class SessionValidator {
+  readonly #state: SessionState;
+
+  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'>, private readonly options: ValidateOptions) {
+    this.#state = new SessionState(session);
+  }
+
+  check(msg: RecordedMessage): Violation[] {
+    if (msg.channel === 'stderr') return []; // stderr is free-form logging (STDIO-STDERR)
+    const out: Violation[] = [];
+    const o = this.#state.observe(msg);
+    for (const rule of this.options.rules) {
       if (!applies(rule, o)) continue;
       const report = (path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
+        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
       };
       try {
-        rule.check(o, report, state);
+        rule.check(o, report, this.#state);
       } catch (err) {
-        options.onRuleError?.(rule.id, err);
+        this.options.onRuleError?.(rule.id, err);
       }
     }
-    state.commit(o);
+    this.#state.commit(o);
+    return out;
   }
-  return out;
+}
+
+export function validateSession(session: RecordedSession, options: ValidateOptions): Violation[] {
+  const v = new SessionValidator(session, options);
+  return session.messages.flatMap((m) => v.check(m));
 }

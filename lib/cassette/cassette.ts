@@ -1,4 +1,5 @@
 import type { RecordedMessage } from '../message.js';
+import type { Violation } from '../violation.js';
 
 /**
  * Cassette format v1: one JSON file holding one or more recorded sessions, each a flat ordered
@@ -100,6 +101,8 @@ export interface RecordedSession {
   serverInfo?: PeerInfo;
   proxy: { pid: number; version: string };
   end?: SessionEnd;
+  /** Spec violations the live validator raised while the session was recorded. */
+  violations?: Violation[];
   exchanges?: HttpExchange[];
   messages: RecordedMessage[];
 }

@@ -1,16 +1,11 @@
-import { LineSplitter } from '../framing/line-splitter.js';
-import { frameToMessage, type Channel, type Direction, type RecordedMessage } from '../message.js';
+import { StdioFramer } from '../framing/stdio-framer.js';
+import type { Channel, RecordedMessage } from '../message.js';
+import type { Violation } from '../violation.js';
 import type { RecordedSession, SessionEnd } from './cassette.js';
 import type { JournalEvent, ParsedJournal } from './journal.js';
 import { sessionFacts } from './session-info.js';
 
 type StdioChannel = Exclude<Channel, 'http'>;
-
-const DIRECTION: Record<Exclude<Channel, 'http'>, Direction> = {
-  stdin: 'client-to-server',
-  stdout: 'server-to-client',
-  stderr: 'server-to-client',
-};
 
 /**
  * Rebuilds a session from its journal: chunks are framed per channel, and frames are numbered in
@@ -19,37 +14,20 @@ const DIRECTION: Record<Exclude<Channel, 'http'>, Direction> = {
  */
 export function foldJournal(journal: ParsedJournal, options: { recovered?: boolean } = {}): RecordedSession {
   const messages: RecordedMessage[] = [];
-  let now = 0;
-  const splitters = new Map<StdioChannel, LineSplitter>();
-  const splitter = (channel: StdioChannel): LineSplitter => {
-    let s = splitters.get(channel);
-    if (!s) {
-      s = new LineSplitter((frame, terminated) => {
-        messages.push(frameToMessage(frame, {
-          seq: messages.length + 1,
-          t: now,
-          direction: DIRECTION[channel],
-          channel,
-          terminated,
-        }));
-      });
-      splitters.set(channel, s);
-    }
-    return s;
-  };
-
+  const framer = new StdioFramer((m) => messages.push(m));
   const events: JournalEvent[] = [];
+  const violations: Violation[] = [];
   for (const record of journal.records) {
-    now = record.t;
     if ('ev' in record) {
       events.push(record);
-      if (record.ev === 'eof' && typeof record.channel === 'string') splitters.get(record.channel as StdioChannel)?.end();
+      if (record.ev === 'eof' && typeof record.channel === 'string') framer.end(record.channel as StdioChannel, record.t);
+      if (record.ev === 'violation') violations.push(record.violation as Violation);
       continue;
     }
     if (record.c === 'http-request' || record.c === 'http-response') continue; // not a stdio journal
-    splitter(record.c).push(record.data);
+    framer.push(record.c, record.data, record.t);
   }
-  for (const s of splitters.values()) s.end();
+  framer.endAll();
 
   const header = journal.header;
   const base = header.session as Omit<RecordedSession, 'messages' | 'protocol' | 'id' | 'startedAt'>;
@@ -78,6 +56,7 @@ export function foldJournal(journal: ParsedJournal, options: { recovered?: boole
     ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
     proxy: base.proxy,
     end,
+    ...(violations.length > 0 ? { violations } : {}),
     messages,
   };
   return session;

@@ -58,11 +58,14 @@ export class JournalWriter {
     return Math.round((performance.now() - this.#t0) * 1000) / 1000;
   }
 
-  chunk(stream: JournalStream, data: Buffer, exchange?: number): void {
-    if (this.#closed) return;
+  /** Appends a chunk; returns the time stamp it was given. */
+  chunk(stream: JournalStream, data: Buffer, exchange?: number): number {
+    const t = this.now();
+    if (this.#closed) return t;
     const x = exchange === undefined ? '' : `,"x":${exchange}`;
-    const head = Buffer.from(`{"t":${this.now()},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
+    const head = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
     writevSync(this.#fd, [head, data, NEWLINE]);
+    return t;
   }
 
   event(ev: string, fields: Record<string, unknown> = {}): void {

@@ -1,0 +1,62 @@
+import { frameToMessage, type Channel, type Direction, type RecordedMessage } from '../message.js';
+import { LineSplitter } from './line-splitter.js';
+
+type StdioChannel = Exclude<Channel, 'http'>;
+
+const DIRECTION: Record<StdioChannel, Direction> = {
+  stdin: 'client-to-server',
+  stdout: 'server-to-client',
+  stderr: 'server-to-client',
+};
+
+/**
+ * Turns the chunks of a stdio session, in the order they crossed the proxy, into numbered
+ * frames. The cassette fold and the live validator both use it, so a violation's `seq` is the
+ * message's `seq` in the cassette.
+ */
+export class StdioFramer {
+  #seq = 0;
+  #now = 0;
+  readonly #splitters = new Map<StdioChannel, LineSplitter>();
+
+  /**
+   * @param skipAbove frames longer than this are numbered but not parsed; `onSkip` hears of them
+   *   (the live validator must not spend the proxy's time parsing a 50 MB result).
+   */
+  constructor(
+    private readonly onMessage: (msg: RecordedMessage) => void,
+    private readonly skipAbove = Infinity,
+    private readonly onSkip?: (seq: number, bytes: number) => void,
+  ) {}
+
+  push(channel: StdioChannel, chunk: Buffer, t: number): void {
+    this.#now = t;
+    this.#splitter(channel).push(chunk);
+  }
+
+  /** The channel ended: trailing bytes without a newline become an unterminated frame. */
+  end(channel: StdioChannel, t: number): void {
+    this.#now = t;
+    this.#splitters.get(channel)?.end();
+  }
+
+  endAll(): void {
+    for (const s of this.#splitters.values()) s.end();
+  }
+
+  #splitter(channel: StdioChannel): LineSplitter {
+    let s = this.#splitters.get(channel);
+    if (!s) {
+      s = new LineSplitter((frame, terminated) => {
+        this.#seq += 1;
+        if (frame.length > this.skipAbove) {
+          this.onSkip?.(this.#seq, frame.length);
+          return;
+        }
+        this.onMessage(frameToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }));
+      });
+      this.#splitters.set(channel, s);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,64 @@
+import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { validateSession } from '../../validators/engine.js';
+import { RULES } from '../../validators/rules/index.js';
+import { rawServer, node } from '../helpers/paths.js';
+import { collect } from '../helpers/proc.js';
+import { line, readCassette, startRecorder } from '../helpers/recording.js';
+import { tempDir } from '../helpers/tmp.js';
+
+test('live alerts while a misbehaving stdio server runs: webhook, exec, summary, --fail-on; the client still gets every byte', async (t) => {
+  const dir = tempDir(t);
+  const received: { text: string; violation: { rule: string } }[] = [];
+  const hook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(JSON.parse(body) as (typeof received)[number]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => hook.close());
+  const webhook = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
+  const execOut = join(dir, 'exec.jsonl');
+  const cassette = join(dir, 'live.cassette.json');
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'trailing'], { extra: ['--log-level', 'info', '--fail-on', 'error', '--alert-webhook', webhook, '--alert-exec', `cat >> '${execOut}'`] });
+  const done = collect(proxy);
+  proxy.stdin!.end(line({ jsonrpc: '2.0', id: 7, method: 'noise' }));
+  const r = await done;
+  const expectedStdout = Buffer.concat([
+    Buffer.from('server starting up (not JSON)\n'), Buffer.from([0xff, 0xfe, 0x41, 0xc3, 0x28, 0x0a]),
+    Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"crlf"}}\r\n'),
+    Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"split"}}\n'),
+    Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"noise":true}}\n'), Buffer.from('{"partial":'),
+  ]);
+  t.true(r.stdout.equals(expectedStdout), 'forwarding is untouched by validation');
+  t.is(r.code, 1, '--fail-on error: the server exited 0 but errors were seen');
+  t.regex(r.stderr, /"msg":"ERROR STDIO-STDOUT-CLEAN \(message #\d+ S>C\): non-MCP output on stdout/);
+  t.regex(r.stderr, /"msg":"spec violations seen in this session:\\n\s+\d+\s+error\s+STDIO-STDOUT-CLEAN/);
+  const rules = new Set(received.map((x) => x.violation.rule));
+  t.true(rules.has('STDIO-STDOUT-CLEAN') && rules.has('ENV-UTF8'), 'the webhook got the alerts');
+  t.true(received.every((x) => x.text.startsWith('mcp-cassette: ERROR ')), 'with a Slack-compatible text');
+  const execLines = readFileSync(execOut, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { rule: string });
+  t.deepEqual(execLines.map((x) => x.rule).sort(), received.map((x) => x.violation.rule).sort(), 'the exec sink got the same alerts');
+
+  const s = readCassette(cassette).sessions[0]!;
+  t.true((s.violations ?? []).length >= 3, 'violations are stored with the session');
+  t.deepEqual(s.violations, validateSession(s, { rules: RULES }), 'live verdicts equal offline verdicts, message numbers included');
+});
+
+test('--no-validate records without judging; a clean exit stays 0', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'off.cassette.json');
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], { extra: ['--no-validate', '--fail-on', 'error'] });
+  const done = collect(proxy);
+  proxy.stdin!.end('not json\n' + line({ jsonrpc: '2.0', id: 1, method: 'noise' }));
+  const r = await done;
+  t.is(r.code, 0);
+  t.is(readCassette(cassette).sessions[0]!.violations, undefined);
+  t.false(/spec violations/.test(r.stderr));
+});

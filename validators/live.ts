@@ -1,0 +1,53 @@
+import type { LiveObserver } from '../lib/live-observer.js';
+import type { Logger } from '../lib/log.js';
+import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
+import { AlertHub } from './alerts.js';
+import { SessionValidator } from './engine.js';
+import { RULES } from './rules/index.js';
+
+export interface LiveValidatorOptions {
+  logger: Logger;
+  webhook?: string;
+  exec?: string;
+  failOn?: Severity;
+}
+
+/** The validator as the proxy runs it: one SessionValidator per session, alerts as they occur,
+ * a summary table at the end. A rule that throws is logged and the proxy goes on. */
+export function createLiveValidator(options: LiveValidatorOptions): LiveObserver {
+  const sessions = new Map<string, SessionValidator>();
+  const hub = new AlertHub({ logger: options.logger, ...(options.webhook ? { webhook: options.webhook } : {}), ...(options.exec ? { exec: options.exec } : {}) });
+  let worst: Severity | undefined;
+  return {
+    message(session, msg) {
+      try {
+        let v = sessions.get(session.id);
+        if (!v) {
+          v = new SessionValidator(session, {
+            rules: RULES,
+            onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on message #${msg.seq} (a validator bug); validation goes on`),
+          });
+          sessions.set(session.id, v);
+        }
+        const found: Violation[] = v.check(msg);
+        for (const violation of found) {
+          hub.emit(violation);
+          if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
+        }
+        return found;
+      } catch (err) {
+        options.logger.error({ err }, 'the live validator failed on a message; forwarding is not affected');
+        return [];
+      }
+    },
+    async close() {
+      const table = await hub.close();
+      if (table.length > 0) {
+        // Through the logger, so --log-file keeps it off a stderr the host may be reading.
+        options.logger.warn({ summary: table }, `spec violations seen in this session:\n${table.map((r) => `  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${r.rule}`).join('\n')}`);
+      }
+      const failed = options.failOn !== undefined && worst !== undefined && SEVERITY_ORDER[worst] >= SEVERITY_ORDER[options.failOn];
+      return { failed };
+    },
+  };
+}
