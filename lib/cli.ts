@@ -4,6 +4,7 @@
  * process's exit status. `record -- <server>` takes a fast path that avoids loading yargs before
  * the server is spawned (see fast-args.ts).
  */
+import { fileURLToPath } from 'node:url';
 import { parseFast } from './fast-args.js';
 import { isCassetteError } from './errors.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
@@ -12,17 +13,18 @@ import type { ExitStatus } from '../recorder/stdio-recorder.js';
 
 const USAGE_EXIT = 2;
 
-/** The live validator, loaded only once the server is running. */
+/** The live validator runs in a worker thread that the recorder starts after the spawn. */
 const recordHooks: RecordHooks = {
-  liveObserver: async (logger, args) => {
-    const { createLiveValidator } = await import('../validators/live.js');
-    return createLiveValidator({
-      logger,
+  liveWorker: (args) => ({
+    script: fileURLToPath(new URL('../validators/live-worker.js', import.meta.url)),
+    data: {
+      logLevel: args.logLevel,
+      ...(args.logFile ? { logFile: args.logFile } : {}),
       ...(args.failOn ? { failOn: args.failOn } : {}),
       ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),
       ...(args.alertExec ? { exec: args.alertExec } : {}),
-    });
-  },
+    },
+  }),
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -10,9 +10,30 @@ export interface LiveObserver {
   /** Judges one frame of a session; returns the violations to keep with the recording.
    * Must not throw: a bug inside is reported and swallowed. */
   message(session: { id: string; transport: 'stdio' | 'streamable-http' }, msg: RecordedMessage): Violation[];
-  /** The session is over: flush alerts and print the summary. Resolves with whether violations
+  /** The session is over: flush alerts and log the summary. Resolves with whether violations
    * at the `--fail-on` level were seen. */
   close(): Promise<{ failed: boolean }>;
 }
 
-export type LiveObserverFactory = () => Promise<LiveObserver>;
+/**
+ * The live validator runs in a worker thread, so that parsing and judging never hold up the
+ * thread that forwards bytes. The composition root names the worker's script and its settings;
+ * the recorder starts it and streams the traffic to it.
+ */
+export interface LiveWorkerSpec {
+  /** Absolute path of the worker module (validators/live-worker.js). */
+  script: string;
+  /** Passed to the worker as workerData (logging and alert settings). */
+  data: Record<string, unknown>;
+}
+
+/** Main thread → worker (sent in batches, one array per event-loop turn). */
+export type LiveWorkerInput =
+  | { type: 'chunk'; channel: 'stdin' | 'stdout' | 'stderr'; data: Uint8Array; t: number }
+  | { type: 'end'; channel: 'stdin' | 'stdout' | 'stderr'; t: number }
+  | { type: 'finish' };
+
+/** Worker → main thread. */
+export type LiveWorkerOutput =
+  | { type: 'violations'; violations: Violation[]; processed: number }
+  | { type: 'done'; failed: boolean };

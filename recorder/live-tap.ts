@@ -1,94 +1,101 @@
+import { Worker } from 'node:worker_threads';
 import type { JournalWriter } from '../lib/cassette/journal.js';
-import { StdioFramer } from '../lib/framing/stdio-framer.js';
-import type { LiveObserver } from '../lib/live-observer.js';
-import type { Channel, RecordedMessage } from '../lib/message.js';
+import type { LiveWorkerInput, LiveWorkerOutput, LiveWorkerSpec } from '../lib/live-observer.js';
 
-type StdioChannel = Exclude<Channel, 'http'>;
+type StdioChannel = 'stdin' | 'stdout' | 'stderr';
 
-/** Frames above this size are recorded but not validated live (parsing them would stall the proxy). */
-const LIVE_MAX_FRAME = 8 * 1024 * 1024;
 /** If validation falls this far behind the traffic, it stops for the session; recording goes on. */
 const LIVE_MAX_BACKLOG = 64 * 1024 * 1024;
+/** How long the end of a session waits for the last verdicts and alerts. */
+const FINISH_TIMEOUT_MS = 10_000;
 
 /**
- * Feeds the stdio traffic to the live observer off the forwarding path: chunks are queued when
- * they have been forwarded and journaled, and framed and judged in a later turn of the event loop
- * (setImmediate). Violations go into the journal, so the cassette and a recovery keep them.
+ * Streams the stdio traffic to the live validator's worker thread once it has been journaled
+ * and forwarded; the worker's violations come back and go into the journal, so the cassette and
+ * a recovery keep them. The forwarding thread only copies each chunk into a message.
  */
 export class LiveTap {
-  readonly #framer: StdioFramer;
-  readonly #queue: [StdioChannel, Buffer | null, number][] = [];
+  #worker: Worker | undefined;
   #backlog = 0;
-  #observer: LiveObserver | undefined;
-  #attached: Promise<unknown> | undefined;
   #disabled = false;
-  #scheduled = false;
+  #done: Promise<{ failed: boolean }> | undefined;
+  /** Inputs of the current event-loop turn, sent to the worker as one message after it. */
+  #batch: LiveWorkerInput[] = [];
+  #flushing = false;
 
-  constructor(private readonly sessionId: string, private readonly journal: JournalWriter, private readonly warn: (message: string) => void) {
-    this.#framer = new StdioFramer((msg) => this.#judge(msg), LIVE_MAX_FRAME, (seq, bytes) => {
-      this.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`);
-    });
-  }
+  constructor(private readonly journal: JournalWriter, private readonly warn: (message: string) => void) {}
 
-  attach(observer: Promise<LiveObserver>): void {
-    this.#attached = observer.then((o) => {
-      this.#observer = o;
-      this.#schedule();
-    }, (err: unknown) => {
-      this.#disabled = true;
-      this.warn(`live validation is off: ${(err as Error).message}`);
+  start(spec: LiveWorkerSpec): void {
+    const worker = new Worker(spec.script, { workerData: spec.data, stdout: false, stderr: false });
+    worker.unref();
+    this.#done = new Promise((resolve) => {
+      worker.on('message', (out: LiveWorkerOutput) => {
+        if (out.type === 'done') return resolve({ failed: out.failed });
+        this.#backlog -= out.processed;
+        for (const violation of out.violations) this.journal.event('violation', { violation });
+      });
+      worker.on('error', (err) => {
+        this.#stop(`live validation stopped: ${err.message}`);
+        resolve({ failed: false });
+      });
+      worker.on('exit', () => resolve({ failed: false }));
     });
+    this.#worker = worker;
   }
 
   chunk(channel: StdioChannel, data: Buffer, t: number): void {
-    if (this.#disabled) return;
-    this.#queue.push([channel, data, t]);
+    if (this.#disabled || !this.#worker) return;
     this.#backlog += data.length;
     if (this.#backlog > LIVE_MAX_BACKLOG) {
-      this.#disabled = true;
-      this.#queue.length = 0;
-      this.warn('live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)');
+      this.#stop('live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)');
       return;
     }
-    this.#schedule();
+    // A copy: stream chunks may share pooled memory, and the worker needs bytes of its own.
+    this.#post({ type: 'chunk', channel, data: new Uint8Array(data), t });
   }
 
   end(channel: StdioChannel, t: number): void {
-    if (!this.#disabled) this.#queue.push([channel, null, t]);
+    if (!this.#disabled && this.#worker) this.#post({ type: 'end', channel, t });
   }
 
-  #schedule(): void {
-    if (this.#scheduled || !this.#observer || this.#disabled) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#drain();
-    });
+  #post(input: LiveWorkerInput): void {
+    this.#batch.push(input);
+    if (this.#flushing) return;
+    this.#flushing = true;
+    setImmediate(() => this.#flush());
   }
 
-  #drain(): void {
-    for (let item = this.#queue.shift(); item; item = this.#queue.shift()) {
-      const [channel, data, t] = item;
-      if (data === null) this.#framer.end(channel, t);
-      else {
-        this.#backlog -= data.length;
-        this.#framer.push(channel, data, t);
-      }
-    }
+  #flush(): void {
+    this.#flushing = false;
+    if (this.#batch.length === 0 || !this.#worker) return;
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#worker.postMessage(batch);
   }
 
-  #judge(msg: RecordedMessage): void {
-    for (const violation of this.#observer!.message({ id: this.sessionId, transport: 'stdio' }, msg)) {
-      this.journal.event('violation', { violation });
-    }
+  #stop(message: string): void {
+    if (this.#disabled) return;
+    this.#disabled = true;
+    this.warn(message);
+    void this.#worker?.terminate();
   }
 
-  /** Judges what is still queued, then closes the observer. */
+  /** Ends the worker without waiting (the server never ran). */
+  abort(): void {
+    this.#disabled = true;
+    void this.#worker?.terminate();
+  }
+
+  /** Waits for the last verdicts (bounded), then ends the worker. */
   async finish(): Promise<{ failed: boolean }> {
-    await this.#attached;
-    if (!this.#observer || this.#disabled) return this.#observer ? this.#observer.close() : { failed: false };
-    this.#drain();
-    this.#framer.endAll();
-    return this.#observer.close();
+    if (!this.#worker || !this.#done) return { failed: false };
+    if (!this.#disabled) {
+      this.#batch.push({ type: 'finish' });
+      this.#flush();
+    }
+    const timeout = new Promise<{ failed: boolean }>((r) => setTimeout(() => r({ failed: false }), FINISH_TIMEOUT_MS).unref());
+    const verdict = await Promise.race([this.#done, timeout]);
+    await this.#worker.terminate();
+    return verdict;
   }
 }

@@ -2,7 +2,7 @@ import { basename, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
-import type { LiveObserver } from '../lib/live-observer.js';
+import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -123,7 +123,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
  */
 /** Supplied by the composition root: the recorder itself knows nothing of validation. */
 export interface RecordHooks {
-  liveObserver?: (logger: Logger, args: RecordArgs) => Promise<LiveObserver>;
+  liveWorker?: (args: RecordArgs) => LiveWorkerSpec;
 }
 
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
@@ -137,14 +137,13 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     command: args.command,
     shutdownGraceMs: args.shutdownGraceMs,
     redactPatterns: args.redactPatterns,
-    live: args.validate && hooks.liveObserver !== undefined,
+    ...(args.validate && hooks.liveWorker ? { live: hooks.liveWorker(args) } : {}),
     warn: (message) => logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
   });
   // Everything below runs after the server was spawned and its pipes connected.
   logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
   logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
-  if (proxy.live && hooks.liveObserver) proxy.live.attach(hooks.liveObserver(logger, args));
   let status: ExitStatus;
   try {
     status = await proxy.done;

@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
 import { redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
+import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { LiveTap } from './live-tap.js';
 
 export interface StdioRecordOptions {
@@ -19,8 +20,8 @@ export interface StdioRecordOptions {
    * before SIGKILL. */
   shutdownGraceMs?: number;
   redactPatterns?: RegExp[];
-  /** Validate live (the observer is attached once it is loaded, after the spawn). */
-  live?: boolean;
+  /** Validate live in a worker thread (started after the spawn). */
+  live?: LiveWorkerSpec;
   warn?: (message: string) => void;
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
 }
@@ -39,7 +40,7 @@ const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
  * through, and fold the journal into the cassette once the server is gone. Resolves with the
  * server's exit status.
  */
-export function runStdioProxy(options: StdioRecordOptions): { sessionId: string; journal: string; done: Promise<ExitStatus>; live?: LiveTap } {
+export function runStdioProxy(options: StdioRecordOptions): { sessionId: string; journal: string; done: Promise<ExitStatus> } {
   const io = options.io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   const grace = options.shutdownGraceMs ?? 2000;
   const t0 = performance.now();
@@ -64,7 +65,12 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       proxy: { pid: process.pid, version: packageVersion() },
     },
   }, t0);
-  const live = options.live ? new LiveTap(sessionId, journal, options.warn ?? (() => {})) : undefined;
+  let live: LiveTap | undefined;
+  if (options.live) {
+    live = new LiveTap(journal, options.warn ?? (() => {}));
+    // The worker is started only now, with the server already running.
+    live.start({ ...options.live, data: { ...options.live.data, sessionId } });
+  }
 
   const done = new Promise<ExitStatus>((resolve, reject) => {
     let spawnError: NodeJS.ErrnoException | undefined;
@@ -170,6 +176,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       io.stdin.removeAllListeners('data');
       io.stdin.pause();
       if (spawnError) {
+        live?.abort();
         journal.close();
         safeUnlink(journal.path);
         reject(spawnError);
@@ -183,7 +190,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       });
     });
   });
-  return { sessionId, journal: journal.path, done, ...(live ? { live } : {}) };
+  return { sessionId, journal: journal.path, done };
 }
 
 function safeUnlink(path: string): void {

@@ -12,7 +12,7 @@ const coldFloor = summary(cold['pipe floor']).median;
 for (const v of VARIANTS) {
   const s = summary(cold[v]);
   rows.push(['stdio cold start (spawn → first answer)', v, `${fmt(s.median)} ms`, `${fmt(s.p99)} ms`,
-    v === 'direct' ? '' : `+${fmt(s.median - coldDirect)} ms vs direct${v === 'mcp-cassette record' ? `, +${fmt(s.median - coldFloor)} ms vs floor` : ''}`]);
+    v === 'direct' ? '' : `+${fmt(s.median - coldDirect)} ms vs direct${v.includes('record') ? `, +${fmt(s.median - coldFloor)} ms vs floor` : ''}`]);
 }
 const rt = await roundTrips(Number(process.env.BENCH_RT_COUNT ?? 6000), 20);
 const rtDirect = summary(rt.direct).median;
@@ -21,7 +21,7 @@ for (const v of VARIANTS) {
   const s = summary(rt[v]);
   const added = s.median - rtDirect;
   rows.push(['stdio round trip (1 in flight)', v, `${fmt(s.median)} µs`, `${fmt(s.p99)} µs`,
-    v === 'direct' ? '' : `+${fmt(added)} µs added${v === 'mcp-cassette record' ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
+    v === 'direct' ? '' : `+${fmt(added)} µs added${v.includes('record') ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
 }
 
 for (const format of ['json', 'sse'] as const) {

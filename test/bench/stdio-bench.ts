@@ -12,14 +12,15 @@ import { summary } from './stats.js';
 
 const floor = join(root, 'dist', 'test', 'bench', 'pipe-floor.js');
 
-export type Variant = 'direct' | 'pipe floor' | 'mcp-cassette record';
-export const VARIANTS: Variant[] = ['direct', 'pipe floor', 'mcp-cassette record'];
+export type Variant = 'direct' | 'pipe floor' | 'mcp-cassette record' | 'record --no-validate';
+export const VARIANTS: Variant[] = ['direct', 'pipe floor', 'mcp-cassette record', 'record --no-validate'];
 
 function argvFor(variant: Variant, cassette: string): string[] {
   const server = [rawServer, 'echo'];
   if (variant === 'direct') return server;
   if (variant === 'pipe floor') return [floor, node, ...server];
-  return [cli, 'record', '--log-level', 'silent', '--cassette', cassette, '--', node, ...server];
+  const validate = variant === 'record --no-validate' ? ['--no-validate'] : [];
+  return [cli, 'record', '--log-level', 'silent', ...validate, '--cassette', cassette, '--', node, ...server];
 }
 
 function start(variant: Variant, cassette: string): ChildProcess {
@@ -51,7 +52,7 @@ function ended(child: ChildProcess): Promise<void> {
 
 export async function coldStart(rounds: number): Promise<Record<Variant, number[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
-  const out: Record<Variant, number[]> = { direct: [], 'pipe floor': [], 'mcp-cassette record': [] };
+  const out: Record<Variant, number[]> = { direct: [], 'pipe floor': [], 'mcp-cassette record': [], 'record --no-validate': [] };
   try {
     for (let i = 0; i < rounds; i++) {
       for (const v of VARIANTS) {
@@ -71,8 +72,8 @@ export async function coldStart(rounds: number): Promise<Record<Variant, number[
 
 export async function roundTrips(count: number, blocks: number): Promise<Record<Variant, number[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
-  const out: Record<Variant, number[]> = { direct: [], 'pipe floor': [], 'mcp-cassette record': [] };
-  const children = VARIANTS.map((v) => [v, start(v, join(dir, 'rt.cassette.json'))] as const);
+  const out: Record<Variant, number[]> = { direct: [], 'pipe floor': [], 'mcp-cassette record': [], 'record --no-validate': [] };
+  const children = VARIANTS.map((v, i) => [v, start(v, join(dir, `rt-${i}.cassette.json`))] as const);
   const send = new Map(children.map(([v, c]) => [v, requester(c)]));
   try {
     let id = 0;

@@ -1,0 +1,60 @@
+/**
+ * The live validator's worker thread: frames the stdio traffic the proxy streams to it, judges
+ * every frame with the session's validator, raises alerts, and sends the violations back for the
+ * journal. Runs off the proxy's forwarding thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { StdioFramer } from '../lib/framing/stdio-framer.js';
+import type { LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
+import { createLogger } from '../lib/log.js';
+import type { Severity, Violation } from '../lib/violation.js';
+import { createLiveValidator } from './live.js';
+
+interface Settings {
+  sessionId: string;
+  logLevel: string;
+  logFile?: string;
+  failOn?: Severity;
+  webhook?: string;
+  exec?: string;
+}
+
+/** Frames above this size are recorded but not validated live (parsing them costs too much). */
+const LIVE_MAX_FRAME = 8 * 1024 * 1024;
+
+const settings = workerData as Settings;
+const port = parentPort!;
+const logger = await createLogger({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
+const validator = createLiveValidator({
+  logger,
+  ...(settings.failOn ? { failOn: settings.failOn } : {}),
+  ...(settings.webhook ? { webhook: settings.webhook } : {}),
+  ...(settings.exec ? { exec: settings.exec } : {}),
+});
+const session = { id: settings.sessionId, transport: 'stdio' as const };
+let found: Violation[] = [];
+const framer = new StdioFramer((msg) => {
+  found.push(...validator.message(session, msg));
+}, LIVE_MAX_FRAME, (seq, bytes) => logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`));
+
+const send = (out: LiveWorkerOutput): void => port.postMessage(out);
+
+port.on('message', (batch: LiveWorkerInput[]) => {
+  let processed = 0;
+  for (const input of batch) {
+    if (input.type === 'chunk') {
+      framer.push(input.channel, Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength), input.t);
+      processed += input.data.byteLength;
+    } else if (input.type === 'end') {
+      framer.end(input.channel, input.t);
+    } else {
+      framer.endAll();
+      send({ type: 'violations', violations: found, processed });
+      found = [];
+      void validator.close().then(({ failed }) => send({ type: 'done', failed }));
+      return;
+    }
+  }
+  send({ type: 'violations', violations: found, processed });
+  found = [];
+});
