@@ -22,10 +22,27 @@ export class LiveTap {
   /** Inputs of the current event-loop turn, sent to the worker as one message after it. */
   #batch: LiveWorkerInput[] = [];
   #flushing = false;
+  #spec: LiveWorkerSpec | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly journal: JournalWriter, private readonly warn: (message: string) => void) {}
 
-  start(spec: LiveWorkerSpec): void {
+  /**
+   * Starts the worker after `delayMs`: loading the validator takes CPU that the server needs to
+   * answer its first request quickly (clients give `server/discover` about a second). Traffic
+   * before that is queued for it.
+   */
+  start(spec: LiveWorkerSpec, delayMs = 0): void {
+    this.#spec = spec;
+    if (delayMs <= 0) return this.#startNow();
+    this.#timer = setTimeout(() => this.#startNow(), delayMs);
+    this.#timer.unref();
+  }
+
+  #startNow(): void {
+    if (this.#worker || this.#disabled || !this.#spec) return;
+    clearTimeout(this.#timer);
+    const spec = this.#spec;
     const worker = new Worker(spec.script, { workerData: spec.data, stdout: false, stderr: false });
     worker.unref();
     this.#done = new Promise((resolve) => {
@@ -41,10 +58,11 @@ export class LiveTap {
       worker.on('exit', () => resolve({ failed: false }));
     });
     this.#worker = worker;
+    this.#flush();
   }
 
   chunk(channel: StdioChannel, data: Buffer, t: number): void {
-    if (this.#disabled || !this.#worker) return;
+    if (this.#disabled) return;
     this.#backlog += data.length;
     if (this.#backlog > LIVE_MAX_BACKLOG) {
       this.#stop('live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)');
@@ -55,7 +73,7 @@ export class LiveTap {
   }
 
   end(channel: StdioChannel, t: number): void {
-    if (!this.#disabled && this.#worker) this.#post({ type: 'end', channel, t });
+    if (!this.#disabled) this.#post({ type: 'end', channel, t });
   }
 
   #post(input: LiveWorkerInput): void {
@@ -67,7 +85,7 @@ export class LiveTap {
 
   #flush(): void {
     this.#flushing = false;
-    if (this.#batch.length === 0 || !this.#worker) return;
+    if (this.#batch.length === 0 || !this.#worker) return; // kept until the worker exists
     const batch = this.#batch;
     this.#batch = [];
     this.#worker.postMessage(batch);
@@ -76,6 +94,7 @@ export class LiveTap {
   #stop(message: string): void {
     if (this.#disabled) return;
     this.#disabled = true;
+    this.#batch = [];
     this.warn(message);
     void this.#worker?.terminate();
   }
@@ -83,11 +102,13 @@ export class LiveTap {
   /** Ends the worker without waiting (the server never ran). */
   abort(): void {
     this.#disabled = true;
+    clearTimeout(this.#timer);
     void this.#worker?.terminate();
   }
 
   /** Waits for the last verdicts (bounded), then ends the worker. */
   async finish(): Promise<{ failed: boolean }> {
+    this.#startNow(); // a session shorter than the start delay is judged now
     if (!this.#worker || !this.#done) return { failed: false };
     if (!this.#disabled) {
       this.#batch.push({ type: 'finish' });

@@ -68,8 +68,8 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));
-    // The worker is started only now, with the server already running.
-    live.start({ ...options.live, data: { ...options.live.data, sessionId } });
+    // Half a second in, when the server has had the CPU to answer its first request.
+    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, 500);
   }
 
   const done = new Promise<ExitStatus>((resolve, reject) => {
