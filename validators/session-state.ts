@@ -32,6 +32,14 @@ export class SessionState {
   /** `requestState` handed out with an `input_required` answer, by the request's identity. */
   issuedState = new Map<string, { state?: string; id: unknown; kinds: string[] }>();
   readonly exchanges = new Map<number, HttpExchange>();
+  /** Server capabilities from the DiscoverResult or the InitializeResult. */
+  serverCapabilities?: Record<string, unknown>;
+  /** The last complete first-page answer of each list method, to compare the next one with. */
+  lastList = new Map<string, { seq: number; items: unknown[]; authorization?: string }>();
+  /** A list_changed notification (tools, resources, prompts) arrived since the last list of that kind. */
+  listChanged = new Set<string>();
+  /** Values of id-like fields and requestStates the server handed out, for guessability. */
+  handedOut: { field: string; value: string | number }[] = [];
 
   constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'>) {
     for (const x of session.exchanges ?? []) this.exchanges.set(x.id, x);
@@ -131,12 +139,23 @@ export class SessionState {
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;
     }
+    if (typeof json.method === 'string' && json.method.endsWith('/list_changed') && o.msg.direction === 'server-to-client') {
+      this.listChanged.add(json.method.split('/')[1]!); // notifications/tools/list_changed → tools
+    }
     if (!o.request) return;
     const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
     this.pending[other].delete(idKey(json.id));
     const result = isObject(json.result) ? json.result : undefined;
     if (!result) return;
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
+    if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities)) this.serverCapabilities = result.capabilities;
+    const list = LIST_KEYS[o.request.method];
+    if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor)) {
+      const authorization = this.header(o.request.msg, 'authorization');
+      this.lastList.set(o.request.method, { seq: o.msg.seq, items: result[list] as unknown[], ...(authorization ? { authorization } : {}) });
+      this.listChanged.delete(list);
+    }
+    if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
     if (result.resultType === 'input_required') {
       const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
       this.issuedState.set(mrtrKey(o.request.json), {
@@ -169,3 +188,6 @@ export function mrtrKey(request: Record<string, unknown>): string {
   const p = isObject(request.params) ? request.params : {};
   return JSON.stringify([request.method, p.name ?? p.uri ?? null, p.arguments ?? null]);
 }
+
+/** The array each list method answers with. */
+export const LIST_KEYS: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };

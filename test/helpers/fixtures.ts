@@ -13,6 +13,8 @@ export interface RuleFixture {
   transport: 'stdio' | 'streamable-http';
   expect: string[];
   messages: [string, unknown, number?][];
+  /** HTTP: headers per exchange; request headers default to what a correct client sends. */
+  exchanges?: Record<string, { requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
 }
 
 export function loadFixtures(): RuleFixture[] {
@@ -34,6 +36,7 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
     const http = f.transport === 'streamable-http';
     const x = exchange ?? 1;
     if (http && !exchanges.has(x)) exchanges.set(x, { id: x, t: i, method: 'POST', path: '/mcp', requestHeaders: {}, status: 200, outcome: 'complete', mcp: true });
+    if (http && fromClient && kind === 'c') Object.assign(exchanges.get(x)!.requestHeaders, correctHeaders(value));
     return frameToMessage(bytes, {
       seq: i + 1, t: i,
       direction: fromClient ? 'client-to-server' : 'server-to-client',
@@ -42,6 +45,15 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
       ...(http ? { http: { exchange: x, part: fromClient ? 'request' as const : 'response' as const } } : {}),
     });
   });
+  for (const [x, h] of Object.entries(f.exchanges ?? {})) {
+    const ex = exchanges.get(Number(x));
+    if (!ex) continue;
+    for (const [k, v] of Object.entries(h.requestHeaders ?? {})) {
+      if (v === null) delete ex.requestHeaders[k];
+      else ex.requestHeaders[k] = v;
+    }
+    if (h.responseHeaders) ex.responseHeaders = h.responseHeaders;
+  }
   return {
     id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: '2026-11-30T00:00:00.000Z',
     target: f.transport === 'stdio' ? { command: ['fixture'], cwd: '/' } : { url: 'http://127.0.0.1/mcp', listen: 'http://127.0.0.1/mcp' },
@@ -49,4 +61,17 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
     ...(f.transport === 'streamable-http' ? { exchanges: [...exchanges.values()] } : {}),
     messages,
   };
+}
+
+/** The headers a correct 2026-07-28 client sends with a request body. */
+function correctHeaders(body: unknown): Record<string, string> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
+  const m = body as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> } };
+  const out: Record<string, string> = {};
+  const version = m.params?._meta?.['io.modelcontextprotocol/protocolVersion'];
+  if (typeof version === 'string') out['mcp-protocol-version'] = version;
+  if (typeof m.method === 'string' && typeof version === 'string') out['mcp-method'] = m.method;
+  const name = m.method === 'resources/read' ? m.params?.uri : m.params?.name;
+  if (typeof name === 'string' && typeof version === 'string') out['mcp-name'] = name;
+  return out;
 }

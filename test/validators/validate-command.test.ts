@@ -32,10 +32,13 @@ test('real traffic from the SDK servers raises only its real violations', async 
   t.is(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout.toString()) as { violations: { rule: string; severity: string; spec: string; message: string }[]; summary: { errors: number } };
   t.is(report.summary.errors, 0, 'no errors on clean SDK traffic');
-  // The example server's `add` returns {"sum":5} as structuredContent but "5" as text (a SHOULD),
-  // and server-everything has parameterless tools with a bare {"type":"object"} (a recommendation).
-  t.deepEqual([...new Set(report.violations.map((v) => `${v.rule}:${v.severity}`))].sort(), ['TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning']);
-  for (const v of report.violations) t.regex(v.spec, /server\/tools$/);
+  // Real findings, each a SHOULD or a heuristic: the example server's `add` returns {"sum":5} as
+  // structuredContent but "5" as text; its MRTR requestState is the guessable "round-1" (the SDK
+  // example's value); server-everything has parameterless tools with a bare {"type":"object"}.
+  t.deepEqual([...new Set(report.violations.map((v) => `${v.rule}:${v.severity}`))].sort(), ['SEC-STATE-ID-GUESSABLE:warning', 'TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning']);
+  const guessable = report.violations.filter((v) => v.rule === 'SEC-STATE-ID-GUESSABLE');
+  t.true(guessable.every((v) => v.message.includes('"round-1"')));
+  for (const v of report.violations) t.regex(v.spec, /server\/tools$|basic\/patterns\/mrtr$/);
 });
 
 test('--fail-on sets the exit code; an unreadable cassette is exit 2', async (t) => {

@@ -1,9 +1,12 @@
 import type { Rule } from '../rule.js';
+import { capabilityRules } from './capabilities.js';
 import { envelopeRules } from './envelope.js';
+import { httpRules } from './http.js';
 import { mrtrRules } from './mrtr.js';
+import { securityRules } from './security.js';
 import { stdioRules } from './stdio.js';
 import { toolRules } from './tools.js';
 import { versionRules } from './version.js';
 
 /** Every implemented rule, in catalogue order (explicit list, no directory scanning). */
-export const RULES: readonly Rule[] = [...envelopeRules, ...versionRules, ...toolRules, ...mrtrRules, ...stdioRules];
+export const RULES: readonly Rule[] = [...envelopeRules, ...versionRules, ...capabilityRules, ...toolRules, ...mrtrRules, ...stdioRules, ...httpRules, ...securityRules];

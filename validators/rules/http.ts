@@ -1,0 +1,61 @@
+import { isObject, type Rule } from '../rule.js';
+import { revisionOf } from '../session-state.js';
+
+const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+function modernPost(o: Parameters<Rule['check']>[0]) {
+  if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string' || !o.msg.http) return undefined;
+  return revisionOf(o.json) ? o.json : undefined;
+}
+
+/** §19 of RULES.md: Streamable HTTP (the rules one exchange shows). */
+export const httpRules: Rule[] = [
+  {
+    id: 'HTTP-PV-PRESENT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
+    title: 'Every POST carries MCP-Protocol-Version',
+    check(o, report, state) {
+      const json = modernPost(o);
+      if (json && 'id' in json && state.header(o.msg, 'mcp-protocol-version') === undefined) report('', `${String(json.method)} was POSTed without an MCP-Protocol-Version header`);
+    },
+  },
+  {
+    id: 'HTTP-PV-MATCH', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
+    title: 'MCP-Protocol-Version equals the body\'s _meta protocolVersion',
+    check(o, report, state) {
+      const json = modernPost(o);
+      const header = json ? state.header(o.msg, 'mcp-protocol-version') : undefined;
+      if (json && header !== undefined && header !== revisionOf(json)) report('/params/_meta', `MCP-Protocol-Version header ${header} but the body names ${String(revisionOf(json))}`);
+    },
+  },
+  {
+    id: 'HTTP-MCP-METHOD', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
+    title: 'Every request has an Mcp-Method header equal to the body\'s method',
+    check(o, report, state) {
+      const json = modernPost(o);
+      if (!json || !('id' in json)) return;
+      const header = state.header(o.msg, 'mcp-method');
+      if (header !== json.method) report('/method', header === undefined ? `${String(json.method)} was POSTed without an Mcp-Method header` : `Mcp-Method ${header} but the body's method is ${String(json.method)}`);
+    },
+  },
+  {
+    id: 'HTTP-MCP-NAME', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
+    title: 'tools/call, prompts/get and resources/read send Mcp-Name',
+    check(o, report, state) {
+      const json = modernPost(o);
+      const field = json ? NAMED[String(json.method)] : undefined;
+      if (!json || !field) return;
+      const params = isObject(json.params) ? json.params : {};
+      const header = state.header(o.msg, 'mcp-name');
+      if (header !== params[field]) report(`/params/${field}`, header === undefined ? `${String(json.method)} without an Mcp-Name header` : `Mcp-Name ${header} but params.${field} is ${JSON.stringify(params[field])}`);
+    },
+  },
+  {
+    id: 'HTTP-NO-SESSION', level: 'SHOULD', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
+    title: 'A 2026-07-28 exchange never mints or echoes Mcp-Session-Id',
+    check(o, report, state) {
+      if (o.msg.direction !== 'server-to-client' || !o.msg.http || !o.request || o.request.era !== 'modern') return;
+      const x = state.exchanges.get(o.msg.http.exchange);
+      if (x?.responseHeaders?.['mcp-session-id'] !== undefined) report('', 'a 2026-07-28 answer carries an Mcp-Session-Id header; the revision has no protocol sessions');
+    },
+  },
+];

@@ -1,0 +1,78 @@
+import { isObject, type Rule } from '../rule.js';
+
+const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
+// Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
+const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064]|\uDB40[\uDC00-\uDC7F]/;
+const SECRET = /(\bBearer\s+[A-Za-z0-9\-._~+/]{20,}=*|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,})/;
+
+function injection(text: string): string | undefined {
+  const m = OVERRIDE.exec(text);
+  if (m) return `an instruction to the model (${JSON.stringify(m[0])})`;
+  if (INVISIBLE.test(text)) return 'invisible or bidirectional Unicode characters';
+  return undefined;
+}
+
+/** Every string in a value, with its JSON Pointer. */
+function* strings(v: unknown, path: string): Generator<[string, string]> {
+  if (typeof v === 'string') yield [path, v];
+  else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* strings(v[i], `${path}/${i}`);
+  else if (isObject(v)) for (const [k, x] of Object.entries(v)) yield* strings(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+}
+
+const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+const CONTENT = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** §22 of RULES.md: security heuristics (warnings, never errors). */
+export const securityRules: Rule[] = [
+  {
+    id: 'SEC-DESC-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
+    title: 'Descriptions and titles carry no instructions for the model, hidden tags or invisible Unicode',
+    check(o, report) {
+      if (!o.request || !LISTS.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
+      for (const [path, text] of strings(o.json.result, '/result')) {
+        if (!/\/(description|title|annotations\/[^/]+)$/.test(path)) continue;
+        const found = injection(text);
+        if (found) report(path, `${found} in a description the model reads`);
+      }
+    },
+  },
+  {
+    id: 'SEC-RESULT-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
+    title: 'Results carry no instructions for the model (indirect prompt injection)',
+    check(o, report) {
+      if (!o.request || !CONTENT.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
+      for (const [path, text] of strings(o.json.result, '/result')) {
+        const found = injection(text);
+        if (found) report(path, `${found} in returned data`);
+      }
+    },
+  },
+  {
+    id: 'SEC-SECRET-LEAK', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
+    title: 'Results, logs and errors carry nothing that looks like a credential',
+    check(o, report) {
+      if (o.msg.direction !== 'server-to-client' || !o.json) return;
+      const where = isObject(o.json.result) ? o.json.result : isObject(o.json.error) ? o.json.error : o.json.method === 'notifications/message' ? o.json.params : undefined;
+      if (where === undefined) return;
+      for (const [path, text] of strings(where, isObject(o.json.result) ? '/result' : isObject(o.json.error) ? '/error' : '/params')) {
+        const m = SECRET.exec(text);
+        if (m) return report(path, `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
+      }
+    },
+  },
+  {
+    id: 'SEC-STATE-ID-GUESSABLE', level: 'desc', obs: 'H', era: 'all', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    title: 'State identifiers (requestState, ids, handles) are not short, low-entropy or sequential',
+    check(o, report, state) {
+      if (o.msg.direction !== 'server-to-client' || !o.json || !isObject(o.json.result)) return;
+      const s = o.json.result.requestState;
+      if (typeof s !== 'string') return;
+      const distinct = new Set(s).size;
+      const previous = state.handedOut.filter((h) => h.field === 'requestState').map((h) => String(h.value));
+      const sequential = previous.some((p) => p.replace(/\d+$/, '') === s.replace(/\d+$/, '') && p !== s && /\d+$/.test(s));
+      if (s.length < 16 || distinct < 8 || sequential) {
+        report('/result/requestState', `requestState ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)} is ${sequential ? 'sequential' : 'short and low-entropy'}; a client could guess or forge another one unless it is integrity-protected`);
+      }
+    },
+  },
+];
