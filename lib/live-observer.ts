@@ -1,3 +1,4 @@
+import type { HttpExchange } from './cassette/cassette.js';
 import type { RecordedMessage } from './message.js';
 import type { Violation } from './violation.js';
 
@@ -9,7 +10,7 @@ import type { Violation } from './violation.js';
 export interface LiveObserver {
   /** Judges one frame of a session; returns the violations to keep with the recording.
    * Must not throw: a bug inside is reported and swallowed. */
-  message(session: { id: string; transport: 'stdio' | 'streamable-http' }, msg: RecordedMessage): Violation[];
+  message(session: { id: string; transport: 'stdio' | 'streamable-http' }, msg: RecordedMessage, exchange?: HttpExchange): Violation[];
   /** The session is over: flush alerts and log the summary. Resolves with whether violations
    * at the `--fail-on` level were seen. */
   close(): Promise<{ failed: boolean }>;
@@ -31,9 +32,20 @@ export interface LiveWorkerSpec {
 export type LiveWorkerInput =
   | { type: 'chunk'; channel: 'stdin' | 'stdout' | 'stderr'; data: Uint8Array; t: number }
   | { type: 'end'; channel: 'stdin' | 'stdout' | 'stderr'; t: number }
+  /** HTTP: a journal record (an event, or a body chunk of exchange `x`). */
+  | { type: 'record'; record: { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown } }
   | { type: 'finish' };
+
+/**
+ * Where an HTTP violation's message sits before sessions are grouped: the `k`-th message of
+ * exchange `x`. The cassette fold turns it into the final session id and seq.
+ */
+export interface LiveRef {
+  x: number;
+  k: number;
+}
 
 /** Worker → main thread. */
 export type LiveWorkerOutput =
-  | { type: 'violations'; violations: Violation[]; processed: number }
+  | { type: 'violations'; violations: (Violation & { ref?: LiveRef })[]; processed: number }
   | { type: 'done'; failed: boolean };

@@ -2,6 +2,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { startHttpRecorder } from './http-recorder.js';
 import type { HttpModeArgs, RecordArgs } from './record-command.js';
 import type { ExitStatus } from './stdio-recorder.js';
+import type { LiveWorkerSpec } from '../lib/live-observer.js';
 
 /**
  * `record --upstream <url>`: runs the HTTP proxy until SIGINT or SIGTERM, then writes the
@@ -11,6 +12,7 @@ export async function runHttpRecord(
   args: RecordArgs,
   http: HttpModeArgs,
   save: (args: RecordArgs, journal: string, logger: Logger) => Promise<void>,
+  live?: LiveWorkerSpec,
 ): Promise<ExitStatus> {
   const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
   const recorder = await startHttpRecorder({
@@ -24,6 +26,7 @@ export async function runHttpRecord(
     allowOrigins: http.allowOrigins,
     logger,
     ...(args.label ? { label: args.label } : {}),
+    ...(live ? { live } : {}),
   });
   process.stdout.write(`${recorder.url}\n`);
   logger.info({ url: recorder.url, upstream: http.upstream.href, cassette: args.cassette }, 'recording Streamable HTTP; stop with Ctrl-C');
@@ -37,7 +40,8 @@ export async function runHttpRecord(
     process.on('SIGTERM', stop);
   });
   logger.info({ signal }, 'stopping');
-  await recorder.close();
+  const { validationFailed } = await recorder.close();
   await save(args, recorder.journal, logger);
-  return { code: 0, signal: null };
+  // --fail-on: violations at that level make the run fail.
+  return { code: validationFailed ? 1 : 0, signal: null };
 }

@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
 import type { Logger } from '../lib/log.js';
+import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { packageVersion } from '../lib/version.js';
+import { LiveTap } from './live-tap.js';
 import { checkHostAndOrigin } from './http-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
 
@@ -23,6 +25,8 @@ export interface HttpRecordOptions {
   allowHosts: string[];
   allowOrigins: string[];
   logger: Logger;
+  /** Validate live in a worker thread. */
+  live?: LiveWorkerSpec;
 }
 
 export interface HttpRecorder {
@@ -30,8 +34,9 @@ export interface HttpRecorder {
   url: string;
   sessionId: string;
   journal: string;
-  /** Stops listening, ends open streams and finishes the journal. */
-  close(): Promise<void>;
+  /** Stops listening, ends open streams and finishes the journal. Resolves with whether live
+   * validation saw violations at the --fail-on level. */
+  close(): Promise<{ validationFailed: boolean }>;
 }
 
 /**
@@ -190,6 +195,12 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       proxy: { pid: process.pid, version: packageVersion() },
     },
   }, performance.now());
+  let live: LiveTap | undefined;
+  if (options.live) {
+    live = new LiveTap(journal, (message) => log.warn(message));
+    live.start({ ...options.live, data: { ...options.live.data, sessionId, transport: 'streamable-http' } });
+    journal.onRecord = (record) => live!.record(record);
+  }
 
   return {
     url,
@@ -204,7 +215,9 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       // Every client connection is gone, so whatever is still in flight upstream is abandoned.
       await agent.destroy().catch(() => undefined);
       journal.event('stopped');
+      const verdict = live ? await live.finish() : { failed: false };
       journal.close();
+      return { validationFailed: verdict.failed };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { JournalWriter } from '../lib/cassette/journal.js';
+import type { JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
 import type { LiveWorkerInput, LiveWorkerOutput, LiveWorkerSpec } from '../lib/live-observer.js';
 
 type StdioChannel = 'stdin' | 'stdout' | 'stderr';
@@ -49,7 +49,7 @@ export class LiveTap {
       worker.on('message', (out: LiveWorkerOutput) => {
         if (out.type === 'done') return resolve({ failed: out.failed });
         this.#backlog -= out.processed;
-        for (const violation of out.violations) this.journal.event('violation', { violation });
+        for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) });
       });
       worker.on('error', (err) => {
         this.#stop(`live validation stopped: ${err.message}`);
@@ -70,6 +70,21 @@ export class LiveTap {
     }
     // A copy: stream chunks may share pooled memory, and the worker needs bytes of its own.
     this.#post({ type: 'chunk', channel, data: new Uint8Array(data), t });
+  }
+
+  /** HTTP: every journal record, as it is written (wired to JournalWriter.onRecord). */
+  record(record: JournalRecord): void {
+    if (this.#disabled) return;
+    if (!('ev' in record)) {
+      this.#backlog += record.data.length;
+      if (this.#backlog > LIVE_MAX_BACKLOG) {
+        this.#stop('live validation fell too far behind the traffic and stopped; recording goes on (run `mcp-cassette validate` on the cassette)');
+        return;
+      }
+      this.#post({ type: 'record', record: { ...record, data: new Uint8Array(record.data) } });
+    } else {
+      this.#post({ type: 'record', record });
+    }
   }
 
   end(channel: StdioChannel, t: number): void {

@@ -129,7 +129,7 @@ export interface RecordHooks {
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
-    return runHttpRecord(args, args.http, saveSession);
+    return runHttpRecord(args, args.http, saveSession, args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined);
   }
   let logger: Logger | undefined;
   const proxy = runStdioProxy({

@@ -28,6 +28,11 @@ export class SessionValidator {
     this.#state = new SessionState(session);
   }
 
+  /** HTTP: an exchange's envelope (headers), known before or while its messages are judged. */
+  exchange(x: import('../lib/cassette/cassette.js').HttpExchange): void {
+    this.#state.exchanges.set(x.id, x);
+  }
+
   check(msg: RecordedMessage): Violation[] {
     if (msg.channel === 'stderr') return []; // stderr is free-form logging (STDIO-STDERR)
     const out: Violation[] = [];

@@ -5,13 +5,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StdioFramer } from '../lib/framing/stdio-framer.js';
-import type { LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
+import type { LiveRef, LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
 import { createLogger } from '../lib/log.js';
 import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
+import { HttpLiveFramer } from './live-http.js';
 
 interface Settings {
   sessionId: string;
+  transport?: 'stdio' | 'streamable-http';
   logLevel: string;
   logFile?: string;
   failOn?: Severity;
@@ -32,10 +34,19 @@ const validator = createLiveValidator({
   ...(settings.exec ? { exec: settings.exec } : {}),
 });
 const session = { id: settings.sessionId, transport: 'stdio' as const };
-let found: Violation[] = [];
+let found: (Violation & { ref?: LiveRef })[] = [];
 const framer = new StdioFramer((msg) => {
   found.push(...validator.message(session, msg));
 }, LIVE_MAX_FRAME, (seq, bytes) => logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`));
+
+// HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
+const seqs = new Map<string, number>();
+const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
+  const seq = (seqs.get(key) ?? 0) + 1;
+  seqs.set(key, seq);
+  msg.seq = seq;
+  for (const v of validator.message({ id: key, transport: 'streamable-http' }, msg, exchange)) found.push({ ...v, ref });
+});
 
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);
 
@@ -47,6 +58,9 @@ port.on('message', (batch: LiveWorkerInput[]) => {
       processed += input.data.byteLength;
     } else if (input.type === 'end') {
       framer.end(input.channel, input.t);
+    } else if (input.type === 'record') {
+      httpFramer.push(input.record);
+      if (input.record.data) processed += input.record.data.byteLength;
     } else {
       framer.endAll();
       send({ type: 'violations', violations: found, processed });

@@ -1,3 +1,4 @@
+import type { HttpExchange } from '../lib/cassette/cassette.js';
 import type { LiveObserver } from '../lib/live-observer.js';
 import type { Logger } from '../lib/log.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
@@ -19,7 +20,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   const hub = new AlertHub({ logger: options.logger, ...(options.webhook ? { webhook: options.webhook } : {}), ...(options.exec ? { exec: options.exec } : {}) });
   let worst: Severity | undefined;
   return {
-    message(session, msg) {
+    message(session, msg, exchange?: HttpExchange) {
       try {
         let v = sessions.get(session.id);
         if (!v) {
@@ -29,6 +30,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
           });
           sessions.set(session.id, v);
         }
+        if (exchange) v.exchange(exchange);
         const found: Violation[] = v.check(msg);
         for (const violation of found) {
           hub.emit(violation);

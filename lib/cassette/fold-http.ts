@@ -2,6 +2,7 @@ import { SseSplitter } from '../framing/sse-splitter.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
 import type { HttpExchange, HttpHeaders, RecordedSession } from './cassette.js';
 import type { ParsedJournal } from './journal.js';
+import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
 
 interface OpenExchange {
@@ -34,6 +35,7 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
   const open = new Map<number, OpenExchange>();
   const all: OpenExchange[] = [];
   const placed: Placed[] = [];
+  const liveViolations: { violation: Violation; ref: { x: number; k: number } }[] = [];
   let now = 0;
 
   const emit = (frame: Buffer, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void => {
@@ -43,6 +45,10 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
   for (const r of journal.records) {
     now = r.t;
     if ('ev' in r) {
+      if (r.ev === 'violation') {
+        if (isObject(r.ref)) liveViolations.push({ violation: r.violation as Violation, ref: r.ref as { x: number; k: number } });
+        continue;
+      }
       const x = Number(r.x);
       if (r.ev === 'http-request') {
         const record: HttpExchange = {
@@ -108,7 +114,33 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
     }
   }
 
-  return group(journal, all, placed, options);
+  const sessions = group(journal, all, placed, options);
+  attachLiveViolations(sessions, liveViolations);
+  return sessions;
+}
+
+/** Live verdicts name a message by its place in its exchange; give them the final session and seq. */
+function attachLiveViolations(sessions: RecordedSession[], live: { violation: Violation; ref: { x: number; k: number } }[]): void {
+  if (live.length === 0) return;
+  const where = new Map<string, { session: RecordedSession; seq: number }>();
+  for (const session of sessions) {
+    const ordinal = new Map<number, number>();
+    for (const m of session.messages) {
+      const x = m.http!.exchange;
+      const k = ordinal.get(x) ?? 0;
+      ordinal.set(x, k + 1);
+      where.set(`${x}:${k}`, { session, seq: m.seq });
+    }
+  }
+  for (const { violation, ref } of live) {
+    const w = where.get(`${ref.x}:${ref.k}`);
+    if (!w) continue;
+    (w.session.violations ??= []).push({ ...violation, session: w.session.id, seq: w.seq });
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function group(journal: ParsedJournal, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {

@@ -46,6 +46,8 @@ export class JournalWriter {
   readonly #fd: number;
   readonly #t0: number;
   #closed = false;
+  /** Hears every chunk and event once it is on disk (the live validator's feed); not violations. */
+  onRecord?: (record: JournalRecord) => void;
 
   constructor(readonly path: string, header: JournalHeader, t0: number) {
     // 'wx': a journal is never shared; a name clash means a bug, not a file to reuse.
@@ -65,12 +67,15 @@ export class JournalWriter {
     const x = exchange === undefined ? '' : `,"x":${exchange}`;
     const head = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
     writevSync(this.#fd, [head, data, NEWLINE]);
+    this.onRecord?.({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
     return t;
   }
 
   event(ev: string, fields: Record<string, unknown> = {}): void {
     if (this.#closed) return;
-    writeSync(this.#fd, JSON.stringify({ t: this.now(), ev, ...fields }) + '\n');
+    const record = { t: this.now(), ev, ...fields };
+    writeSync(this.#fd, JSON.stringify(record) + '\n');
+    if (ev !== 'violation') this.onRecord?.(record);
   }
 
   close(): void {

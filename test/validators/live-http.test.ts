@@ -1,0 +1,47 @@
+import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { validateSession } from '../../validators/engine.js';
+import { RULES } from '../../validators/rules/index.js';
+import { startHttpRecorder } from '../helpers/http-recorder.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+
+test('live validation of Streamable HTTP: alerts while traffic flows, verdicts stored with the final session ids and seqs', async (t) => {
+  const dir = tempDir(t);
+  // A 2026-07-28 server that forgets resultType and serverInfo, and mints a session id.
+  const upstream = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { id: number }).id;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'nope' });
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`);
+      res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [], ttlMs: 0, cacheScope: 'private' } })}\n\n`);
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => upstream.close());
+  const cassettePath = join(dir, 'live-http.cassette.json');
+  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, cassettePath, ['--log-level', 'info', '--fail-on', 'error']);
+  for (const id of [1, 2]) {
+    const res = await request(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: META } }),
+    });
+    t.regex(await res.body.text(), /"tools":\[\]/, 'the client gets the answer unchanged');
+  }
+  const { cassette, result } = await proxy.stop();
+  t.is(result.code, 1, '--fail-on error tripped');
+  t.regex(result.stderr, /ERROR ENV-RESULTTYPE-PRESENT \(message #3 S>C \/result\/resultType\)/);
+  const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
+  t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), ['ENV-RESULTTYPE-PRESENT', 'ENV-SERVERINFO', 'HTTP-NO-SESSION']);
+  // Live verdicts carry the cassette's session ids and message numbers: the offline validator agrees.
+  const offline = cassette.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
+  const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
+  t.deepEqual(stored.map(key).sort(), offline.map(key).sort());
+});

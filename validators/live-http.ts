@@ -1,0 +1,92 @@
+import type { HttpExchange, HttpHeaders } from '../lib/cassette/cassette.js';
+import { SseSplitter } from '../lib/framing/sse-splitter.js';
+import type { LiveRef } from '../lib/live-observer.js';
+import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../lib/message.js';
+
+type Rec = { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown };
+
+interface Open {
+  record: HttpExchange;
+  key?: string;
+  request: Buffer[];
+  response: Buffer[];
+  sse?: SseSplitter;
+  ordinal: number;
+  /** Messages of an exchange whose session is not known yet (a request without Mcp-Session-Id,
+   * until its response headers say which session it opened, if any). */
+  held: RecordedMessage[];
+}
+
+function header(h: HttpHeaders | undefined, name: string): string | undefined {
+  const v = h?.[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The HTTP journal, read as it is written: the same messages the cassette fold will make, each
+ * handed on with its session key (the Mcp-Session-Id, or the exchange alone) and its place in its
+ * exchange (`ref`), which the fold later turns into the final session id and seq.
+ */
+export class HttpLiveFramer {
+  readonly #open = new Map<number, Open>();
+  #now = 0;
+
+  constructor(private readonly onMessage: (key: string, exchange: HttpExchange, msg: RecordedMessage, ref: LiveRef) => void) {}
+
+  push(r: Rec): void {
+    this.#now = r.t;
+    const x = Number(r.x);
+    if (r.ev === 'http-request') {
+      const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true };
+      const sid = header(record.requestHeaders, 'mcp-session-id');
+      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: [], response: [], ordinal: 0, held: [] });
+      return;
+    }
+    const ex = this.#open.get(x);
+    if (!ex) return;
+    if (r.c === 'http-request' && r.data) ex.request.push(Buffer.from(r.data));
+    else if (r.c === 'http-response' && r.data) {
+      if (ex.sse) ex.sse.push(Buffer.from(r.data));
+      else if (ex.record.mcp) ex.response.push(Buffer.from(r.data));
+    } else if (r.ev === 'http-request-end') {
+      const body = Buffer.concat(ex.request);
+      ex.request = [];
+      if (ex.record.mcp && body.length > 0) this.#emit(ex, body, { exchange: x, part: 'request' }, 'client-to-server');
+    } else if (r.ev === 'http-response') {
+      ex.record.status = Number(r.status);
+      ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
+      const type = header(ex.record.responseHeaders, 'content-type');
+      if (type) ex.record.contentType = type;
+      const sid = header(ex.record.responseHeaders, 'mcp-session-id');
+      if (!ex.key) {
+        ex.key = sid ? `session:${sid}` : `exchange:${x}`;
+        for (const m of ex.held) this.onMessage(ex.key, ex.record, m, (m as RecordedMessage & { ref: LiveRef }).ref);
+        ex.held = [];
+      }
+      if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
+        ex.sse = new SseSplitter((event) => {
+          const sse: NonNullable<HttpFrameInfo['sse']> = {};
+          if (event.id !== undefined) sse.id = event.id;
+          if (event.event !== undefined) sse.event = event.event;
+          if (event.retry !== undefined) sse.retry = event.retry;
+          this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse }, 'server-to-client');
+        });
+      }
+    } else if (r.ev === 'http-end') {
+      this.#open.delete(x);
+      if (ex.sse) ex.sse.end();
+      else if (ex.response.length > 0) this.#emit(ex, Buffer.concat(ex.response), { exchange: x, part: 'response' }, 'server-to-client');
+      if (!ex.key) {
+        ex.key = `exchange:${x}`;
+        for (const m of ex.held) this.onMessage(ex.key, ex.record, m, (m as RecordedMessage & { ref: LiveRef }).ref);
+      }
+    }
+  }
+
+  #emit(ex: Open, frame: Buffer, http: HttpFrameInfo, direction: RecordedMessage['direction']): void {
+    const ref: LiveRef = { x: ex.record.id, k: ex.ordinal++ };
+    const msg = frameToMessage(frame, { seq: 0, t: this.#now, direction, channel: 'http', terminated: true, http });
+    if (ex.key) this.onMessage(ex.key, ex.record, msg, ref);
+    else ex.held.push(Object.assign(msg, { ref }));
+  }
+}
