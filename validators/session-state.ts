@@ -38,6 +38,13 @@ export class SessionState {
   lastList = new Map<string, { seq: number; items: unknown[]; authorization?: string }>();
   /** A list_changed notification (tools, resources, prompts) arrived since the last list of that kind. */
   listChanged = new Set<string>();
+  /** Progress tokens of requests the client sent: the request's seq, whether it was answered,
+   * and the last progress value seen. */
+  progress = new Map<string, { requestKey: string; answered: boolean; last?: number; cancelled?: boolean }>();
+  /** Ids of requests the client cancelled. */
+  cancelled = new Set<string>();
+  /** `nextCursor`s the server handed out, per method. */
+  cursors = new Map<string, Set<string>>();
   /** Values of id-like fields and requestStates the server handed out, for guessability. */
   handedOut: { field: string; value: string | number }[] = [];
 
@@ -135,9 +142,19 @@ export class SessionState {
     const json = o.json;
     if (!json) return;
     if (typeof json.method === 'string' && 'id' in json) {
+      const token = progressToken(json);
+      if (o.msg.direction === 'client-to-server' && token !== undefined) this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
       this.pending[o.msg.direction].set(idKey(json.id), { msg: o.msg, json, method: json.method, ...(o.era ? { era: o.era } : {}) });
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;
+    }
+    if (json.method === 'notifications/progress' && isObject(json.params) && typeof json.params.progress === 'number') {
+      const p = this.progress.get(JSON.stringify(json.params.progressToken));
+      if (p) p.last = json.params.progress;
+    }
+    if (json.method === 'notifications/cancelled' && o.msg.direction === 'client-to-server' && isObject(json.params)) {
+      this.cancelled.add(idKey(json.params.requestId));
+      for (const p of this.progress.values()) if (p.requestKey === idKey(json.params.requestId)) p.cancelled = true;
     }
     if (typeof json.method === 'string' && json.method.endsWith('/list_changed') && o.msg.direction === 'server-to-client') {
       this.listChanged.add(json.method.split('/')[1]!); // notifications/tools/list_changed → tools
@@ -145,6 +162,11 @@ export class SessionState {
     if (!o.request) return;
     const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
     this.pending[other].delete(idKey(json.id));
+    if (o.msg.direction === 'server-to-client') {
+      const token = progressToken(o.request.json);
+      const p = token !== undefined ? this.progress.get(JSON.stringify(token)) : undefined;
+      if (p && p.requestKey === idKey(json.id)) p.answered = true;
+    }
     const result = isObject(json.result) ? json.result : undefined;
     if (!result) return;
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
@@ -154,6 +176,11 @@ export class SessionState {
       const authorization = this.header(o.request.msg, 'authorization');
       this.lastList.set(o.request.method, { seq: o.msg.seq, items: result[list] as unknown[], ...(authorization ? { authorization } : {}) });
       this.listChanged.delete(list);
+    }
+    if (typeof result.nextCursor === 'string') {
+      const set = this.cursors.get(o.request.method) ?? new Set<string>();
+      set.add(result.nextCursor);
+      this.cursors.set(o.request.method, set);
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
     if (result.resultType === 'input_required') {
@@ -191,3 +218,9 @@ export function mrtrKey(request: Record<string, unknown>): string {
 
 /** The array each list method answers with. */
 export const LIST_KEYS: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
+
+export function progressToken(request: Record<string, unknown>): unknown {
+  const p = isObject(request.params) ? request.params : undefined;
+  const meta = p && isObject(p._meta) ? p._meta : undefined;
+  return meta?.progressToken;
+}

@@ -148,7 +148,8 @@ export const envelopeRules: Rule[] = [
     title: 'A 2026-07-28 server never emits -32002 or -32042',
     check(o, report) {
       const code = errorCode(o.json);
-      if (o.msg.direction === 'server-to-client' && (code === -32002 || code === -32042)) {
+      // -32002 on resources/read has its own rule (RES-NOTFOUND-NOT-32002).
+      if (o.msg.direction === 'server-to-client' && (code === -32042 || (code === -32002 && o.request?.method !== 'resources/read'))) {
         report('/error/code', code === -32002 ? '-32002 (resource not found) is gone in 2026-07-28; use -32602' : '-32042 (URL elicitation required) is gone in 2026-07-28; use input_required');
       }
     },

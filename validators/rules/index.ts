@@ -6,7 +6,8 @@ import { mrtrRules } from './mrtr.js';
 import { securityRules } from './security.js';
 import { stdioRules } from './stdio.js';
 import { toolRules } from './tools.js';
+import { utilityRules } from './utilities.js';
 import { versionRules } from './version.js';
 
 /** Every implemented rule, in catalogue order (explicit list, no directory scanning). */
-export const RULES: readonly Rule[] = [...envelopeRules, ...versionRules, ...capabilityRules, ...toolRules, ...mrtrRules, ...stdioRules, ...httpRules, ...securityRules];
+export const RULES: readonly Rule[] = [...envelopeRules, ...versionRules, ...capabilityRules, ...toolRules, ...utilityRules, ...mrtrRules, ...stdioRules, ...httpRules, ...securityRules];
