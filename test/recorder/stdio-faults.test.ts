@@ -120,7 +120,9 @@ test('a server that ignores EOF is terminated after the grace period; one that i
     const cassette = join(dir, `${mode}.cassette.json`);
     const proxy = startRecorder(t, cassette, [node, rawServer, mode], { extra: ['--shutdown-grace', '1000'] });
     const done = collect(proxy);
-    proxy.stdin!.end(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    proxy.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    await waitForOutput(proxy.stdout!, (s) => s.includes('"id":1'));
+    proxy.stdin!.end(); // the server ignores this EOF
     const started = Date.now();
     const r = await done;
     t.true(Date.now() - started < 8000, `${mode}: ended promptly`);
