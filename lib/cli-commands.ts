@@ -89,8 +89,10 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       (y) => y.positional('cassette', { type: 'string', array: true, demandOption: true })
         .option('format', { type: 'string', default: 'text', describe: 'text, json, junit, sarif or github (workflow annotations)' })
         .option('fail-on', { type: 'string', describe: 'Exit 1 when violations at this level (error or warning) were found' })
-        .option('output', { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' }),
+        .option('output', { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' })
+        .option('schema', { type: 'string', describe: 'Also check every message against this official MCP schema.json, exactly' }),
       async (args) => exitWith(await validateCommand({
+        ...(args.schema !== undefined ? { schema: String(args.schema) } : {}),
         cassettes: (args.cassette as string[]).map(String),
         format: String(args.format),
         ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),

@@ -7,22 +7,26 @@ import { validateSession } from './engine.js';
 import { FORMATS, render, type Format } from './reports/formats.js';
 import type { ValidationRun } from './reports/summary.js';
 import { RULES } from './rules/index.js';
+import { officialSchemaRules } from './official-schema.js';
+import type { Rule } from './rule.js';
 
 export interface ValidateArgs {
   cassettes: string[];
   format: string;
+  /** An official MCP schema.json to check every message against exactly. */
+  schema?: string;
   failOn?: string;
   output?: string;
 }
 
-export function validateCassettes(paths: string[], onRuleError?: (rule: string, err: unknown) => void): ValidationRun {
+export function validateCassettes(paths: string[], onRuleError?: (rule: string, err: unknown) => void, rules: readonly Rule[] = RULES): ValidationRun {
   const run: ValidationRun = { cassettes: [], violations: [] };
   for (const p of paths) {
     const path = resolve(p);
     const cassette = loadCassette(path);
     run.cassettes.push({ path, sessions: cassette.sessions.length, messages: cassette.sessions.reduce((n, s) => n + s.messages.length, 0) });
     for (const session of cassette.sessions) {
-      for (const v of validateSession(session, { rules: RULES, ...(onRuleError ? { onRuleError } : {}) })) run.violations.push({ ...v, cassette: path });
+      for (const v of validateSession(session, { rules, ...(onRuleError ? { onRuleError } : {}) })) run.violations.push({ ...v, cassette: path });
     }
   }
   return run;
@@ -37,10 +41,11 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
   if (args.failOn !== undefined && args.failOn !== 'error' && args.failOn !== 'warning') {
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(args.failOn)})`);
   }
+  const rules = args.schema ? [...RULES, ...officialSchemaRules(resolve(args.schema))] : RULES;
   const run = validateCassettes(args.cassettes, (rule, err) => {
     process.stderr.write(`mcp-cassette: rule ${rule} failed on this input (a validator bug, please report it): ${(err as Error).message}\n`);
-  });
-  const text = render(args.format as Format, run, RULES, !args.output && args.format === 'text' && process.stdout.isTTY === true);
+  }, rules);
+  const text = render(args.format as Format, run, rules, !args.output && args.format === 'text' && process.stdout.isTTY === true);
   if (args.output) writeFileSync(args.output, text);
   else process.stdout.write(text);
   if (args.failOn === undefined) return 0;
