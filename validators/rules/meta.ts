@@ -1,0 +1,88 @@
+import { isObject, type Rule } from '../rule.js';
+
+const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
+const KEY = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`);
+const EXEMPT = new Set(['traceparent', 'tracestate', 'baggage']);
+/** The codes JSON-RPC 2.0 itself defines. */
+const JSONRPC_CODES = new Set([-32700, -32600, -32601, -32602, -32603]);
+
+const pointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Every `_meta` object in a message, with its JSON Pointer. */
+function* metas(v: unknown, path: string): Generator<[Record<string, unknown>, string]> {
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* metas(v[i], `${path}/${i}`);
+  else if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '_meta' && isObject(x)) yield [x, `${path}/_meta`];
+      else yield* metas(x, `${path}/${pointer(k)}`);
+    }
+  }
+}
+
+/** Every icon in a message, with its JSON Pointer. */
+function* icons(v: unknown, path: string): Generator<[unknown, string]> {
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* icons(v[i], `${path}/${i}`);
+  else if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'icons' && Array.isArray(x)) for (let i = 0; i < x.length; i++) yield [x[i], `${path}/icons/${i}`];
+      else yield* icons(x, `${path}/${pointer(k)}`);
+    }
+  }
+}
+
+/** `_meta` keys, error code ranges, extension ids, icons (§1-2 of RULES.md). */
+export const metaRules: Rule[] = [
+  {
+    id: 'ENV-META-KEYFORMAT', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`_meta`',
+    title: '`_meta` keys are an optional dotted prefix with "/" and a name of [A-Za-z0-9._-]',
+    check(o, report) {
+      if (!o.json) return;
+      for (const [meta, at] of metas(o.json, '')) {
+        for (const key of Object.keys(meta)) if (!EXEMPT.has(key) && !KEY.test(key)) report(`${at}/${pointer(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
+      }
+    },
+  },
+  {
+    id: 'VER-EXT-ID', level: 'MUST', obs: '1', era: 'all', source: 'basic/versioning.mdx §Extension Negotiation',
+    title: 'Extension ids carry a prefix and follow the `_meta` key rules',
+    check(o, report) {
+      if (!o.json) return;
+      const found: [Record<string, unknown>, string][] = [];
+      const params = isObject(o.json.params) ? o.json.params : undefined;
+      const caps = params && isObject(params._meta) ? params._meta['io.modelcontextprotocol/clientCapabilities'] : undefined;
+      if (isObject(caps) && isObject(caps.extensions)) found.push([caps.extensions, '/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions']);
+      const result = isObject(o.json.result) ? o.json.result : undefined;
+      if (result && isObject(result.capabilities) && isObject(result.capabilities.extensions)) found.push([result.capabilities.extensions, '/result/capabilities/extensions']);
+      for (const [ext, at] of found) {
+        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${pointer(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
+      }
+    },
+  },
+  {
+    id: 'ENV-ERRCODE-LEGACYRANGE', level: 'SHOULD NOT', obs: '1', era: 'modern', source: 'basic/index.mdx §Error Codes',
+    title: 'New implementations avoid -32000..-32019',
+    check(o, report) {
+      const code = o.json && isObject(o.json.error) ? o.json.error.code : undefined;
+      if (typeof code === 'number' && code <= -32000 && code >= -32019 && code !== -32002) report('/error/code', `error code ${code} is in -32000..-32019, to which receivers may give no meaning`);
+    },
+  },
+  {
+    id: 'ENV-ERRCODE-APPDEF', level: 'SHOULD', obs: '1', era: 'all', source: 'basic/index.mdx §Error Codes',
+    title: 'Application-defined codes lie outside -32768..-32000',
+    check(o, report) {
+      const code = o.json && isObject(o.json.error) ? o.json.error.code : undefined;
+      if (typeof code === 'number' && code >= -32768 && code <= -32100 && !JSONRPC_CODES.has(code)) report('/error/code', `error code ${code} is inside the range JSON-RPC reserves; application codes lie outside -32768..-32000`);
+    },
+  },
+  {
+    id: 'ENV-ICON-SCHEME', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`icons`',
+    title: 'Icon src is https: or data:',
+    check(o, report) {
+      if (o.msg.direction !== 'server-to-client' || !o.json) return;
+      for (const [icon, at] of icons(o.json, '')) {
+        const src = isObject(icon) ? icon.src : undefined;
+        if (typeof src === 'string' && !/^(https|data):/i.test(src)) report(`${at}/src`, `icon src ${JSON.stringify(src.slice(0, 60))} is neither https: nor data:; clients must reject it`);
+      }
+    },
+  },
+];
