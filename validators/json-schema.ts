@@ -34,7 +34,7 @@ function engine(dialect: Dialect): Ajv {
 const compiled = new Map<string, { validate?: ValidateFunction; problem?: string }>();
 
 export function schemaProblem(schema: Record<string, unknown>): string | undefined {
-  return compile(schema).problem;
+  return dialectOf(schema) === 'unsupported' ? undefined : compile(schema).problem;
 }
 
 /** Validates data against a schema; undefined when it conforms or the schema cannot be used. */

@@ -30,7 +30,7 @@ export class SessionState {
   /** Tools from the most recent `tools/list` answer, by name. */
   tools = new Map<string, Record<string, unknown>>();
   /** `requestState` handed out with an `input_required` answer, by the request's identity. */
-  issuedState = new Map<string, { state?: string; id: unknown; kinds: string[] }>();
+  issuedState = new Map<string, { state?: string; id: unknown; kinds: string[]; keys: string[] }>();
   readonly exchanges = new Map<number, HttpExchange>();
   /** Server capabilities from the DiscoverResult or the InitializeResult. */
   serverCapabilities?: Record<string, unknown>;
@@ -45,6 +45,9 @@ export class SessionState {
   cancelled = new Set<string>();
   /** `nextCursor`s the server handed out, per method. */
   cursors = new Map<string, Set<string>>();
+  readonly #once = new Set<string>();
+  /** Responses seen per HTTP exchange (one per request stream). */
+  responsesInExchange = new Map<number, number>();
   /** Values of id-like fields and requestStates the server handed out, for guessability. */
   handedOut: { field: string; value: string | number }[] = [];
 
@@ -137,6 +140,19 @@ export class SessionState {
     return this.#header(msg, name);
   }
 
+  /** True the first time a key is seen: for rules that report once per exchange. */
+  once(key: string): boolean {
+    if (this.#once.has(key)) return false;
+    this.#once.add(key);
+    return true;
+  }
+
+  /** The request an HTTP exchange carried, while it is still awaiting its answer. */
+  exchangeRequest(x: number): PendingRequest | undefined {
+    for (const r of this.pending['client-to-server'].values()) if (r.msg.http?.exchange === x) return r;
+    return undefined;
+  }
+
   /** Applies a message to the state once every rule has seen it. */
   commit(o: Observed): void {
     const json = o.json;
@@ -158,6 +174,9 @@ export class SessionState {
     }
     if (typeof json.method === 'string' && json.method.endsWith('/list_changed') && o.msg.direction === 'server-to-client') {
       this.listChanged.add(json.method.split('/')[1]!); // notifications/tools/list_changed → tools
+    }
+    if (o.msg.http && (json.result !== undefined || json.error !== undefined) && o.msg.direction === 'server-to-client') {
+      this.responsesInExchange.set(o.msg.http.exchange, (this.responsesInExchange.get(o.msg.http.exchange) ?? 0) + 1);
     }
     if (!o.request) return;
     const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
@@ -189,6 +208,7 @@ export class SessionState {
         ...(typeof result.requestState === 'string' ? { state: result.requestState } : {}),
         id: o.request.json.id,
         kinds: Object.values(inputRequests).filter(isObject).map((r) => String(r.method)),
+        keys: Object.keys(inputRequests),
       });
     }
     if (o.request.method === 'tools/list' && Array.isArray(result.tools)) {

@@ -14,7 +14,7 @@ export interface RuleFixture {
   expect: string[];
   messages: [string, unknown, number?][];
   /** HTTP: headers per exchange; request headers default to what a correct client sends. */
-  exchanges?: Record<string, { requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
+  exchanges?: Record<string, { path?: string; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
 }
 
 export function loadFixtures(): RuleFixture[] {
@@ -26,23 +26,29 @@ export function loadFixtures(): RuleFixture[] {
 
 /**
  * A fixture's messages as a recorded session: `c`/`s` carry JSON (client→server, server→client),
- * `c-raw`/`s-raw` a text line, `s-b64` raw bytes; on HTTP the third element is the exchange.
+ * `c-raw`/`s-raw` a text line, `s-b64` raw bytes, `s-sse` JSON sent as an SSE event; on HTTP the
+ * third element is the exchange.
  */
 export function fixtureSession(f: RuleFixture): RecordedSession {
   const exchanges = new Map<number, HttpExchange>();
   const messages: RecordedMessage[] = f.messages.map(([kind, value, exchange], i) => {
     const fromClient = kind.startsWith('c');
+    const sse = kind === 's-sse';
     const bytes = kind.endsWith('-b64') ? Buffer.from(String(value), 'base64') : kind.endsWith('-raw') ? Buffer.from(String(value)) : Buffer.from(JSON.stringify(value));
     const http = f.transport === 'streamable-http';
     const x = exchange ?? 1;
-    if (http && !exchanges.has(x)) exchanges.set(x, { id: x, t: i, method: 'POST', path: '/mcp', requestHeaders: {}, status: 200, outcome: 'complete', mcp: true });
+    if (http && !exchanges.has(x)) exchanges.set(x, { id: x, t: i, method: 'POST', path: '/mcp', requestHeaders: { accept: 'application/json, text/event-stream' }, status: 200, contentType: 'application/json', responseHeaders: { 'content-type': 'application/json' }, outcome: 'complete', mcp: true });
+    if (sse) {
+      exchanges.get(x)!.contentType = 'text/event-stream';
+      exchanges.get(x)!.responseHeaders = { 'content-type': 'text/event-stream' };
+    }
     if (http && fromClient && kind === 'c') Object.assign(exchanges.get(x)!.requestHeaders, correctHeaders(value));
     return frameToMessage(bytes, {
       seq: i + 1, t: i,
       direction: fromClient ? 'client-to-server' : 'server-to-client',
       channel: http ? 'http' : fromClient ? 'stdin' : 'stdout',
       terminated: true,
-      ...(http ? { http: { exchange: x, part: fromClient ? 'request' as const : 'response' as const } } : {}),
+      ...(http ? { http: { exchange: x, part: fromClient ? 'request' as const : sse ? 'sse' as const : 'response' as const } } : {}),
     });
   });
   for (const [x, h] of Object.entries(f.exchanges ?? {})) {
@@ -52,7 +58,11 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
       if (v === null) delete ex.requestHeaders[k];
       else ex.requestHeaders[k] = v;
     }
-    if (h.responseHeaders) ex.responseHeaders = h.responseHeaders;
+    if (h.responseHeaders) {
+      ex.responseHeaders = h.responseHeaders;
+      ex.contentType = h.responseHeaders['content-type'] ?? '';
+    }
+    if (h.path) ex.path = h.path;
   }
   return {
     id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: '2026-11-30T00:00:00.000Z',

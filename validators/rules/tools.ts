@@ -1,5 +1,5 @@
 import { isObject, type Rule } from '../rule.js';
-import { dataProblem, schemaProblem } from '../json-schema.js';
+import { dataProblem, dialectOf, schemaProblem } from '../json-schema.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -67,6 +67,18 @@ export const toolRules: Rule[] = [
           if (!isObject(s)) continue;
           const problem = schemaProblem(s);
           if (problem) report(`/result/tools/${i}/${key}`, `${key} of ${String(t.name)}: ${problem}`);
+        }
+      });
+    },
+  },
+  {
+    id: 'TOOLS-DIALECT-UNSUPPORTED', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Implementation Requirements',
+    title: 'Tool schemas use a JSON Schema dialect clients support (2020-12 must be supported)',
+    check(o, report) {
+      listedTools(o).forEach((t, i) => {
+        for (const key of ['inputSchema', 'outputSchema'] as const) {
+          const s = t[key];
+          if (isObject(s) && dialectOf(s) === 'unsupported') report(`/result/tools/${i}/${key}/$schema`, `${key} of ${String(t.name)} names dialect ${JSON.stringify(s.$schema)}, which clients are not required to support; use 2020-12`);
         }
       });
     },
