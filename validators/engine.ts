@@ -37,11 +37,15 @@ export class SessionValidator {
     if (msg.channel === 'stderr') return []; // stderr is free-form logging (STDIO-STDERR)
     const out: Violation[] = [];
     const o = this.#state.observe(msg);
+    let current: Rule | undefined;
+    // One report function per message; it reads the rule being run.
+    const report = (path: string, message: string): void => {
+      const rule = current!;
+      out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
+    };
     for (const rule of this.options.rules) {
       if (!applies(rule, o)) continue;
-      const report = (path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
-      };
+      current = rule;
       try {
         rule.check(o, report, this.#state);
       } catch (err) {

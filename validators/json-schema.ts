@@ -32,6 +32,8 @@ function engine(dialect: Dialect): Ajv {
 }
 
 const compiled = new Map<string, { validate?: ValidateFunction; problem?: string }>();
+/** The same schema object (a tool seen again in the same answer) skips even the hash. */
+const byObject = new WeakMap<object, { validate?: ValidateFunction; problem?: string }>();
 
 export function schemaProblem(schema: Record<string, unknown>): string | undefined {
   return dialectOf(schema) === 'unsupported' ? undefined : compile(schema).problem;
@@ -46,6 +48,14 @@ export function dataProblem(schema: Record<string, unknown>, data: unknown): str
 }
 
 function compile(schema: Record<string, unknown>): { validate?: ValidateFunction; problem?: string } {
+  const known = byObject.get(schema);
+  if (known) return known;
+  const result = compileByContent(schema);
+  byObject.set(schema, result);
+  return result;
+}
+
+function compileByContent(schema: Record<string, unknown>): { validate?: ValidateFunction; problem?: string } {
   const text = JSON.stringify(schema);
   const key = createHash('sha256').update(text).digest('base64');
   let c = compiled.get(key);

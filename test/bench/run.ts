@@ -3,6 +3,10 @@
 import { cpus } from 'node:os';
 import { coldStart, roundTrips, VARIANTS } from './stdio-bench.js';
 import { httpRoundTrips, HTTP_VARIANTS } from './http-bench.js';
+import { validatorThroughput } from './validator-bench.js';
+import { RULES } from '../../validators/rules/index.js';
+
+const RULES_COUNT = RULES.length;
 import { fmt, summary } from './stats.js';
 
 const rows: string[][] = [];
@@ -35,6 +39,9 @@ for (const format of ['json', 'sse'] as const) {
       v === 'direct' ? '' : `+${fmt(added)} µs added${v === 'mcp-cassette record' ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
   }
 }
+
+const v = validatorThroughput(Number(process.env.BENCH_VALIDATOR_ROUNDS ?? 400));
+rows.push([`validator throughput (${RULES_COUNT} rules, recorded traffic)`, 'one core', `${fmt(v.perSecond, 0)} msg/s`, '', `${v.messages} messages in ${fmt(v.seconds, 2)} s`]);
 
 const header = ['scenario', 'variant', 'median', 'p99', 'compared'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

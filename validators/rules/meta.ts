@@ -1,4 +1,5 @@
 import { isObject, type Rule } from '../rule.js';
+import { pointer, walk } from '../walk.js';
 
 const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 const KEY = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`);
@@ -6,29 +7,7 @@ const EXEMPT = new Set(['traceparent', 'tracestate', 'baggage']);
 /** The codes JSON-RPC 2.0 itself defines. */
 const JSONRPC_CODES = new Set([-32700, -32600, -32601, -32602, -32603]);
 
-const pointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
-
-/** Every `_meta` object in a message, with its JSON Pointer. */
-function* metas(v: unknown, path: string): Generator<[Record<string, unknown>, string]> {
-  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* metas(v[i], `${path}/${i}`);
-  else if (isObject(v)) {
-    for (const [k, x] of Object.entries(v)) {
-      if (k === '_meta' && isObject(x)) yield [x, `${path}/_meta`];
-      else yield* metas(x, `${path}/${pointer(k)}`);
-    }
-  }
-}
-
-/** Every icon in a message, with its JSON Pointer. */
-function* icons(v: unknown, path: string): Generator<[unknown, string]> {
-  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* icons(v[i], `${path}/${i}`);
-  else if (isObject(v)) {
-    for (const [k, x] of Object.entries(v)) {
-      if (k === 'icons' && Array.isArray(x)) for (let i = 0; i < x.length; i++) yield [x[i], `${path}/icons/${i}`];
-      else yield* icons(x, `${path}/${pointer(k)}`);
-    }
-  }
-}
+const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** `_meta` keys, error code ranges, extension ids, icons (§1-2 of RULES.md). */
 export const metaRules: Rule[] = [
@@ -37,8 +16,8 @@ export const metaRules: Rule[] = [
     title: '`_meta` keys are an optional dotted prefix with "/" and a name of [A-Za-z0-9._-]',
     check(o, report) {
       if (!o.json) return;
-      for (const [meta, at] of metas(o.json, '')) {
-        for (const key of Object.keys(meta)) if (!EXEMPT.has(key) && !KEY.test(key)) report(`${at}/${pointer(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
+      for (const [meta, at] of walk(o.json).metas) {
+        for (const key of Object.keys(meta)) if (!EXEMPT.has(key) && !KEY.test(key)) report(`${pointer(at)}/${escape(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
       }
     },
   },
@@ -54,7 +33,7 @@ export const metaRules: Rule[] = [
       const result = isObject(o.json.result) ? o.json.result : undefined;
       if (result && isObject(result.capabilities) && isObject(result.capabilities.extensions)) found.push([result.capabilities.extensions, '/result/capabilities/extensions']);
       for (const [ext, at] of found) {
-        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${pointer(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
+        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${escape(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
       }
     },
   },
@@ -79,9 +58,9 @@ export const metaRules: Rule[] = [
     title: 'Icon src is https: or data:',
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
-      for (const [icon, at] of icons(o.json, '')) {
+      for (const [icon, at] of walk(o.json).icons) {
         const src = isObject(icon) ? icon.src : undefined;
-        if (typeof src === 'string' && !/^(https|data):/i.test(src)) report(`${at}/src`, `icon src ${JSON.stringify(src.slice(0, 60))} is neither https: nor data:; clients must reject it`);
+        if (typeof src === 'string' && !/^(https|data):/i.test(src)) report(`${pointer(at)}/src`, `icon src ${JSON.stringify(src.slice(0, 60))} is neither https: nor data:; clients must reject it`);
       }
     },
   },

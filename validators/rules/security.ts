@@ -1,4 +1,5 @@
 import { isObject, type Rule } from '../rule.js';
+import { pointer, walk } from '../walk.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
 // Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
@@ -12,13 +13,6 @@ function injection(text: string): string | undefined {
   return undefined;
 }
 
-/** Every string in a value, with its JSON Pointer. */
-function* strings(v: unknown, path: string): Generator<[string, string]> {
-  if (typeof v === 'string') yield [path, v];
-  else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) yield* strings(v[i], `${path}/${i}`);
-  else if (isObject(v)) for (const [k, x] of Object.entries(v)) yield* strings(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-}
-
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 const CONTENT = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
@@ -29,10 +23,11 @@ export const securityRules: Rule[] = [
     title: 'Descriptions and titles carry no instructions for the model, hidden tags or invisible Unicode',
     check(o, report) {
       if (!o.request || !LISTS.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
-      for (const [path, text] of strings(o.json.result, '/result')) {
-        if (!/\/(description|title|annotations\/[^/]+)$/.test(path)) continue;
+      for (const [text, path] of walk(o.json).strings) {
+        const last = path[path.length - 1];
+        if (path[0] !== 'result' || !(last === 'description' || last === 'title' || path[path.length - 2] === 'annotations')) continue;
         const found = injection(text);
-        if (found) report(path, `${found} in a description the model reads`);
+        if (found) report(pointer(path), `${found} in a description the model reads`);
       }
     },
   },
@@ -41,9 +36,10 @@ export const securityRules: Rule[] = [
     title: 'Results carry no instructions for the model (indirect prompt injection)',
     check(o, report) {
       if (!o.request || !CONTENT.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
-      for (const [path, text] of strings(o.json.result, '/result')) {
+      for (const [text, path] of walk(o.json).strings) {
+        if (path[0] !== 'result') continue;
         const found = injection(text);
-        if (found) report(path, `${found} in returned data`);
+        if (found) report(pointer(path), `${found} in returned data`);
       }
     },
   },
@@ -52,11 +48,12 @@ export const securityRules: Rule[] = [
     title: 'Results, logs and errors carry nothing that looks like a credential',
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
-      const where = isObject(o.json.result) ? o.json.result : isObject(o.json.error) ? o.json.error : o.json.method === 'notifications/message' ? o.json.params : undefined;
-      if (where === undefined) return;
-      for (const [path, text] of strings(where, isObject(o.json.result) ? '/result' : isObject(o.json.error) ? '/error' : '/params')) {
+      const top = isObject(o.json.result) ? 'result' : isObject(o.json.error) ? 'error' : o.json.method === 'notifications/message' ? 'params' : undefined;
+      if (top === undefined) return;
+      for (const [text, path] of walk(o.json).strings) {
+        if (path[0] !== top) continue;
         const m = SECRET.exec(text);
-        if (m) return report(path, `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
+        if (m) return report(pointer(path), `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
       }
     },
   },
