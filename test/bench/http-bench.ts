@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { cli, node, root } from '../helpers/paths.js';
 
-export type HttpVariant = 'direct' | 'http floor' | 'mcp-cassette record';
-export const HTTP_VARIANTS: HttpVariant[] = ['direct', 'http floor', 'mcp-cassette record'];
+export type HttpVariant = 'direct' | 'http floor' | 'mcp-cassette record' | 'record --no-validate';
+export const HTTP_VARIANTS: HttpVariant[] = ['direct', 'http floor', 'mcp-cassette record', 'record --no-validate'];
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve) => {
@@ -46,9 +46,10 @@ export async function httpRoundTrips(format: 'json' | 'sse', count: number, bloc
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
   const floor = spawn(node, [join(root, 'dist', 'test', 'bench', 'http-floor.js'), direct], { stdio: ['ignore', 'pipe', 'inherit'] });
   const proxy = spawn(node, [cli, 'record', '--log-level', 'silent', '--upstream', direct, '--cassette', join(dir, 'http.cassette.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const urls: Record<HttpVariant, string> = { direct, 'http floor': await firstLine(floor), 'mcp-cassette record': await firstLine(proxy) };
+  const plain = spawn(node, [cli, 'record', '--log-level', 'silent', '--no-validate', '--upstream', direct, '--cassette', join(dir, 'plain.cassette.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const urls: Record<HttpVariant, string> = { direct, 'http floor': await firstLine(floor), 'mcp-cassette record': await firstLine(proxy), 'record --no-validate': await firstLine(plain) };
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 1 });
-  const out: Record<HttpVariant, number[]> = { direct: [], 'http floor': [], 'mcp-cassette record': [] };
+  const out: Record<HttpVariant, number[]> = { direct: [], 'http floor': [], 'mcp-cassette record': [], 'record --no-validate': [] };
   let id = 0;
   const once = async (v: HttpVariant): Promise<void> => {
     const res = await request(urls[v], { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: `{"jsonrpc":"2.0","id":${++id},"method":"tools/call","params":{"name":"echo","arguments":{}}}` });
@@ -69,7 +70,8 @@ export async function httpRoundTrips(format: 'json' | 'sse', count: number, bloc
     await agent.close();
     floor.kill();
     proxy.kill('SIGINT');
-    await new Promise((r) => proxy.on('close', r));
+    plain.kill('SIGINT');
+    await Promise.all([new Promise((r) => proxy.on('close', r)), new Promise((r) => plain.on('close', r))]);
     upstream.close();
     rmSync(dir, { recursive: true, force: true });
   }

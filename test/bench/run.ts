@@ -36,7 +36,7 @@ for (const format of ['json', 'sse'] as const) {
     const s = summary(http[v]);
     const added = s.median - direct;
     rows.push([`HTTP round trip, ${format.toUpperCase()} answer (1 in flight)`, v, `${fmt(s.median)} µs`, `${fmt(s.p99)} µs`,
-      v === 'direct' ? '' : `+${fmt(added)} µs added${v === 'mcp-cassette record' ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
+      v === 'direct' ? '' : `+${fmt(added)} µs added${v.includes('record') ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
   }
 }
 
