@@ -1,0 +1,77 @@
+import test from 'ava';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { validateSession } from '../../validators/engine.js';
+import { RULES } from '../../validators/rules/index.js';
+import { node, root } from '../helpers/paths.js';
+import { recordArgs, waitForSessions } from '../helpers/recording.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/** Records a v1 SDK client session with a real server through the proxy, then validates it. */
+async function recordAndValidate(t: Parameters<typeof tempDir>[0], server: string[], steps: (c: Client) => Promise<void>) {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'real.cassette.json');
+  const client = new Client({ name: 'mcp-cassette-real-traffic', version: '1.0.0' }, { capabilities: {} });
+  // server-memory keeps its graph in MEMORY_FILE_PATH (by default next to its own code).
+  const env = { ...(process.env as Record<string, string>), MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
+  const transport = new StdioClientTransport({ command: node, args: recordArgs(cassette, server), stderr: 'pipe', cwd: dir, env });
+  transport.stderr?.on('data', () => {});
+  await client.connect(transport);
+  try {
+    await steps(client);
+  } finally {
+    await client.close();
+  }
+  const c = await waitForSessions(cassette, 1);
+  const offline = c.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
+  const live = c.sessions.flatMap((s) => s.violations ?? []);
+  return { offline, live, dir };
+}
+
+const rules = (vs: { rule: string; severity: string }[]) => [...new Set(vs.map((v) => `${v.rule}:${v.severity}`))].sort();
+
+test('server-filesystem: clean apart from real findings', async (t) => {
+  const dir = tempDir(t);
+  const { offline, live } = await recordAndValidate(t, [node, join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js'), dir], async (c) => {
+    await c.listTools();
+    await c.callTool({ name: 'list_allowed_directories', arguments: {} });
+    await c.callTool({ name: 'write_file', arguments: { path: join(dir, 'a.txt'), content: 'hello' } });
+    await c.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'a.txt') } });
+  });
+  t.deepEqual(live.map((v) => `${v.rule}#${v.seq}`).sort(), offline.map((v) => `${v.rule}#${v.seq}`).sort(), 'live and offline agree');
+  t.deepEqual(rules(offline), EXPECTED.filesystem);
+});
+
+test('server-memory: clean apart from real findings', async (t) => {
+  const { offline } = await recordAndValidate(t, [node, join(root, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js')], async (c) => {
+    await c.listTools();
+    await c.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] } });
+    await c.callTool({ name: 'read_graph', arguments: {} });
+  });
+  t.deepEqual(rules(offline), EXPECTED.memory);
+});
+
+test('tmcp over stdio (independent server): clean apart from real findings', async (t) => {
+  const { offline } = await recordAndValidate(t, [node, join(root, 'dist', 'test', 'servers', 'tmcp-server.js'), 'stdio'], async (c) => {
+    await c.listTools();
+    await c.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    await c.callTool({ name: 'no_such_tool', arguments: {} });
+    await c.listPrompts();
+  });
+  t.deepEqual(rules(offline), EXPECTED.tmcp);
+});
+
+// What these real servers really do (seen in the recorded traffic, checked against the spec):
+// - TOOLS-NOPARAM (info): parameterless tools (filesystem's list_allowed_directories, memory's
+//   read_graph) declare a bare {"type":"object"} instead of adding "additionalProperties": false
+//   (server/tools.mdx §Tool, a recommendation).
+// - TOOLS-STRUCT-MIRROR (warning): tools with an outputSchema return structuredContent whose JSON
+//   is not repeated in a text block (server/tools.mdx §Structured Content, SHOULD).
+// - TOOLS-ERR-PROTOCOL (error): tmcp answers an unknown tool with an isError result instead of a
+//   JSON-RPC error (server/tools.mdx §Error Handling; REAL-PEERS measured the same).
+const EXPECTED: Record<string, string[]> = {
+  filesystem: ['TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning'],
+  memory: ['TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning'],
+  tmcp: ['TOOLS-ERR-PROTOCOL:error'],
+};
