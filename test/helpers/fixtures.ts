@@ -14,7 +14,7 @@ export interface RuleFixture {
   expect: string[];
   messages: [string, unknown, number?][];
   /** HTTP: headers per exchange; request headers default to what a correct client sends. */
-  exchanges?: Record<string, { path?: string; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
+  exchanges?: Record<string, { path?: string; status?: number; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
 }
 
 export function loadFixtures(): RuleFixture[] {
@@ -63,6 +63,7 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
       ex.contentType = h.responseHeaders['content-type'] ?? '';
     }
     if (h.path) ex.path = h.path;
+    if (h.status !== undefined) ex.status = h.status;
   }
   return {
     id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: '2026-11-30T00:00:00.000Z',

@@ -45,8 +45,26 @@ function invariance(method: string): Rule {
   };
 }
 
+/** A server feature seen in use although the capabilities it declared (in this session) lack it. */
+function declares(id: string, capability: string, what: string, used: (o: Parameters<Rule['check']>[0]) => boolean, source: string): Rule {
+  return {
+    id, level: 'MUST', obs: 'N', era: 'all', source,
+    title: `A server that ${what} declares the ${capability} capability`,
+    check(o, report, state) {
+      if (o.msg.direction !== 'server-to-client' || !state.serverCapabilities || capability in state.serverCapabilities || !used(o)) return;
+      report('', `the server ${what}, but its declared capabilities (${Object.keys(state.serverCapabilities).join(', ') || 'none'}) lack ${capability}`);
+    },
+  };
+}
+const answered = (method: string) => (o: Parameters<Rule['check']>[0]) => o.request?.method === method && o.json !== undefined && isObject(o.json.result);
+
 /** §4 (capabilities) and the list rules of §5-7 of RULES.md. */
 export const capabilityRules: Rule[] = [
+  declares('CAP-DECL-TOOLS', 'tools', 'answers tools/list', answered('tools/list'), 'server/tools.mdx §Capabilities'),
+  declares('CAP-DECL-RESOURCES', 'resources', 'answers resources/list', answered('resources/list'), 'server/resources.mdx §Capabilities'),
+  declares('CAP-DECL-PROMPTS', 'prompts', 'answers prompts/list', answered('prompts/list'), 'server/prompts.mdx §Capabilities'),
+  declares('CAP-DECL-COMPLETIONS', 'completions', 'answers completion/complete', answered('completion/complete'), 'server/utilities/completion.mdx §Capabilities'),
+  declares('CAP-DECL-LOGGING', 'logging', 'sends notifications/message', (o) => o.json?.method === 'notifications/message', 'server/utilities/logging.mdx §Capabilities'),
   {
     id: 'CAP-DECLARED-ANSWERS', level: 'MUST', obs: 'N', era: 'all', source: 'server/tools.mdx §Capabilities',
     title: 'A declared tools/resources/prompts capability answers its */list with a result, never an error',

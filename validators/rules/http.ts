@@ -1,5 +1,8 @@
 import { isObject, type Rule } from '../rule.js';
 import { revisionOf } from '../session-state.js';
+import { missingEnvelope } from './version.js';
+
+const missingEnvelopeOf = (request: Record<string, unknown>): boolean => missingEnvelope(request).length > 0;
 
 const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
@@ -47,6 +50,17 @@ export const httpRules: Rule[] = [
       const params = isObject(json.params) ? json.params : {};
       const header = state.header(o.msg, 'mcp-name');
       if (header !== params[field]) report(`/params/${field}`, header === undefined ? `${String(json.method)} without an Mcp-Name header` : `Mcp-Name ${header} but params.${field} is ${JSON.stringify(params[field])}`);
+    },
+  },
+  {
+    id: 'HTTP-400-MODERN', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Server Validation',
+    title: '-32020, -32021, -32022 and a missing-envelope -32602 are sent with HTTP 400',
+    check(o, report, state) {
+      const code = o.json && isObject(o.json.error) ? o.json.error.code : undefined;
+      if (o.msg.direction !== 'server-to-client' || !o.msg.http || typeof code !== 'number') return;
+      const x = state.exchanges.get(o.msg.http.exchange);
+      const missingEnvelope = code === -32602 && o.request !== undefined && missingEnvelopeOf(o.request.json);
+      if ((code === -32020 || code === -32021 || code === -32022 || missingEnvelope) && x?.status !== undefined && x.status !== 400) report('/error/code', `error ${code} came with HTTP status ${x.status}, not 400`);
     },
   },
   {
