@@ -1,5 +1,5 @@
 import type { HttpExchange, HttpHeaders } from '../lib/cassette/cassette.js';
-import { SseSplitter } from '../lib/framing/sse-splitter.js';
+import { SseSplitter, sseFields } from '../lib/framing/sse-splitter.js';
 import type { LiveRef } from '../lib/live-observer.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../lib/message.js';
 
@@ -65,11 +65,7 @@ export class HttpLiveFramer {
       }
       if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
         ex.sse = new SseSplitter((event) => {
-          const sse: NonNullable<HttpFrameInfo['sse']> = {};
-          if (event.id !== undefined) sse.id = event.id;
-          if (event.event !== undefined) sse.event = event.event;
-          if (event.retry !== undefined) sse.retry = event.retry;
-          this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse }, 'server-to-client');
+          this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
         });
       }
     } else if (r.ev === 'http-end') {

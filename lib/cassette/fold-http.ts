@@ -1,4 +1,4 @@
-import { SseSplitter } from '../framing/sse-splitter.js';
+import { SseSplitter, sseFields } from '../framing/sse-splitter.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
 import type { HttpExchange, HttpHeaders, RecordedSession } from './cassette.js';
 import type { ParsedJournal } from './journal.js';
@@ -76,11 +76,7 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
         ex.mcpSessionId ??= header(ex.record.responseHeaders, SESSION_HEADER);
         if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
           ex.sse = new SseSplitter((event) => {
-            const sse: NonNullable<HttpFrameInfo['sse']> = {};
-            if (event.id !== undefined) sse.id = event.id;
-            if (event.event !== undefined) sse.event = event.event;
-            if (event.retry !== undefined) sse.retry = event.retry;
-            emit(Buffer.from(event.data, 'utf8'), x, { exchange: x, part: 'sse', sse }, 'server-to-client');
+            emit(Buffer.from(event.data, 'utf8'), x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
           });
         }
       } else if (r.ev === 'http-end') {

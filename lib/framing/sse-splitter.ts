@@ -89,3 +89,12 @@ export class SseSplitter {
     else if (name === 'retry' && /^\d+$/.test(value)) this.#fields.retry = Number(value);
   }
 }
+
+/** An event's fields as the cassette records them on the message (`http.sse`). */
+export function sseFields(event: SseEvent): { id?: string; event?: string; retry?: number } {
+  return {
+    ...(event.id !== undefined ? { id: event.id } : {}),
+    ...(event.event !== undefined ? { event: event.event } : {}),
+    ...(event.retry !== undefined ? { retry: event.retry } : {}),
+  };
+}
