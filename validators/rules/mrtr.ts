@@ -10,10 +10,14 @@ function inputRequired(o: Parameters<Rule['check']>[0]): Record<string, unknown>
   return o.json.result.resultType === 'input_required' ? o.json.result : undefined;
 }
 
-function retryParams(o: Parameters<Rule['check']>[0]): Record<string, unknown> | undefined {
+/** A client request that retries an earlier input_required answer: its params and what the
+ * server handed out then. */
+export function retryOf(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']>[2]) {
   if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string' || !('id' in o.json)) return undefined;
-  const p = isObject(o.json.params) ? o.json.params : undefined;
-  return p && ('inputResponses' in p || 'requestState' in p) ? p : undefined;
+  const params = isObject(o.json.params) ? o.json.params : undefined;
+  if (!params || !('inputResponses' in params || 'requestState' in params)) return undefined;
+  const issued = state.issuedState.get(mrtrKey(o.json));
+  return issued ? { params, issued, id: o.json.id } : undefined;
 }
 
 /** §14 of RULES.md: multi round-trip requests. */
@@ -50,10 +54,9 @@ export const mrtrRules: Rule[] = [
     id: 'MRTR-ECHO-STATE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry echoes requestState exactly, or sends none if none was given',
     check(o, report, state) {
-      const p = retryParams(o);
-      if (!p) return;
-      const issued = state.issuedState.get(mrtrKey(o.json!));
-      if (!issued) return;
+      const r = retryOf(o, state);
+      if (!r) return;
+      const { params: p, issued } = r;
       if (issued.state === undefined && 'requestState' in p) report('/params/requestState', 'the retry sends a requestState, but the server gave none');
       else if (issued.state !== undefined && p.requestState !== issued.state) report('/params/requestState', `the retry's requestState ${JSON.stringify(p.requestState)} is not the ${JSON.stringify(issued.state)} the server returned`);
     },
@@ -62,10 +65,8 @@ export const mrtrRules: Rule[] = [
     id: 'MRTR-NEW-ID', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry has a new JSON-RPC id',
     check(o, report, state) {
-      const p = retryParams(o);
-      if (!p) return;
-      const issued = state.issuedState.get(mrtrKey(o.json!));
-      if (issued && JSON.stringify(issued.id) === JSON.stringify(o.json!.id)) report('/id', `the retry reuses id ${JSON.stringify(o.json!.id)} of the request it retries`);
+      const r = retryOf(o, state);
+      if (r && JSON.stringify(r.issued.id) === JSON.stringify(r.id)) report('/id', `the retry reuses id ${JSON.stringify(r.id)} of the request it retries`);
     },
   },
 ];

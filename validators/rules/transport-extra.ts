@@ -1,5 +1,6 @@
 import { isObject, type Rule } from '../rule.js';
 import { idKey, mrtrKey } from '../session-state.js';
+import { retryOf } from './mrtr.js';
 
 type O = Parameters<Rule['check']>[0];
 const KNOWN_META = new Set(['protocolVersion', 'clientCapabilities', 'clientInfo', 'serverInfo', 'logLevel', 'subscriptionId', 'related-task']);
@@ -77,11 +78,10 @@ export const transportExtraRules: Rule[] = [
     id: 'MRTR-RESPONSES-COMPLETE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry answers every key of inputRequests',
     check(o, report, state) {
-      if (o.msg.direction !== 'client-to-server' || !o.json || !isObject(o.json.params)) return;
-      const issued = state.issuedState.get(mrtrKey(o.json));
-      if (!issued || issued.keys.length === 0 || !('requestState' in o.json.params || 'inputResponses' in o.json.params)) return;
-      const answered = isObject(o.json.params.inputResponses) ? Object.keys(o.json.params.inputResponses) : [];
-      const missing = issued.keys.filter((k) => !answered.includes(k));
+      const r = retryOf(o, state);
+      if (!r || r.issued.keys.length === 0) return;
+      const answered = isObject(r.params.inputResponses) ? Object.keys(r.params.inputResponses) : [];
+      const missing = r.issued.keys.filter((k) => !answered.includes(k));
       if (missing.length) report('/params/inputResponses', `the retry does not answer ${missing.join(', ')}`);
     },
   },
