@@ -198,7 +198,8 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, (message) => log.warn(message));
-    live.start({ ...options.live, data: { ...options.live.data, sessionId, transport: 'streamable-http' } });
+    // The target lets live rules that depend on where the server runs judge as the cassette will.
+    live.start({ ...options.live, data: { ...options.live.data, sessionId, transport: 'streamable-http', target: { url: options.upstream.href, listen: url } } });
     journal.onRecord = (record) => live!.record(record);
   }
 

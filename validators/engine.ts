@@ -1,7 +1,7 @@
-import type { RecordedSession } from '../lib/cassette/cassette.js';
+import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
-import { severityOf, specLink, type Observed, type Rule } from './rule.js';
+import { severityOf, specLink, type Observed, type Report, type Rule } from './rule.js';
 import { SessionState } from './session-state.js';
 
 export interface ValidateOptions {
@@ -9,6 +9,17 @@ export interface ValidateOptions {
   /** Called when a rule throws: a validator bug is reported and validation goes on. */
   onRuleError?: (rule: string, err: unknown) => void;
 }
+
+/**
+ * A rule that also judges a whole HTTP exchange once it is over, when its status, headers and
+ * messages are all known (a 401 with an empty body, a 202 to a notification). It runs once per
+ * exchange that carried at least one message; its violations point at that first message.
+ */
+export interface ExchangeRule extends Rule {
+  checkExchange(x: HttpExchange, first: RecordedMessage, report: Report, state: SessionState): void;
+}
+
+const judgesExchanges = (rule: Rule): rule is ExchangeRule => typeof (rule as Partial<ExchangeRule>).checkExchange === 'function';
 
 function applies(rule: Rule, o: Observed): boolean {
   if (rule.transport && rule.transport !== o.transport) return false;
@@ -24,7 +35,7 @@ function applies(rule: Rule, o: Observed): boolean {
 export class SessionValidator {
   readonly #state: SessionState;
 
-  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'>, private readonly options: ValidateOptions) {
+  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, private readonly options: ValidateOptions) {
     this.#state = new SessionState(session);
   }
 
@@ -37,10 +48,13 @@ export class SessionValidator {
     if (msg.channel === 'stderr') return []; // stderr is free-form logging (STDIO-STDERR)
     const out: Violation[] = [];
     const o = this.#state.observe(msg);
+    const reported: string[] = [];
+    o.reported = reported;
     let current: Rule | undefined;
     // One report function per message; it reads the rule being run.
     const report = (path: string, message: string): void => {
       const rule = current!;
+      reported.push(path);
       out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
     };
     for (const rule of this.options.rules) {
@@ -55,9 +69,36 @@ export class SessionValidator {
     this.#state.commit(o);
     return out;
   }
+
+  /** HTTP: an exchange is over (status, headers and every message known); exchange rules judge
+   * it. `first` is its first message, which the violations point at. */
+  exchangeEnd(x: HttpExchange, first: RecordedMessage): Violation[] {
+    this.#state.exchanges.set(x.id, x);
+    const out: Violation[] = [];
+    for (const rule of this.options.rules) {
+      if (!judgesExchanges(rule) || (rule.transport && rule.transport !== this.session.transport)) continue;
+      // The exchange rules judge the server's answer (status, headers), hence the direction.
+      const report = (path: string, message: string): void => {
+        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: first.seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+      };
+      try {
+        rule.checkExchange(x, first, report, this.#state);
+      } catch (err) {
+        this.options.onRuleError?.(rule.id, err);
+      }
+    }
+    return out;
+  }
 }
 
 export function validateSession(session: RecordedSession, options: ValidateOptions): Violation[] {
   const v = new SessionValidator(session, options);
-  return session.messages.flatMap((m) => v.check(m));
+  const out = session.messages.flatMap((m) => v.check(m));
+  // HTTP: then every exchange that carried a message, in the order the exchanges ended, as the
+  // live validator judges each one when it ends.
+  const first = new Map<number, RecordedMessage>();
+  for (const m of session.messages) if (m.http && !first.has(m.http.exchange)) first.set(m.http.exchange, m);
+  const ended = (session.exchanges ?? []).filter((x) => first.has(x.id)).sort((a, b) => (a.endT ?? a.t) - (b.endT ?? b.t) || a.id - b.id);
+  for (const x of ended) out.push(...v.exchangeEnd(x, first.get(x.id)!));
+  return out;
 }

@@ -4,11 +4,57 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
 /**
- * JSON Schemas found inside messages (tool inputSchema/outputSchema): the dialect comes from
- * `$schema` (2020-12 when absent), each distinct schema is compiled once (cache by content hash),
- * network `$ref`s are never fetched, and a schema too large to be a tool schema is not compiled.
+ * JSON Schemas found inside messages (tool inputSchema/outputSchema, elicitation requestedSchema):
+ * the dialect comes from `$schema` (2020-12 when absent), each distinct schema is compiled once
+ * (cache by content hash), network `$ref`s are never fetched, and the work is bounded
+ * (PROXY-SCHEMA-BOUNDS) so a hostile schema cannot hang or exhaust the validator: too large, too
+ * deep or too composed a schema is not compiled, and patterns that can backtrack exponentially
+ * are not run.
  */
 const MAX_SCHEMA_BYTES = 256 * 1024;
+const MAX_DEPTH = 64;
+const MAX_NODES = 20_000;
+const MAX_COMPOSITION = 500;
+/** Longer strings are not matched against a `pattern` at all (a linear regex is still linear in them). */
+const MAX_PATTERN_INPUT = 100_000;
+const COMPOSITION = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', '$ref', 'dependentSchemas']);
+
+/** Why a schema is too costly to compile here, if it is. */
+export function boundsProblem(schema: unknown): string | undefined {
+  let nodes = 0;
+  let composition = 0;
+  const stack: [unknown, number][] = [[schema, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
+    if (++nodes > MAX_NODES) return `more than ${MAX_NODES} nodes`;
+    for (const [k, x] of Object.entries(v)) {
+      // Each branch of a composition costs compile time of its own.
+      if (COMPOSITION.has(k) && (composition += Array.isArray(x) ? x.length : 1) > MAX_COMPOSITION) return `more than ${MAX_COMPOSITION} composition branches`;
+      stack.push([x, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A quantified group that itself contains a quantifier ((a+)+, (a|aa)*, (.*)*…) can take
+ * exponential time on a failing input. Such patterns are not enforced; the rest are, on inputs
+ * up to MAX_PATTERN_INPUT characters.
+ */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]|\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)[+*{]/;
+export function riskyPattern(pattern: string): boolean {
+  return NESTED_QUANTIFIER.test(pattern);
+}
+
+/** ajv's regex factory: risky patterns and huge inputs always pass. */
+function boundedRegExp(pattern: string, flags: string): { test(s: string): boolean } {
+  if (riskyPattern(pattern)) return { test: () => true };
+  const re = new RegExp(pattern, flags);
+  return { test: (s: string) => s.length > MAX_PATTERN_INPUT || re.test(s) };
+}
+boundedRegExp.code = 'boundedRegExp';
 
 type Dialect = '2020-12' | '2019-09' | 'draft-07' | 'unsupported';
 
@@ -24,7 +70,7 @@ const engines = new Map<Dialect, Ajv>();
 function engine(dialect: Dialect): Ajv {
   let e = engines.get(dialect);
   if (!e) {
-    const options = { strict: false, allErrors: false, validateFormats: false, loadSchema: undefined } as const;
+    const options = { strict: false, allErrors: false, validateFormats: false, loadSchema: undefined, code: { regExp: boundedRegExp as never } } as const;
     e = dialect === '2019-09' ? new Ajv2019(options) : dialect === 'draft-07' ? new Ajv(options) : new Ajv2020(options);
     engines.set(dialect, e);
   }
@@ -56,6 +102,8 @@ function compile(schema: Record<string, unknown>): { validate?: ValidateFunction
 }
 
 function compileByContent(schema: Record<string, unknown>): { validate?: ValidateFunction; problem?: string } {
+  // Bounded first: a deep enough schema would not even survive JSON.stringify.
+  if (boundsProblem(schema)) return {};
   const text = JSON.stringify(schema);
   const key = createHash('sha256').update(text).digest('base64');
   let c = compiled.get(key);

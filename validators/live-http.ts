@@ -15,6 +15,8 @@ interface Open {
   /** Messages of an exchange whose session is not known yet (a request without Mcp-Session-Id,
    * until its response headers say which session it opened, if any). */
   held: RecordedMessage[];
+  /** The exchange's first message, which exchange-level verdicts point at. */
+  first?: RecordedMessage;
 }
 
 function header(h: HttpHeaders | undefined, name: string): string | undefined {
@@ -31,7 +33,12 @@ export class HttpLiveFramer {
   readonly #open = new Map<number, Open>();
   #now = 0;
 
-  constructor(private readonly onMessage: (key: string, exchange: HttpExchange, msg: RecordedMessage, ref: LiveRef) => void) {}
+  /** `onExchangeEnd` hears of every exchange that carried a message, once it is over (after its
+   * last message), with its outcome and end time set as the cassette fold sets them. */
+  constructor(
+    private readonly onMessage: (key: string, exchange: HttpExchange, msg: RecordedMessage, ref: LiveRef) => void,
+    private readonly onExchangeEnd?: (key: string, exchange: HttpExchange, first: RecordedMessage) => void,
+  ) {}
 
   push(r: Rec): void {
     this.#now = r.t;
@@ -70,18 +77,23 @@ export class HttpLiveFramer {
       }
     } else if (r.ev === 'http-end') {
       this.#open.delete(x);
+      ex.record.endT = r.t;
+      ex.record.outcome = (r.outcome as HttpExchange['outcome'] | undefined) ?? 'complete';
+      if (typeof r.error === 'string') ex.record.error = r.error;
       if (ex.sse) ex.sse.end();
       else if (ex.response.length > 0) this.#emit(ex, Buffer.concat(ex.response), { exchange: x, part: 'response' }, 'server-to-client');
       if (!ex.key) {
         ex.key = `exchange:${x}`;
         for (const m of ex.held) this.onMessage(ex.key, ex.record, m, (m as RecordedMessage & { ref: LiveRef }).ref);
       }
+      if (ex.first) this.onExchangeEnd?.(ex.key, ex.record, ex.first);
     }
   }
 
   #emit(ex: Open, frame: Buffer, http: HttpFrameInfo, direction: RecordedMessage['direction']): void {
     const ref: LiveRef = { x: ex.record.id, k: ex.ordinal++ };
     const msg = frameToMessage(frame, { seq: 0, t: this.#now, direction, channel: 'http', terminated: true, http });
+    ex.first ??= msg;
     if (ex.key) this.onMessage(ex.key, ex.record, msg, ref);
     else ex.held.push(Object.assign(msg, { ref }));
   }

@@ -19,6 +19,8 @@ interface Settings {
   failOn?: Severity;
   webhook?: string;
   exec?: string;
+  /** HTTP: the recorded server (its URL), for the rules that depend on where it runs. */
+  target?: { url: string; listen: string };
 }
 
 /** Frames above this size are recorded but not validated live (parsing them costs too much). */
@@ -41,11 +43,15 @@ const framer = new StdioFramer((msg) => {
 
 // HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
 const seqs = new Map<string, number>();
+const target = settings.target ? { target: settings.target } : {};
 const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
   const seq = (seqs.get(key) ?? 0) + 1;
   seqs.set(key, seq);
   msg.seq = seq;
-  for (const v of validator.message({ id: key, transport: 'streamable-http' }, msg, exchange)) found.push({ ...v, ref });
+  for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
+}, (key, exchange, first) => {
+  // Exchange-level verdicts point at the exchange's first message.
+  for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
 });
 
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);

@@ -1,6 +1,7 @@
 import type { HttpExchange } from '../lib/cassette/cassette.js';
 import type { LiveObserver } from '../lib/live-observer.js';
 import type { Logger } from '../lib/log.js';
+import type { RecordedMessage } from '../lib/message.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
 import { AlertHub } from './alerts.js';
 import { SessionValidator } from './engine.js';
@@ -15,10 +16,19 @@ export interface LiveValidatorOptions {
 
 /** The validator as the proxy runs it: one SessionValidator per session, alerts as they occur,
  * a summary table at the end. A rule that throws is logged and the proxy goes on. */
-export function createLiveValidator(options: LiveValidatorOptions): LiveObserver {
+export function createLiveValidator(options: LiveValidatorOptions): LiveObserver & {
+  /** HTTP: an exchange of this session is over; its exchange-level verdicts. */
+  exchangeEnd(session: { id: string }, exchange: HttpExchange, first: RecordedMessage): Violation[];
+} {
   const sessions = new Map<string, SessionValidator>();
   const hub = new AlertHub({ logger: options.logger, ...(options.webhook ? { webhook: options.webhook } : {}), ...(options.exec ? { exec: options.exec } : {}) });
   let worst: Severity | undefined;
+  const emit = (found: Violation[]): void => {
+    for (const violation of found) {
+      hub.emit(violation);
+      if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
+    }
+  };
   return {
     message(session, msg, exchange?: HttpExchange) {
       try {
@@ -32,13 +42,20 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         }
         if (exchange) v.exchange(exchange);
         const found: Violation[] = v.check(msg);
-        for (const violation of found) {
-          hub.emit(violation);
-          if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
-        }
+        emit(found);
         return found;
       } catch (err) {
         options.logger.error({ err }, 'the live validator failed on a message; forwarding is not affected');
+        return [];
+      }
+    },
+    exchangeEnd(session, exchange, first) {
+      try {
+        const found = sessions.get(session.id)?.exchangeEnd(exchange, first) ?? [];
+        emit(found);
+        return found;
+      } catch (err) {
+        options.logger.error({ err }, 'the live validator failed on an exchange; forwarding is not affected');
         return [];
       }
     },

@@ -32,12 +32,22 @@ export interface Observed {
   /** For responses: the request they answer (sent in the opposite direction). */
   request?: { msg: RecordedMessage; json: Record<string, unknown>; method: string; era?: 'legacy' | 'modern' };
   transport: 'stdio' | 'streamable-http';
+  /** JSON Pointers already reported for this message by the rules run before (the structure
+   * rules run last and skip what a more specific rule already said). */
+  reported?: string[];
 }
 
 export type Report = (path: string, message: string) => void;
 
 export interface Rule extends RuleInfo {
   check(o: Observed, report: Report, state: SessionState): void;
+}
+
+/** Each rule ID once (first definition wins): one ID may be checked by more than one function,
+ * a hand-written check and the structure check, or the --schema check. */
+export function distinctRules<T extends RuleInfo>(rules: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => !seen.has(r.id) && seen.add(r.id));
 }
 
 export function severityOf(rule: RuleInfo): Severity {

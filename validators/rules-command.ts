@@ -1,10 +1,10 @@
-import { severityOf, specLink } from './rule.js';
+import { distinctRules, severityOf, specLink } from './rule.js';
 import { RULES } from './rules/index.js';
 
 const ERAS = { all: '2025-06-18, 2025-11-25, 2026-07-28', legacy: '2025-06-18, 2025-11-25', modern: '2026-07-28' } as const;
 
 export function ruleTable(): { id: string; severity: string; revisions: string; transport: string; spec: string; title: string }[] {
-  return RULES.map((r) => ({ id: r.id, severity: severityOf(r), revisions: ERAS[r.era], transport: r.transport ?? 'any', spec: specLink(r.source), title: r.title }));
+  return distinctRules(RULES).map((r) => ({ id: r.id, severity: severityOf(r), revisions: ERAS[r.era], transport: r.transport ?? 'any', spec: specLink(r.source), title: r.title }));
 }
 
 /** `mcp-cassette rules`: every implemented rule with its severity, revisions and spec link. */

@@ -51,7 +51,8 @@ export class SessionState {
   /** Values of id-like fields and requestStates the server handed out, for guessability. */
   handedOut: { field: string; value: string | number }[] = [];
 
-  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'>) {
+  /** `target` (the recorded server) is known offline and, on HTTP, live. */
+  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }) {
     for (const x of session.exchanges ?? []) this.exchanges.set(x.id, x);
   }
 
@@ -191,7 +192,7 @@ export class SessionState {
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
     if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities)) this.serverCapabilities = result.capabilities;
     const list = LIST_KEYS[o.request.method];
-    if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor)) {
+    if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) {
       const authorization = this.header(o.request.msg, 'authorization');
       this.lastList.set(o.request.method, { seq: o.msg.seq, items: result[list] as unknown[], ...(authorization ? { authorization } : {}) });
       this.listChanged.delete(list);
@@ -212,7 +213,7 @@ export class SessionState {
       });
     }
     if (o.request.method === 'tools/list' && Array.isArray(result.tools)) {
-      const isFirstPage = !(isObject(o.request.json.params) && o.request.json.params.cursor);
+      const isFirstPage = !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined);
       if (isFirstPage) this.tools.clear();
       for (const t of result.tools) if (isObject(t) && typeof t.name === 'string') this.tools.set(t.name, t);
     }

@@ -45,7 +45,7 @@ export function createExampleServer(): McpServer {
   server.registerTool(
     'count_slowly',
     {
-      description: 'Counts to n, sending a progress notification and a log message per step before the result',
+      description: 'Counts to n, sending a progress notification per step (and a log message, when the request asks for logs) before the result',
       inputSchema: z.object({ n: z.number().int().min(1).max(100) }),
     },
     async ({ n }, ctx) => {
@@ -54,7 +54,9 @@ export function createExampleServer(): McpServer {
         if (token !== undefined) {
           await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } });
         }
-        await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: `step ${i} of ${n}` } });
+        // The SDK's log() sends only what was asked for: on 2026-07-28 only to a request whose _meta
+        // carries io.modelcontextprotocol/logLevel (and at or above it), on 2025 per logging/setLevel.
+        await ctx.mcpReq.log('info', `step ${i} of ${n}`);
       }
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
     },

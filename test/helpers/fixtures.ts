@@ -14,7 +14,9 @@ export interface RuleFixture {
   expect: string[];
   messages: [string, unknown, number?][];
   /** HTTP: headers per exchange; request headers default to what a correct client sends. */
-  exchanges?: Record<string, { path?: string; status?: number; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
+  exchanges?: Record<string, { path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
+  /** HTTP: the recorded server's URL (default a remote https one). */
+  target?: string;
 }
 
 export function loadFixtures(): RuleFixture[] {
@@ -27,7 +29,7 @@ export function loadFixtures(): RuleFixture[] {
 /**
  * A fixture's messages as a recorded session: `c`/`s` carry JSON (client→server, server→client),
  * `c-raw`/`s-raw` a text line, `s-b64` raw bytes, `s-sse` JSON sent as an SSE event; on HTTP the
- * third element is the exchange.
+ * third element is the exchange. Message n (from 0) is complete at t = n ms.
  */
 export function fixtureSession(f: RuleFixture): RecordedSession {
   const exchanges = new Map<number, HttpExchange>();
@@ -63,11 +65,14 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
       ex.contentType = h.responseHeaders['content-type'] ?? '';
     }
     if (h.path) ex.path = h.path;
+    if (h.method) ex.method = h.method;
     if (h.status !== undefined) ex.status = h.status;
+    if (h.endT !== undefined) ex.endT = h.endT;
+    if (h.outcome) ex.outcome = h.outcome;
   }
   return {
     id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: '2026-11-30T00:00:00.000Z',
-    target: f.transport === 'stdio' ? { command: ['fixture'], cwd: '/' } : { url: 'http://127.0.0.1/mcp', listen: 'http://127.0.0.1/mcp' },
+    target: f.transport === 'stdio' ? { command: ['fixture'], cwd: '/' } : { url: f.target ?? 'https://mcp.example.com/mcp', listen: 'http://127.0.0.1/mcp' },
     protocol: {}, proxy: { pid: 0, version: 'fixture' },
     ...(f.transport === 'streamable-http' ? { exchanges: [...exchanges.values()] } : {}),
     messages,

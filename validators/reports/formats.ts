@@ -1,12 +1,13 @@
 import { relative } from 'node:path';
 import type { Rule } from '../rule.js';
-import { severityOf, specLink } from '../rule.js';
+import { distinctRules, severityOf, specLink } from '../rule.js';
 import { summarise, type ValidationRun } from './summary.js';
 
 export const FORMATS = ['text', 'json', 'junit', 'sarif', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
 
-export function render(format: Format, run: ValidationRun, rules: readonly Rule[], colour = false): string {
+export function render(format: Format, run: ValidationRun, allRules: readonly Rule[], colour = false): string {
+  const rules = distinctRules(allRules);
   switch (format) {
     case 'json':
       return JSON.stringify({

@@ -17,7 +17,7 @@ function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']
   if (o.request?.method !== method || !o.json || !isObject(o.json.result)) return undefined;
   const key = LIST_KEYS[method]!;
   const items = o.json.result[key];
-  if (!Array.isArray(items) || (isObject(o.request.json.params) && o.request.json.params.cursor)) return undefined;
+  if (!Array.isArray(items) || (isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) return undefined;
   const before = state.lastList.get(method);
   if (!before || state.listChanged.has(key)) return undefined; // announced with list_changed: allowed
   // Lists MAY differ with the Authorization presented.

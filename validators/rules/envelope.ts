@@ -53,7 +53,8 @@ export const envelopeRules: Rule[] = [
     check(o, report) {
       if (!isRpc(o.json) || typeof o.json.method === 'string' || !('result' in o.json || 'error' in o.json)) return;
       if (o.request) return;
-      if ('error' in o.json && o.json.id === null) return; // an unreadable request (ENV-ERR-ID)
+      // An unreadable request: the 2026-07-28 schema lets such an error omit the id or carry null (ENV-ERR-ID).
+      if ('error' in o.json && (o.json.id === null || !('id' in o.json))) return;
       report('/id', `no request with id ${JSON.stringify(o.json.id)} is awaiting an answer`);
     },
   },
@@ -84,7 +85,7 @@ export const envelopeRules: Rule[] = [
       if (t === undefined || t === 'complete' || t === 'input_required') return;
       const caps = o.request ? clientCapabilities(o.request.json) : undefined;
       const extensions = caps && isObject(caps.extensions) ? Object.keys(caps.extensions) : [];
-      if (t === 'task' && extensions.includes('io.modelcontextprotocol/tasks')) return;
+      if (t === 'task') return; // the tasks extension's value: TASKS-NEGOTIATED judges whether it was declared
       report('/result/resultType', `resultType ${JSON.stringify(t)} is neither "complete" nor "input_required", nor an extension the request declared`);
     },
   },
@@ -119,7 +120,8 @@ export const envelopeRules: Rule[] = [
     id: 'ENV-NO-SERVER-REQ', level: 'MUST NOT', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/index.mdx',
     title: 'A 2026-07-28 server never sends JSON-RPC requests',
     check(o, report) {
-      if (o.msg.direction === 'server-to-client' && isRpc(o.json) && typeof o.json.method === 'string' && 'id' in o.json) {
+      // On an SSE stream it is HTTP-SSE-NO-REQ's.
+      if (o.msg.direction === 'server-to-client' && o.msg.http?.part !== 'sse' && isRpc(o.json) && typeof o.json.method === 'string' && 'id' in o.json) {
         report('', `server→client request ${o.json.method}; on 2026-07-28 it belongs in an InputRequiredResult's inputRequests`);
       }
     },

@@ -1,6 +1,7 @@
 import { isObject, type Rule } from '../rule.js';
 import { revisionOf } from '../session-state.js';
 import { missingEnvelope } from './version.js';
+import { decodeHeaderValue, sentinelProblem } from './wire-http.js';
 
 const missingEnvelopeOf = (request: Record<string, unknown>): boolean => missingEnvelope(request).length > 0;
 
@@ -49,7 +50,9 @@ export const httpRules: Rule[] = [
       if (!json || !field) return;
       const params = isObject(json.params) ? json.params : {};
       const header = state.header(o.msg, 'mcp-name');
-      if (header !== params[field]) report(`/params/${field}`, header === undefined ? `${String(json.method)} without an Mcp-Name header` : `Mcp-Name ${header} but params.${field} is ${JSON.stringify(params[field])}`);
+      // Base64 sentinel values are compared decoded; a badly encoded one is HTTP-B64-SENTINEL's.
+      if (header !== undefined && typeof params[field] === 'string' && sentinelProblem(header, params[field] as string)) return;
+      if ((header === undefined ? undefined : decodeHeaderValue(header)) !== params[field]) report(`/params/${field}`, header === undefined ? `${String(json.method)} without an Mcp-Name header` : `Mcp-Name ${header} but params.${field} is ${JSON.stringify(params[field])}`);
     },
   },
   {

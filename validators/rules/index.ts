@@ -11,6 +11,14 @@ import { toolRules } from './tools.js';
 import { transportExtraRules } from './transport-extra.js';
 import { utilityRules } from './utilities.js';
 import { versionRules } from './version.js';
+import { negotiationRules } from './negotiation.js';
+import { extensionRules } from './extensions.js';
+import { featureRules } from './features.js';
+import { wireRules } from './wire.js';
+import { structureRulesLast } from './structure.js';
 
-/** Every implemented rule, in catalogue order (explicit list, no directory scanning). */
-export const RULES: readonly Rule[] = [...envelopeRules, ...metaRules, ...versionRules, ...capabilityRules, ...toolRules, ...utilityRules, ...mrtrRules, ...clientFeatureRules, ...stdioRules, ...httpRules, ...transportExtraRules, ...securityRules];
+/**
+ * Every implemented rule (explicit list, no directory scanning). The structure rules come last:
+ * they skip what a more specific rule already reported for the same message.
+ */
+export const RULES: readonly Rule[] = [...envelopeRules, ...metaRules, ...versionRules, ...capabilityRules, ...toolRules, ...utilityRules, ...mrtrRules, ...clientFeatureRules, ...stdioRules, ...httpRules, ...transportExtraRules, ...securityRules, ...negotiationRules, ...extensionRules, ...featureRules, ...wireRules, ...structureRulesLast];

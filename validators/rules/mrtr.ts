@@ -66,7 +66,16 @@ export const mrtrRules: Rule[] = [
     title: 'The retry has a new JSON-RPC id',
     check(o, report, state) {
       const r = retryOf(o, state);
-      if (r && JSON.stringify(r.issued.id) === JSON.stringify(r.id)) report('/id', `the retry reuses id ${JSON.stringify(r.id)} of the request it retries`);
+      // tools/call has a rule of its own (TOOLS-RETRY-NEW-ID).
+      if (r && o.json?.method !== 'tools/call' && JSON.stringify(r.issued.id) === JSON.stringify(r.id)) report('/id', `the retry reuses id ${JSON.stringify(r.id)} of the request it retries`);
+    },
+  },
+  {
+    id: 'TOOLS-RETRY-NEW-ID', level: 'MUST', obs: 'N', era: 'modern', source: 'server/tools.mdx §Calling Tools',
+    title: 'The MRTR retry of tools/call uses a new JSON-RPC id',
+    check(o, report, state) {
+      const r = retryOf(o, state);
+      if (r && o.json?.method === 'tools/call' && JSON.stringify(r.issued.id) === JSON.stringify(r.id)) report('/id', `the tools/call retry reuses id ${JSON.stringify(r.id)} of the call it retries`);
     },
   },
 ];

@@ -1,4 +1,5 @@
 import type { Rule } from '../rule.js';
+import { framingFragment } from './wire-stdio.js';
 
 const isMcp = (kind: string) => kind === 'request' || kind === 'notification' || kind === 'response' || kind === 'error';
 
@@ -7,8 +8,9 @@ export const stdioRules: Rule[] = [
   {
     id: 'STDIO-STDOUT-CLEAN', level: 'MUST NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx',
     title: 'Every stdout line is an MCP message: no banners or log lines',
-    check(o, report) {
-      if (o.msg.channel === 'stdout' && !isMcp(o.msg.kind) && o.msg.kind !== 'batch') {
+    check(o, report, state) {
+      // A line of a message printed over several lines is STDIO-FRAMING's.
+      if (o.msg.channel === 'stdout' && !isMcp(o.msg.kind) && o.msg.kind !== 'batch' && !framingFragment(o, state)) {
         const text = o.msg.raw ?? (o.msg.rawBase64 !== undefined ? '<not UTF-8>' : JSON.stringify(o.msg.json));
         report('', `non-MCP output on stdout: ${JSON.stringify(text.slice(0, 80))}; log to stderr instead`);
       }
@@ -17,8 +19,8 @@ export const stdioRules: Rule[] = [
   {
     id: 'STDIO-STDIN-CLEAN', level: 'MUST NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx',
     title: 'Every stdin line is an MCP message',
-    check(o, report) {
-      if (o.msg.channel === 'stdin' && !isMcp(o.msg.kind) && o.msg.kind !== 'batch') {
+    check(o, report, state) {
+      if (o.msg.channel === 'stdin' && !isMcp(o.msg.kind) && o.msg.kind !== 'batch' && !framingFragment(o, state)) {
         report('', `non-MCP input on stdin: ${JSON.stringify((o.msg.raw ?? '').slice(0, 80))}`);
       }
     },

@@ -21,6 +21,9 @@ function listenOf(o: O, state: Parameters<Rule['check']>[2]) {
 }
 
 /** More of §1, §2, §13, §14, §19 and §20 of RULES.md. */
+/** The requests an InputRequiredResult may answer, and so the only ones that are retried. */
+const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
 export const transportExtraRules: Rule[] = [
   {
     id: 'ENV-ERR-MSG', level: 'SHOULD', obs: 'H', era: 'all', source: 'basic/index.mdx §Error Responses',
@@ -71,6 +74,8 @@ export const transportExtraRules: Rule[] = [
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.json || !('id' in o.json) || !isObject(o.json.params)) return;
       if (!('inputResponses' in o.json.params) && !('requestState' in o.json.params)) return;
+      // Only the three MRTR methods retry; tasks/update carries inputResponses by design.
+      if (!MRTR_METHODS.has(String(o.json.method))) return;
       if (!state.issuedState.has(mrtrKey(o.json))) report('/params', 'inputResponses/requestState on a request that no input_required answer asked to retry');
     },
   },

@@ -13,6 +13,13 @@ const result = (o: O, method?: string) => (o.json && isObject(o.json.result) && 
 const notification = (o: O, method: string) => (o.json && o.json.method === method && !('id' in o.json) && isObject(o.json.params) ? o.json.params : undefined);
 
 /** §6-12 of RULES.md: resources, prompts, completion, logging, progress, cancellation, pagination, caching. */
+const unusable = new WeakMap<object, Set<string>>();
+function unusableAnswers(state: object): Set<string> {
+  let set = unusable.get(state);
+  if (!set) unusable.set(state, (set = new Set()));
+  return set;
+}
+
 export const utilityRules: Rule[] = [
   {
     id: 'RES-NOTFOUND-NOT-32002', level: 'MUST NOT', obs: '1', era: 'modern', source: 'server/resources.mdx §Error Handling',
@@ -148,7 +155,13 @@ export const utilityRules: Rule[] = [
     id: 'CANCEL-REF-VALID', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
     title: 'notifications/cancelled names a request the client has in flight',
     check(o, report, state) {
+      // A response a client cannot accept (a result that is not an object) leaves the request in
+      // flight for the client: cancelling it then is the server's fault (ENV-RES-RESULT), not this.
+      if (o.request && o.msg.direction === 'server-to-client' && o.json && !isObject(o.json.result) && !('error' in o.json)) unusableAnswers(state).add(idKey(o.json.id));
       const p = o.msg.direction === 'client-to-server' ? notification(o, 'notifications/cancelled') : undefined;
+      // A stateless HTTP exchange is a session of its own: the request it cancels is in another.
+      if (o.transport === 'streamable-http' && state.exchanges.size <= 1) return;
+      if (p && unusableAnswers(state).has(idKey(p.requestId))) return;
       if (p && !state.pending['client-to-server'].has(idKey(p.requestId))) report('/params/requestId', `request ${JSON.stringify(p.requestId)} is not in flight`);
     },
   },

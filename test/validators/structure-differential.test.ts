@@ -1,0 +1,51 @@
+import test from 'ava';
+import { REVISIONS, typeProblems } from '../../validators/structure/check.js';
+import { cassetteMessages, mutations, officialExamples, officialOracle, type CorpusItem } from '../helpers/structure-corpus.js';
+
+/**
+ * Our structure verdict (SDK schemas + revision gates) against the official schema of each
+ * revision, read from ../shared as an oracle: on the official examples, every message of our
+ * cassettes, and mutated copies of both (members removed, retyped, added), the verdicts agree.
+ */
+const examples = officialExamples();
+const messages = cassetteMessages();
+const base = [...examples, ...messages];
+const corpus: CorpusItem[] = [...base, ...base.flatMap((i) => mutations(i))];
+
+test('the corpus covers the 129 official examples, our cassettes, and mutations, in every revision', (t) => {
+  t.is(new Set(examples.filter((e) => e.revision === '2026-07-28').map((e) => e.origin)).size, 129);
+  for (const r of REVISIONS) t.true(messages.some((m) => m.revision === r), `cassette messages judged under ${r}`);
+  t.true(corpus.length > 10 * base.length, `${corpus.length} items`);
+});
+
+test('our structure verdict equals the official schema verdict on the whole corpus', (t) => {
+  const oracles = new Map(REVISIONS.map((r) => [r, officialOracle(r)]));
+  const disagreements: string[] = [];
+  const counts = new Map<string, { valid: number; invalid: number }>();
+  let skipped = 0;
+  for (const item of corpus) {
+    const official = oracles.get(item.revision)!(item.type, item.value);
+    const ours = typeProblems(item.type, item.value, item.revision);
+    if (official === undefined) {
+      // Only 2026-07-28 building blocks tried under a 2025 revision may be absent from its file.
+      t.true(item.origin.startsWith('example ') && item.revision !== '2026-07-28', `${item.type} is in the ${item.revision} schema`);
+      skipped++;
+      continue;
+    }
+    if (ours === undefined) {
+      disagreements.push(`${item.revision} ${item.type}: not judged by us (${item.origin})`);
+      continue;
+    }
+    const c = counts.get(item.revision) ?? { valid: 0, invalid: 0 };
+    c[official ? 'valid' : 'invalid']++;
+    counts.set(item.revision, c);
+    if (official !== (ours.length === 0)) disagreements.push(`${item.revision} ${item.type} official=${official} ours=${JSON.stringify(ours.slice(0, 2))} (${item.origin})`);
+  }
+  t.deepEqual(disagreements.slice(0, 20), [], `${disagreements.length} disagreements`);
+  // Both verdicts occur in every revision, so agreement is not agreement on "everything passes".
+  for (const r of REVISIONS) {
+    const c = counts.get(r)!;
+    t.true(c.valid > 100 && c.invalid > 100, `${r}: ${c.valid} valid, ${c.invalid} invalid`);
+  }
+  t.true(skipped < corpus.length / 20);
+});

@@ -1,0 +1,102 @@
+import * as core from '@modelcontextprotocol/core';
+
+/**
+ * The official TypeScript SDK's published Zod schemas (@modelcontextprotocol/core) are where
+ * message structure comes from: we never copy the spec's schema files into the project. This
+ * module only indexes them by spec type name and by method.
+ */
+export interface ZodIssueLike {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  /** Union failures carry one issue list per branch. */
+  errors?: ZodIssueLike[][];
+}
+
+export interface Parser {
+  safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } };
+}
+
+const escape = (k: PropertyKey): string => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
+export const pointerOf = (path: readonly PropertyKey[]): string => path.map((k) => `/${escape(k)}`).join('');
+
+/**
+ * The official schemas' `format`s (uri, byte, date-time…) are annotations, not assertions, in
+ * their dialects; the SDK asserts some of them. Formats are judged by dedicated rules instead
+ * (RES-BLOB-ENC, ROOTS-FILE-URI, RES-URI-RFC3986), so a failure made only of format issues is
+ * not a structure failure. A union passes when one branch fails only on formats.
+ */
+function formatOnly(issue: ZodIssueLike): boolean {
+  if (issue.code === 'invalid_format') return true;
+  // The SDK's base64 check is a refinement, not a format.
+  if (issue.code === 'custom' && /base64/i.test(issue.message)) return true;
+  if (issue.code === 'invalid_union' && issue.errors) return issue.errors.some((branch) => branch.every(formatOnly));
+  return false;
+}
+
+/** A union failure names the branch that got furthest, so the message says what is really wrong. */
+function flatten(issue: ZodIssueLike, base: readonly PropertyKey[] = []): { path: string; message: string } {
+  const path = [...base, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors && issue.errors.length > 0) {
+    const tags = allTagsMismatched(issue.errors);
+    if (tags) return { path: pointerOf([...path, tags.member]), message: `is none of the kinds allowed here (${tags.values.join(', ')})` };
+    const best = [...issue.errors].sort((a, b) => score(b) - score(a))[0]!;
+    const first = best.filter((i) => !formatOnly(i))[0];
+    if (first) return flatten(first, path);
+  }
+  return { path: pointerOf(path), message: issue.message };
+}
+
+/** Every branch rejected the same tag member: the value is of a kind the union does not have. */
+function allTagsMismatched(branches: ZodIssueLike[][]): { member: string; values: string[] } | undefined {
+  const tags = branches.map((b) => b.find((i) => i.code === 'invalid_value' && i.path.length === 1 && TAGS.has(String(i.path[0]))));
+  if (tags.some((t) => !t) || new Set(tags.map((t) => String(t!.path[0]))).size !== 1) return undefined;
+  const values = tags.flatMap((t) => ((t as { values?: unknown[] }).values ?? []).map((v) => JSON.stringify(v)));
+  return { member: String(tags[0]!.path[0]), values };
+}
+
+/** Members that tell union branches apart: a branch whose tag does not match is not the one meant. */
+const TAGS = new Set(['type', 'method', 'mode']);
+function score(issues: ZodIssueLike[]): number {
+  const mismatched = issues.some((i) => i.code === 'invalid_value' && i.path.length === 1 && TAGS.has(String(i.path[0])));
+  if (mismatched) return -1;
+  return Math.max(0, ...issues.map((i) => i.path.length + (i.errors ? 1 : 0)));
+}
+
+/** Zod issues as structure problems: format-only failures dropped, unions explained. */
+export function problemsOf(issues: ZodIssueLike[]): { path: string; message: string }[] {
+  return issues.filter((i) => !formatOnly(i)).map((i) => flatten(i));
+}
+
+const exported = core as unknown as Record<string, unknown>;
+
+function isParser(v: unknown): v is Parser {
+  return typeof v === 'object' && v !== null && typeof (v as Parser).safeParse === 'function';
+}
+
+/** The SDK schema for a spec type name (`CallToolResult` → CallToolResultSchema). */
+export function sdkSchema(type: string): Parser | undefined {
+  const s = exported[`${type}Schema`];
+  return isParser(s) ? s : undefined;
+}
+
+function methodOf(schema: unknown): string | undefined {
+  const shape = (schema as { shape?: Record<string, { value?: unknown }> }).shape;
+  const v = shape?.method?.value;
+  return typeof v === 'string' ? v : undefined;
+}
+
+function index(suffix: 'Request' | 'Notification'): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, schema] of Object.entries(exported)) {
+    if (!name.endsWith(`${suffix}Schema`)) continue;
+    const method = methodOf(schema);
+    if (method) out.set(method, name.slice(0, -'Schema'.length));
+  }
+  return out;
+}
+
+/** `tools/call` → `CallToolRequest`, read from the schemas' `method` literals. */
+export const REQUEST_TYPE = index('Request');
+/** `notifications/progress` → `ProgressNotification`. */
+export const NOTIFICATION_TYPE = index('Notification');
