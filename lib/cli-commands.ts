@@ -7,6 +7,7 @@ import { showCommand } from '../recorder/show-command.js';
 import { wrapCommand, unwrapCommand } from '../recorder/wrap/wrap-command.js';
 import { rulesCommand } from '../validators/rules-command.js';
 import { validateCommand } from '../validators/validate-command.js';
+import { replayCommand } from '../replay/replay-command.js';
 import type { OptionSpec, ParsedOptions } from './fast-args.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
@@ -100,12 +101,38 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       })),
     )
     .command(
+      'replay <cassette>',
+      'Play the client side of a cassette against a live server and report what changed: replay <cassette> -- <server command> [args...], or replay <cassette> --url <endpoint>',
+      (y) => y.usage('$0 replay <cassette> [options] -- <server command> [args...]\n$0 replay <cassette> --url <endpoint> [options]')
+        .positional('cassette', { type: 'string', demandOption: true })
+        .option('url', { type: 'string', describe: 'Streamable HTTP endpoint to replay against (instead of a server command)' })
+        .option('timeout', { type: 'number', describe: 'Per-request timeout in ms (default 10000)' })
+        .option('ignore', { type: 'string', array: true, default: [], describe: 'Also ignore this JSON Pointer or glob (/result/content/*/text, **/etag, timestamp); repeatable' })
+        .option('report', { type: 'string', array: true, default: [], describe: 'Also write json=FILE, junit=FILE, markdown=FILE, or github (workflow annotations on stdout); repeatable' })
+        .option('strict', { type: 'boolean', default: false, describe: 'Exit 1 on warnings too' })
+        .option('config', { type: 'string', describe: 'Config file (default: ./mcp-cassette.config.json when it exists)' })
+        .option('header', { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request (e.g. a real token for a redacted one); repeatable' })
+        .option('quiet', { type: 'boolean', default: false, describe: 'No console report (reports from --report are still written)' }),
+      async (args) => exitWith(await replayCommand({
+        cassette: String(args.cassette),
+        command: ((args['--'] as unknown[] | undefined) ?? []).map(String),
+        ...(args.url !== undefined ? { url: String(args.url) } : {}),
+        ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+        ignore: (args.ignore as unknown[]).map(String),
+        report: (args.report as unknown[]).map(String),
+        strict: Boolean(args.strict),
+        ...(args.config !== undefined ? { config: String(args.config) } : {}),
+        header: (args.header as unknown[]).map(String),
+        quiet: Boolean(args.quiet),
+      })),
+    )
+    .command(
       'rules',
       'List every validation rule with its severity, revisions and spec link',
       (y) => y.option('json', { type: 'boolean', default: false }).option('markdown', { type: 'boolean', default: false }),
       async (args) => exitWith(await rulesCommand({ json: Boolean(args.json), markdown: Boolean(args.markdown) })),
     )
-    .demandCommand(1, 'Name a command: record, recover, show, validate, rules, wrap or unwrap')
+    .demandCommand(1, 'Name a command: record, recover, show, validate, replay, rules, wrap or unwrap')
     .recommendCommands()
     .strict()
     .help()

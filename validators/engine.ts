@@ -21,10 +21,30 @@ export interface ExchangeRule extends Rule {
 
 const judgesExchanges = (rule: Rule): rule is ExchangeRule => typeof (rule as Partial<ExchangeRule>).checkExchange === 'function';
 
-function applies(rule: Rule, o: Observed): boolean {
-  if (rule.transport && rule.transport !== o.transport) return false;
-  if (rule.era === 'all') return true;
-  return o.era === rule.era;
+/**
+ * The rules that apply to a message depend only on its transport and era, so they are sorted
+ * into one list per combination, once per rule set, instead of testing every rule's transport
+ * and era again on every message.
+ */
+interface Plan {
+  rules: Rule[];
+  checks: Rule['check'][];
+}
+type EraKey = 'legacy' | 'modern' | 'unknown';
+const plans = new WeakMap<readonly Rule[], Map<string, Plan>>();
+
+function planFor(rules: readonly Rule[], transport: Observed['transport'], era: Observed['era']): Plan {
+  let byKey = plans.get(rules);
+  if (!byKey) plans.set(rules, (byKey = new Map()));
+  const eraKey: EraKey = era ?? 'unknown';
+  const key = `${transport} ${eraKey}`;
+  let plan = byKey.get(key);
+  if (!plan) {
+    const picked = rules.filter((r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era));
+    plan = { rules: picked, checks: picked.map((r) => r.check.bind(r)) };
+    byKey.set(key, plan);
+  }
+  return plan;
 }
 
 /**
@@ -50,20 +70,20 @@ export class SessionValidator {
     const o = this.#state.observe(msg);
     const reported: string[] = [];
     o.reported = reported;
-    let current: Rule | undefined;
+    const plan = planFor(this.options.rules, o.transport, o.era);
+    let current = 0;
     // One report function per message; it reads the rule being run.
     const report = (path: string, message: string): void => {
-      const rule = current!;
+      const rule = plan.rules[current]!;
       reported.push(path);
       out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
     };
-    for (const rule of this.options.rules) {
-      if (!applies(rule, o)) continue;
-      current = rule;
+    const state = this.#state;
+    for (; current < plan.checks.length; current++) {
       try {
-        rule.check(o, report, this.#state);
+        plan.checks[current]!(o, report, state);
       } catch (err) {
-        this.options.onRuleError?.(rule.id, err);
+        this.options.onRuleError?.(plan.rules[current]!.id, err);
       }
     }
     this.#state.commit(o);

@@ -1,5 +1,7 @@
 import test from 'ava';
 import { REVISIONS, typeProblems } from '../../validators/structure/check.js';
+import { gatesFor } from '../../validators/structure/gates.js';
+import { fastValid, problemsOf, sdkSchema } from '../../validators/structure/sdk.js';
 import { cassetteMessages, mutations, officialExamples, officialOracle, type CorpusItem } from '../helpers/structure-corpus.js';
 
 /**
@@ -48,4 +50,22 @@ test('our structure verdict equals the official schema verdict on the whole corp
     t.true(c.valid > 100 && c.invalid > 100, `${r}: ${c.valid} valid, ${c.invalid} invalid`);
   }
   t.true(skipped < corpus.length / 20);
+});
+
+test('the fast check (ajv, compiled from the SDK schemas) never passes what Zod rejects', (t) => {
+  // Zod's verdict as the structure check uses it: format-like refinements (base64) do not count.
+  const zodValid = (schema: { safeParse(v: unknown): { success: boolean; error?: { issues: never[] } } }, value: unknown): boolean => {
+    const r = schema.safeParse(value);
+    return r.success || problemsOf(r.error?.issues ?? []).length === 0;
+  };
+  const looser: string[] = [];
+  let compared = 0;
+  for (const item of corpus) {
+    const schema = gatesFor(item.revision).replace[item.type] ?? sdkSchema(item.type);
+    if (!schema || !('_zod' in schema)) continue;
+    compared++;
+    if (fastValid(schema, item.value) && !zodValid(schema as never, item.value)) looser.push(`${item.revision} ${item.type} (${item.origin})`);
+  }
+  t.deepEqual(looser.slice(0, 20), [], `${looser.length} of ${compared}`);
+  t.true(compared > 10_000);
 });

@@ -1,6 +1,6 @@
 import { isObject } from '../rule.js';
 import { gatesFor } from './gates.js';
-import { NOTIFICATION_TYPE, problemsOf, REQUEST_TYPE, sdkSchema } from './sdk.js';
+import { NOTIFICATION_TYPE, REQUEST_TYPE, schemaProblems, sdkSchema } from './sdk.js';
 
 /** One structural problem: a JSON Pointer relative to the checked value, and what is wrong. */
 export interface Problem {
@@ -38,10 +38,7 @@ export function typeProblems(type: string, value: unknown, revision: Revision): 
   const extra = gates.extra[type];
   if (!schema && !extra) return undefined;
   const out: Problem[] = [];
-  if (schema) {
-    const r = schema.safeParse(value);
-    if (!r.success) out.push(...problemsOf(r.error?.issues ?? []));
-  }
+  if (schema) out.push(...schemaProblems(schema, value));
   if (extra) extra(value, out);
   return gates.untyped ? out.filter((p) => !gates.untyped!(type, p.path)) : out;
 }

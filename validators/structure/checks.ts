@@ -1,4 +1,4 @@
-import { pointerOf, problemsOf, type Parser } from './sdk.js';
+import { pointerOf, schemaProblems, type Parser } from './sdk.js';
 
 /**
  * Small structural checks for the revision gates. They run on every message next to the SDK's
@@ -45,26 +45,35 @@ export function obj(shape: Record<string, Check | Optional>): Check {
   const entries = Object.entries(shape);
   return (v, p, out) => {
     if (!isRecord(v)) return fail(out, p, `expected object, received ${kind(v)}`);
+    // The path is one array pushed and popped on the way down: no allocation unless a check fails.
     for (const [key, c] of entries) {
       const optional = typeof c !== 'function';
       const check = optional ? c.optional : c;
+      p.push(key);
       if (!(key in v) || v[key] === undefined) {
-        if (!optional) fail(out, [...p, key], `expected ${key}, received undefined`);
-        continue;
-      }
-      check(v[key], [...p, key], out);
+        if (!optional) fail(out, p, `expected ${key}, received undefined`);
+      } else check(v[key], p, out);
+      p.pop();
     }
   };
 }
 
 export const rec = (check: Check): Check => (v, p, out) => {
   if (!isRecord(v)) return fail(out, p, `expected record, received ${kind(v)}`);
-  for (const [k, x] of Object.entries(v)) check(x, [...p, k], out);
+  for (const k of Object.keys(v)) {
+    p.push(k);
+    check(v[k], p, out);
+    p.pop();
+  }
 };
 
 export const arrayOf = (check: Check): Check => (v, p, out) => {
   if (!Array.isArray(v)) return fail(out, p, `expected array, received ${kind(v)}`);
-  v.forEach((x, i) => check(x, [...p, i], out));
+  for (let i = 0; i < v.length; i++) {
+    p.push(i);
+    check(v[i], p, out);
+    p.pop();
+  }
 };
 
 export const all = (...checks: Check[]): Check => (v, p, out) => {
@@ -91,8 +100,7 @@ export function sdk(schema: Parser, memo = false): Check {
     const key = memo ? JSON.stringify(v) ?? 'undefined' : undefined;
     if (key !== undefined) problems = verdicts.get(key);
     if (!problems) {
-      const r = schema.safeParse(v);
-      problems = r.success ? [] : problemsOf(r.error?.issues ?? []);
+      problems = schemaProblems(schema, v);
       if (key !== undefined) {
         if (verdicts.size >= 512) verdicts.clear();
         verdicts.set(key, problems);

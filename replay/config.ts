@@ -1,0 +1,107 @@
+/**
+ * `mcp-cassette.config.json`: project-wide replay settings, with per-cassette overrides. Checked
+ * with ajv against REPLAY_CONFIG_SCHEMA; a bad file stops the run with MCPC_CONFIG_INVALID naming
+ * the path inside it.
+ *
+ * {
+ *   "replay": {
+ *     "ignore": ["/result/content/0/text"],
+ *     "timeoutMs": 5000,
+ *     "cassettes": { "cassettes/weather*.cassette.json": { "ignore": ["**\/forecastId"] } }
+ *   }
+ * }
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { Ajv } from 'ajv';
+import { CassetteError } from '../lib/errors.js';
+
+export const CONFIG_FILE = 'mcp-cassette.config.json';
+
+export interface ReplaySettings {
+  ignore?: string[];
+  timeoutMs?: number;
+}
+
+export interface ReplayConfig {
+  /** Where the file was read from; cassette globs are relative to its folder. */
+  path: string;
+  replay: ReplaySettings & { cassettes?: Record<string, ReplaySettings> };
+}
+
+const settings = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ignore: { type: 'array', items: { type: 'string', minLength: 1 } },
+    timeoutMs: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+export const REPLAY_CONFIG_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: {
+    $schema: { type: 'string' },
+    replay: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        ...settings.properties,
+        cassettes: { type: 'object', additionalProperties: settings },
+      },
+    },
+  },
+} as const;
+
+let validate: ReturnType<Ajv['compile']> | undefined;
+
+/** Reads the config (`explicit`, or mcp-cassette.config.json in the current folder when it exists). */
+export function loadReplayConfig(explicit?: string): ReplayConfig | undefined {
+  const path = resolve(explicit ?? CONFIG_FILE);
+  if (!existsSync(path)) {
+    if (explicit !== undefined) throw new CassetteError('MCPC_CONFIG_NOT_FOUND', `config file ${path} does not exist`);
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  validate ??= new Ajv({ allErrors: true, strict: false }).compile(REPLAY_CONFIG_SCHEMA);
+  if (!validate(value)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || 'the top level'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`);
+    throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is invalid: ${problems.slice(0, 3).join('; ')}`);
+  }
+  return { path, replay: (value as { replay?: ReplayConfig['replay'] }).replay ?? {} };
+}
+
+function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*';
+      i += 1;
+      if (glob[i + 1] === '/') i += 1;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** The settings for one cassette: the project's, then every override whose glob (relative to the
+ * config file's folder) matches the cassette, in file order. Ignore lists add up. */
+export function settingsFor(config: ReplayConfig, cassettePath: string): { ignore: string[]; timeoutMs?: number } {
+  const rel = relative(dirname(config.path), resolve(cassettePath)).split(sep).join('/');
+  const out: { ignore: string[]; timeoutMs?: number } = { ignore: [...(config.replay.ignore ?? [])] };
+  if (config.replay.timeoutMs !== undefined) out.timeoutMs = config.replay.timeoutMs;
+  for (const [glob, s] of Object.entries(config.replay.cassettes ?? {})) {
+    if (!globToRegExp(glob.replace(/^\.\//, '')).test(rel)) continue;
+    out.ignore.push(...(s.ignore ?? []));
+    if (s.timeoutMs !== undefined) out.timeoutMs = s.timeoutMs;
+  }
+  return out;
+}

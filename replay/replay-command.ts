@@ -1,0 +1,75 @@
+/**
+ * `mcp-cassette replay <cassette> -- <server command…>` / `--url <endpoint>`: thin handler that
+ * parses, calls replayCassette, writes the reports and returns the exit status (0 no breaking
+ * change, 1 breaking or, with --strict, warnings, 2 the replay could not run).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { CassetteError } from '../lib/errors.js';
+import { exitCodeFor, replayCassette } from './replay.js';
+import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';
+
+export interface ReplayArgs {
+  cassette: string;
+  command: string[];
+  url?: string;
+  timeout?: number;
+  ignore: string[];
+  report: string[];
+  strict: boolean;
+  config?: string;
+  header: string[];
+  quiet?: boolean;
+}
+
+interface ReportTarget {
+  format: ReportFormat;
+  file?: string;
+}
+
+export function parseReports(specs: readonly string[]): ReportTarget[] {
+  return specs.map((spec) => {
+    const eq = spec.indexOf('=');
+    const format = (eq === -1 ? spec : spec.slice(0, eq)) as ReportFormat;
+    const file = eq === -1 ? undefined : spec.slice(eq + 1);
+    if (!REPORT_FORMATS.includes(format)) {
+      throw new CassetteError('MCPC_USAGE', `unknown --report format "${format}"; use json=FILE, junit=FILE, markdown=FILE or github`);
+    }
+    if (format !== 'github' && !file) throw new CassetteError('MCPC_USAGE', `--report ${format} needs a file: --report ${format}=FILE`);
+    return { format, ...(file ? { file } : {}) };
+  });
+}
+
+function parseHeaders(specs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of specs) {
+    const colon = h.indexOf(':');
+    if (colon <= 0) throw new CassetteError('MCPC_USAGE', `--header takes "Name: value", got "${h}"`);
+    out[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+  }
+  return out;
+}
+
+export async function replayCommand(args: ReplayArgs, out: NodeJS.WriteStream = process.stdout): Promise<number> {
+  const reports = parseReports(args.report);
+  const headers = parseHeaders(args.header);
+  const result = await replayCassette(args.cassette, {
+    ...(args.url !== undefined ? { url: args.url } : { command: args.command }),
+    ignore: args.ignore,
+    ...(args.timeout !== undefined ? { timeoutMs: args.timeout } : {}),
+    ...(args.config !== undefined ? { config: args.config } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  });
+  if (!args.quiet) out.write(renderConsole(result, Boolean(out.isTTY) && !process.env.NO_COLOR));
+  for (const r of reports) {
+    const text = renderReport(r.format, result, args.strict);
+    if (!r.file) {
+      out.write(text);
+      continue;
+    }
+    const path = resolve(r.file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return exitCodeFor(result, args.strict);
+}

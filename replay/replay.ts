@@ -1,0 +1,159 @@
+/**
+ * `replayCassette`: plays every recorded session of a cassette against a live server (a fresh
+ * process per session over stdio, or an MCP endpoint over Streamable HTTP) and returns what
+ * changed, judged per difference. It never throws for the server's behaviour: a server that will
+ * not start, crashes or hangs ends the run with `outcome: 'error'` and a partial result. It throws
+ * a CassetteError (MCPC_CASSETTE_*, MCPC_CONFIG_*, MCPC_USAGE) when it cannot start at all.
+ */
+import { resolve } from 'node:path';
+import { Agent } from 'undici';
+import type { RecordedSession } from '../lib/cassette/cassette.js';
+import { loadCassette } from '../lib/cassette/store.js';
+import { CassetteError } from '../lib/errors.js';
+import { loadReplayConfig, settingsFor } from './config.js';
+import { HttpConnection } from './live/http.js';
+import { StdioConnection } from './live/stdio.js';
+import type { LiveConnection } from './live/connection.js';
+import { compileIgnore } from './normalise.js';
+import { newMemory, playSession } from './player.js';
+import { VERDICT_RANK, type ReplayResult, type ReplaySummary, type SessionResult, type Verdict } from './types.js';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface ReplayOptions {
+  /** Server argv for stdio replay (spawned without a shell, once per recorded session). */
+  command?: readonly string[];
+  /** MCP endpoint for Streamable HTTP replay. */
+  url?: string;
+  /** Extra paths to ignore: JSON Pointers into the message (`/result/content/0/text`) with `*`
+   * for one segment and `**` for any; a bare name (`timestamp`) matches that key anywhere. */
+  ignore?: readonly string[];
+  /** Per-request timeout in ms (default 10000). */
+  timeoutMs?: number;
+  /** Working directory and environment for the stdio server. */
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Extra headers for every HTTP request (a real token when the cassette's is redacted). */
+  headers?: Record<string, string>;
+  /** `mcp-cassette.config.json` to read; by default the one in the current directory, if any.
+   * `false` reads none. */
+  config?: string | false;
+  /** Called when a session is done, for progress output. */
+  onSession?: (session: SessionResult, total: number) => void;
+}
+
+function sessionOutcome(s: SessionResult): SessionResult['outcome'] {
+  if (s.error) return 'error';
+  let w: Verdict | undefined;
+  for (const i of s.interactions) {
+    if (i.outcome === 'breaking' || i.outcome === 'warning' || i.outcome === 'compatible') {
+      if (!w || VERDICT_RANK[i.outcome] > VERDICT_RANK[w]) w = i.outcome;
+    }
+  }
+  if (w) return w;
+  return s.interactions.length && s.interactions.every((i) => i.outcome === 'skipped') ? 'skipped' : 'same';
+}
+
+export function summarise(sessions: SessionResult[]): ReplaySummary {
+  const s: ReplaySummary = { sessions: sessions.length, interactions: 0, same: 0, breaking: 0, warning: 0, compatible: 0, skipped: 0, differences: { breaking: 0, warning: 0, compatible: 0 } };
+  for (const session of sessions) {
+    for (const i of session.interactions) {
+      s.interactions += 1;
+      if (i.outcome === 'same') s.same += 1;
+      else if (i.outcome === 'skipped' || i.outcome === 'unanswered') s.skipped += 1;
+      else s[i.outcome] += 1;
+      for (const d of i.differences) s.differences[d.verdict] += 1;
+    }
+  }
+  return s;
+}
+
+export async function replayCassette(path: string, options: ReplayOptions): Promise<ReplayResult> {
+  const hasCommand = options.command !== undefined && options.command.length > 0;
+  if (hasCommand === (options.url !== undefined)) {
+    throw new CassetteError('MCPC_USAGE', 'replay needs exactly one target: a server command (after --) for stdio, or --url <endpoint> for Streamable HTTP');
+  }
+  const cassettePath = resolve(path);
+  const cassette = loadCassette(cassettePath);
+  const config = options.config === false ? undefined : loadReplayConfig(options.config);
+  const fromConfig = config ? settingsFor(config, cassettePath) : { ignore: [] as string[] };
+  const timeoutMs = options.timeoutMs ?? fromConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
+  const ignore = [...fromConfig.ignore, ...(options.ignore ?? [])].map(compileIgnore);
+  const started = Date.now();
+  const memory = newMemory();
+  const agent = options.url ? new Agent({ connections: 16 }) : undefined;
+  const sessions: SessionResult[] = [];
+  let error: ReplayResult['error'];
+  try {
+    for (const [i, recorded] of cassette.sessions.entries()) {
+      const base = sessionBase(recorded, i + 1);
+      if (error) {
+        sessions.push({ ...base, outcome: 'skipped', interactions: [], note: 'not replayed: the replay stopped at an earlier session' });
+        continue;
+      }
+      if (!recorded.messages.some((m) => m.direction === 'client-to-server' && m.json !== undefined)) {
+        sessions.push({ ...base, outcome: 'skipped', interactions: [], note: 'nothing to replay: the client sent no message in this session (a GET stream or a refused request)' });
+        options.onSession?.(sessions.at(-1)!, cassette.sessions.length);
+        continue;
+      }
+      let conn: LiveConnection;
+      if (hasCommand) {
+        conn = new StdioConnection({ command: [...options.command!], ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}) });
+      } else {
+        conn = new HttpConnection({ url: options.url!, agent: agent!, ...(options.headers ? { headers: options.headers } : {}) });
+      }
+      let outcome;
+      try {
+        outcome = await playSession(recorded, conn, { timeoutMs, ignore, memory });
+      } finally {
+        await conn.close();
+      }
+      const result: SessionResult = { ...base, outcome: 'same', interactions: outcome.interactions };
+      if (conn instanceof HttpConnection && conn.redactedHeaders.size) {
+        result.note = `recorded headers not replayed because the cassette holds them redacted: ${[...conn.redactedHeaders].join(', ')}`;
+      }
+      if (conn instanceof StdioConnection && conn.noise.length) {
+        result.interactions.push({ seq: 0, method: 'stdout', outcome: 'warning', differences: [{ verdict: 'warning', kind: 'stdout-noise', path: '', message: `the server wrote ${conn.noise.length} non-JSON line(s) to stdout (stdio servers must write only MCP messages): ${conn.noise[0]}`, live: conn.noise }] });
+      }
+      if (outcome.error) {
+        error = { ...outcome.error, session: i + 1 };
+        result.error = error;
+      }
+      result.outcome = sessionOutcome(result);
+      sessions.push(result);
+      options.onSession?.(result, cassette.sessions.length);
+    }
+  } finally {
+    await agent?.close();
+  }
+  const summary = summarise(sessions);
+  return {
+    cassette: cassettePath,
+    target: hasCommand ? { command: [...options.command!] } : { url: options.url! },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    outcome: error ? 'error' : summary.breaking > 0 ? 'breaking' : 'passed',
+    ...(error ? { error } : {}),
+    summary,
+    sessions,
+  };
+}
+
+function sessionBase(s: RecordedSession, index: number): Omit<SessionResult, 'outcome' | 'interactions'> {
+  return {
+    index,
+    id: s.id,
+    ...(s.label !== undefined ? { label: s.label } : {}),
+    transport: s.transport,
+    ...(s.protocol.revision !== undefined ? { revision: s.protocol.revision } : {}),
+  };
+}
+
+/** The process exit code for a result: 2 could not run, 1 breaking (or warnings when strict), 0 otherwise. */
+export function exitCodeFor(result: ReplayResult, strict = false): number {
+  if (result.outcome === 'error') return 2;
+  if (result.summary.breaking > 0) return 1;
+  if (strict && result.summary.warning > 0) return 1;
+  return 0;
+}

@@ -1,0 +1,92 @@
+/**
+ * The structured result of a replay: what `replayCassette` returns, what every report renders and
+ * what the JSON report holds (its schema is replay/replay-report.schema.json).
+ */
+
+/** How much a difference matters to a client of the server. */
+export type Verdict = 'breaking' | 'warning' | 'compatible';
+
+export const VERDICT_RANK: Record<Verdict, number> = { compatible: 0, warning: 1, breaking: 2 };
+
+/** One difference between what the recorded server answered and what the live server answered. */
+export interface Difference {
+  verdict: Verdict;
+  /** A stable identifier for the kind of change, e.g. `tool-removed`, `input-enum-shrunk`. */
+  kind: string;
+  /** JSON Pointer into the (normalised) message where the difference sits, `''` for the whole message. */
+  path: string;
+  message: string;
+  recorded?: unknown;
+  live?: unknown;
+}
+
+/** `same`: equal after normalisation; otherwise the worst verdict among its differences. */
+export type InteractionOutcome = 'same' | Verdict | 'skipped' | 'unanswered';
+
+/** One recorded client request (or the session's notification stream) and how the live server answered it. */
+export interface InteractionResult {
+  /** `seq` of the recorded request in its session. */
+  seq: number;
+  method: string;
+  /** The tool, prompt or resource the request names, when it names one. */
+  name?: string;
+  outcome: InteractionOutcome;
+  differences: Difference[];
+  /** Why an interaction was skipped or could not be compared. */
+  note?: string;
+  durationMs?: number;
+}
+
+export type ReplayErrorCode =
+  | 'MCPC_REPLAY_SPAWN_FAILED'
+  | 'MCPC_REPLAY_SERVER_EXITED'
+  | 'MCPC_REPLAY_TIMEOUT'
+  | 'MCPC_REPLAY_HTTP_FAILED';
+
+/** Why the replay could not go on: the server would not start, crashed, hung or was unreachable. */
+export interface ReplayRunError {
+  code: ReplayErrorCode;
+  message: string;
+  /** 1-based index of the session that was playing. */
+  session?: number;
+  /** `seq` of the recorded message the replay was waiting on. */
+  seq?: number;
+}
+
+export interface SessionResult {
+  /** 1-based, as `mcp-cassette show` numbers sessions. */
+  index: number;
+  id: string;
+  label?: string;
+  transport: 'stdio' | 'streamable-http';
+  revision?: string;
+  outcome: 'same' | Verdict | 'error' | 'skipped';
+  interactions: InteractionResult[];
+  error?: ReplayRunError;
+  note?: string;
+}
+
+export interface ReplaySummary {
+  sessions: number;
+  interactions: number;
+  same: number;
+  breaking: number;
+  warning: number;
+  compatible: number;
+  skipped: number;
+  /** Differences, counted one by one. */
+  differences: { breaking: number; warning: number; compatible: number };
+}
+
+export interface ReplayResult {
+  cassette: string;
+  target: { command?: string[]; url?: string };
+  startedAt: string;
+  durationMs: number;
+  /** `passed`: no breaking change (warnings and compatible changes may exist); `breaking`: at
+   * least one breaking change; `error`: the replay could not run to the end (see `error`). */
+  outcome: 'passed' | 'breaking' | 'error';
+  error?: ReplayRunError;
+  summary: ReplaySummary;
+  sessions: SessionResult[];
+}

@@ -1,0 +1,208 @@
+/**
+ * MCP-aware verdicts: turns the structural difference between a recorded and a live answer into
+ * differences that say what changed for a client and how much it matters (breaking, warning,
+ * compatible). Both answers are already normalised (see normalise.ts).
+ */
+import { deepEqual, diffJson, isObject, type RawChange } from './diff.js';
+import { pointer } from './normalise.js';
+import { compareSchemas } from './schema-variance.js';
+import type { Difference, Verdict } from './types.js';
+
+type Json = Record<string, unknown>;
+
+export function judgeResponse(method: string, recorded: unknown, live: unknown): Difference[] {
+  const r = isObject(recorded) ? recorded : {};
+  const l = isObject(live) ? live : {};
+  const rErr = isObject(r.error) ? r.error : undefined;
+  const lErr = isObject(l.error) ? l.error : undefined;
+  if (rErr && lErr) {
+    const out: Difference[] = [];
+    if (rErr.code !== lErr.code) out.push({ verdict: 'breaking', kind: 'error-code-changed', path: '/error/code', message: `error code ${String(rErr.code)} became ${String(lErr.code)}`, recorded: rErr.code, live: lErr.code });
+    if (rErr.message !== lErr.message) out.push({ verdict: 'compatible', kind: 'error-message-changed', path: '/error/message', message: 'error message text changed', recorded: rErr.message, live: lErr.message });
+    if (!deepEqual(rErr.data, lErr.data)) out.push({ verdict: 'warning', kind: 'error-data-changed', path: '/error/data', message: 'error data changed', recorded: rErr.data, live: lErr.data });
+    return out;
+  }
+  if (!rErr && lErr) {
+    return [{ verdict: 'breaking', kind: 'success-became-error', path: '/error', message: `the request now fails: ${String(lErr.code)} ${String(lErr.message)}`, recorded: r.result, live: lErr }];
+  }
+  if (rErr && !lErr) {
+    return [{ verdict: 'warning', kind: 'error-became-success', path: '/result', message: `the request used to fail (${String(rErr.code)} ${String(rErr.message)}) and now succeeds`, recorded: rErr, live: l.result }];
+  }
+  const rRes = isObject(r.result) ? r.result : {};
+  const lRes = isObject(l.result) ? l.result : {};
+  switch (method) {
+    case 'tools/list':
+      return [...toolSurface(rRes.tools, lRes.tools), ...genericResult(omit(rRes, 'tools'), omit(lRes, 'tools'))];
+    case 'prompts/list':
+      return [...listSurface('prompt', 'prompts', 'name', rRes.prompts, lRes.prompts), ...genericResult(omit(rRes, 'prompts'), omit(lRes, 'prompts'))];
+    case 'resources/list':
+      return [...listSurface('resource', 'resources', 'uri', rRes.resources, lRes.resources), ...genericResult(omit(rRes, 'resources'), omit(lRes, 'resources'))];
+    case 'resources/templates/list':
+      return [...listSurface('resource template', 'resourceTemplates', 'uriTemplate', rRes.resourceTemplates, lRes.resourceTemplates), ...genericResult(omit(rRes, 'resourceTemplates'), omit(lRes, 'resourceTemplates'))];
+    case 'tools/call': {
+      const out: Difference[] = [];
+      if (rRes.isError !== true && lRes.isError === true) {
+        out.push({ verdict: 'breaking', kind: 'tool-call-is-error', path: '/result/isError', message: 'the tool call now returns isError: true', recorded: rRes.isError, live: lRes.isError });
+      } else if (rRes.isError === true && lRes.isError !== true) {
+        out.push({ verdict: 'warning', kind: 'tool-call-error-fixed', path: '/result/isError', message: 'the tool call used to return isError: true and now succeeds', recorded: rRes.isError, live: lRes.isError });
+      }
+      return [...out, ...genericResult(omit(rRes, 'isError'), omit(lRes, 'isError'))];
+    }
+    case 'initialize':
+    case 'server/discover':
+      return handshake(rRes, lRes);
+    default:
+      return genericResult(rRes, lRes);
+  }
+}
+
+function omit(o: Json, key: string): Json {
+  const { [key]: _drop, ...rest } = o;
+  return rest;
+}
+
+/** Any other result: additions are compatible, removals and changes break clients that read them;
+ * `_meta` changes are warnings. */
+function genericResult(recorded: Json, live: Json): Difference[] {
+  return diffJson(recorded, live, ['result']).map((c) => fromRaw(c));
+}
+
+function fromRaw(c: RawChange): Difference {
+  const path = pointer(c.path);
+  const inMeta = c.path.includes('_meta');
+  if (c.path[1] === 'resultType') {
+    return { verdict: 'breaking', kind: 'result-type-changed', path, message: `resultType ${JSON.stringify(c.recorded)} became ${JSON.stringify(c.live)}`, recorded: c.recorded, live: c.live };
+  }
+  if (c.type === 'added') return { verdict: 'compatible', kind: 'result-field-added', path, message: `${path} was added`, live: c.live };
+  const verdict: Verdict = inMeta ? 'warning' : 'breaking';
+  const kind = inMeta ? 'result-meta-changed' : c.type === 'removed' ? 'result-field-removed' : 'result-content-changed';
+  return { verdict, kind, path, message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`, recorded: c.recorded, live: c.live };
+}
+
+function handshake(r: Json, l: Json): Difference[] {
+  const out: Difference[] = [];
+  if ('protocolVersion' in r && r.protocolVersion !== l.protocolVersion) {
+    out.push({ verdict: 'breaking', kind: 'protocol-version-changed', path: '/result/protocolVersion', message: `the server no longer negotiates ${String(r.protocolVersion)} (answered ${String(l.protocolVersion)})`, recorded: r.protocolVersion, live: l.protocolVersion });
+  }
+  if (Array.isArray(r.supportedVersions)) {
+    const live = Array.isArray(l.supportedVersions) ? l.supportedVersions : [];
+    const lost = r.supportedVersions.filter((v) => !live.includes(v));
+    if (lost.length) out.push({ verdict: 'breaking', kind: 'protocol-version-dropped', path: '/result/supportedVersions', message: `the server no longer supports ${lost.join(', ')}`, recorded: r.supportedVersions, live: l.supportedVersions });
+    const gained = live.filter((v) => !(r.supportedVersions as unknown[]).includes(v));
+    if (gained.length) out.push({ verdict: 'compatible', kind: 'protocol-version-added', path: '/result/supportedVersions', message: `the server now also supports ${gained.join(', ')}`, recorded: r.supportedVersions, live: l.supportedVersions });
+  }
+  for (const c of diffJson(r.capabilities ?? {}, l.capabilities ?? {}, ['result', 'capabilities'])) {
+    const path = pointer(c.path);
+    if (c.type === 'added') out.push({ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${c.path.slice(2).join('.')} was added`, live: c.live });
+    else if (c.type === 'removed') out.push({ verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${c.path.slice(2).join('.')} was removed`, recorded: c.recorded });
+    else out.push({ verdict: 'warning', kind: 'capability-changed', path, message: `capability ${c.path.slice(2).join('.')} changed`, recorded: c.recorded, live: c.live });
+  }
+  const rest = (o: Json) => omit(omit(omit(o, 'protocolVersion'), 'supportedVersions'), 'capabilities');
+  for (const c of diffJson(rest(r), rest(l), ['result'])) {
+    const path = pointer(c.path);
+    // instructions and serverInfo (name, title, icons) are read by hosts and models, not parsed.
+    const soft = c.path[1] === 'instructions' || c.path[1] === 'serverInfo' || c.path.includes('_meta');
+    if (c.type === 'added') out.push({ verdict: 'compatible', kind: 'handshake-field-added', path, message: `${path} was added`, live: c.live });
+    else out.push({ verdict: soft ? 'warning' : 'breaking', kind: soft ? 'server-info-changed' : 'handshake-changed', path, message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`, recorded: c.recorded, live: c.live });
+  }
+  return out;
+}
+
+function byKey(list: unknown, key: string): Map<string, Json> {
+  const m = new Map<string, Json>();
+  if (Array.isArray(list)) for (const item of list) if (isObject(item)) m.set(String(item[key]), item);
+  return m;
+}
+
+/** The tool surface, tool by tool: what a model and a host rely on. */
+function toolSurface(recorded: unknown, live: unknown): Difference[] {
+  const out: Difference[] = [];
+  const r = byKey(recorded, 'name');
+  const l = byKey(live, 'name');
+  for (const [name, tool] of r) {
+    const p = `/result/tools/${name}`;
+    const lt = l.get(name);
+    if (!lt) {
+      out.push({ verdict: 'breaking', kind: 'tool-removed', path: p, message: `tool "${name}" was removed`, recorded: tool });
+      continue;
+    }
+    for (const key of ['description', 'title'] as const) {
+      if (tool[key] !== lt[key]) out.push({ verdict: 'warning', kind: `tool-${key}-changed`, path: `${p}/${key}`, message: `tool "${name}": ${key} changed (models read it)`, recorded: tool[key], live: lt[key] });
+    }
+    out.push(...annotations(name, isObject(tool.annotations) ? tool.annotations : {}, isObject(lt.annotations) ? lt.annotations : {}, `${p}/annotations`));
+    out.push(...compareSchemas(tool.inputSchema ?? {}, lt.inputSchema ?? {}, 'input', ['result', 'tools', name, 'inputSchema'], `tool "${name}" input`));
+    if (tool.outputSchema !== undefined && lt.outputSchema === undefined) {
+      out.push({ verdict: 'breaking', kind: 'output-schema-removed', path: `${p}/outputSchema`, message: `tool "${name}" no longer declares an output schema (structuredContent is no longer promised)`, recorded: tool.outputSchema });
+    } else if (tool.outputSchema === undefined && lt.outputSchema !== undefined) {
+      out.push({ verdict: 'compatible', kind: 'output-schema-added', path: `${p}/outputSchema`, message: `tool "${name}" now declares an output schema`, live: lt.outputSchema });
+    } else if (tool.outputSchema !== undefined) {
+      out.push(...compareSchemas(tool.outputSchema, lt.outputSchema, 'output', ['result', 'tools', name, 'outputSchema'], `tool "${name}" output`));
+    }
+    const judged = new Set(['name', 'description', 'title', 'annotations', 'inputSchema', 'outputSchema']);
+    for (const key of new Set([...Object.keys(tool), ...Object.keys(lt)])) {
+      if (judged.has(key) || deepEqual(tool[key], lt[key])) continue;
+      out.push({ verdict: key in tool ? 'warning' : 'compatible', kind: 'tool-changed', path: `${p}/${key}`, message: `tool "${name}": ${key} ${key in tool ? 'changed' : 'was added'}`, recorded: tool[key], live: lt[key] });
+    }
+  }
+  for (const [name, tool] of l) {
+    if (!r.has(name)) out.push({ verdict: 'compatible', kind: 'tool-added', path: `/result/tools/${name}`, message: `tool "${name}" was added`, live: tool });
+  }
+  const rOrder = [...r.keys()].filter((n) => l.has(n));
+  const lOrder = [...l.keys()].filter((n) => r.has(n));
+  if (!deepEqual(rOrder, lOrder)) {
+    out.push({ verdict: 'warning', kind: 'tool-order-changed', path: '/result/tools', message: 'tools are listed in a different order (hosts and models may present them differently)', recorded: rOrder, live: lOrder });
+  }
+  return out;
+}
+
+function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
+  const out: Difference[] = [];
+  if (r.readOnlyHint === true && l.readOnlyHint !== true) {
+    out.push({ verdict: 'breaking', kind: 'readonly-hint-lost', path: `${p}/readOnlyHint`, message: `tool "${tool}" is no longer read-only (hosts may now ask before calling it)`, recorded: r.readOnlyHint, live: l.readOnlyHint });
+  }
+  if (r.destructiveHint !== true && l.destructiveHint === true) {
+    out.push({ verdict: 'breaking', kind: 'destructive-hint-gained', path: `${p}/destructiveHint`, message: `tool "${tool}" is now marked destructive`, recorded: r.destructiveHint, live: l.destructiveHint });
+  }
+  for (const key of new Set([...Object.keys(r), ...Object.keys(l)])) {
+    if (deepEqual(r[key], l[key])) continue;
+    if ((key === 'readOnlyHint' && r.readOnlyHint === true) || (key === 'destructiveHint' && l.destructiveHint === true)) continue;
+    out.push({ verdict: 'warning', kind: 'tool-annotations-changed', path: `${p}/${key}`, message: `tool "${tool}": annotation ${key} changed`, recorded: r[key], live: l[key] });
+  }
+  return out;
+}
+
+/** Prompts, resources and resource templates: removal breaks, addition is compatible, other
+ * changes (descriptions, titles, mime types) are warnings, a newly required prompt argument breaks. */
+function listSurface(noun: string, field: string, key: string, recorded: unknown, live: unknown): Difference[] {
+  const out: Difference[] = [];
+  const r = byKey(recorded, key);
+  const l = byKey(live, key);
+  for (const [id, item] of r) {
+    const p = `/result/${field}/${id}`;
+    const li = l.get(id);
+    if (!li) {
+      out.push({ verdict: 'breaking', kind: `${noun.replace(' ', '-')}-removed`, path: p, message: `${noun} "${id}" was removed`, recorded: item });
+      continue;
+    }
+    if (noun === 'prompt') {
+      const ra = byKey(item.arguments, 'name');
+      const la = byKey(li.arguments, 'name');
+      for (const [arg, def] of la) {
+        if (def.required === true && ra.get(arg)?.required !== true) out.push({ verdict: 'breaking', kind: 'prompt-argument-required', path: `${p}/arguments/${arg}`, message: `prompt "${id}": argument "${arg}" is now required`, recorded: ra.get(arg), live: def });
+        else if (!ra.has(arg)) out.push({ verdict: 'compatible', kind: 'prompt-argument-added', path: `${p}/arguments/${arg}`, message: `prompt "${id}": optional argument "${arg}" was added`, live: def });
+      }
+      for (const [arg, def] of ra) {
+        if (!la.has(arg)) out.push({ verdict: 'breaking', kind: 'prompt-argument-removed', path: `${p}/arguments/${arg}`, message: `prompt "${id}": argument "${arg}" was removed`, recorded: def });
+      }
+    }
+    for (const k of new Set([...Object.keys(item), ...Object.keys(li)])) {
+      if (k === 'arguments' && noun === 'prompt') continue;
+      if (deepEqual(item[k], li[k])) continue;
+      out.push({ verdict: k in item ? 'warning' : 'compatible', kind: `${noun.replace(' ', '-')}-changed`, path: `${p}/${k}`, message: `${noun} "${id}": ${k} ${k in item ? 'changed' : 'was added'}`, recorded: item[k], live: li[k] });
+    }
+  }
+  for (const [id, item] of l) {
+    if (!r.has(id)) out.push({ verdict: 'compatible', kind: `${noun.replace(' ', '-')}-added`, path: `/result/${field}/${id}`, message: `${noun} "${id}" was added`, live: item });
+  }
+  return out;
+}
