@@ -8,6 +8,9 @@ import { wrapCommand, unwrapCommand } from '../recorder/wrap/wrap-command.js';
 import { rulesCommand } from '../validators/rules-command.js';
 import { validateCommand } from '../validators/validate-command.js';
 import { replayCommand } from '../replay/replay-command.js';
+import { probeCommand } from '../validators/probes/probe-command.js';
+import { runServe } from '../replay/serve/run-serve.js';
+import { SERVE_OPTIONS } from '../replay/serve/serve-options.js';
 import type { OptionSpec, ParsedOptions } from './fast-args.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
@@ -101,6 +104,36 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       })),
     )
     .command(
+      'probe <cassette>',
+      'Send crafted requests derived from a cassette to a server you name and check the rules a passive proxy cannot see: probe <cassette> -- <server command> [args...], or probe <cassette> --url <endpoint>',
+      (y) => y.usage('$0 probe <cassette> [options] -- <server command> [args...]\n$0 probe <cassette> --url <endpoint> [options]')
+        .positional('cassette', { type: 'string', demandOption: true })
+        .option('url', { type: 'string', describe: 'Streamable HTTP endpoint to probe (instead of a server command)' })
+        .option('timeout', { type: 'number', describe: 'Per-request deadline in ms (default 10000)' })
+        .option('allow-side-effects', { type: 'boolean', default: false, describe: 'Also re-send recorded requests that may act (tools without readOnlyHint)' })
+        .option('format', { type: 'string', default: 'text', describe: 'text, json, junit, sarif or github (workflow annotations)' })
+        .option('fail-on', { type: 'string', describe: 'Exit 1 when a new failure (or a stale baseline entry) at this level (error or warning) was found' })
+        .option('output', { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' })
+        .option('expected-failures', { type: 'string', describe: 'A YAML baseline of known failures' })
+        .option('header', { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request; repeatable' })
+        .option('probe', { type: 'string', array: true, default: [], describe: 'Run only this probe; repeatable' })
+        .option('eof-grace', { type: 'number', describe: 'stdio: how long the server may take to exit after stdin is closed, in ms (default 2000)' }),
+      async (args) => exitWith(await probeCommand({
+        cassette: String(args.cassette),
+        command: ((args['--'] as unknown[] | undefined) ?? []).map(String),
+        ...(args.url !== undefined ? { url: String(args.url) } : {}),
+        ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+        allowSideEffects: Boolean(args['allow-side-effects']),
+        format: String(args.format),
+        ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
+        ...(args.output !== undefined ? { output: String(args.output) } : {}),
+        ...(args['expected-failures'] !== undefined ? { expectedFailures: String(args['expected-failures']) } : {}),
+        header: (args.header as unknown[]).map(String),
+        probe: (args.probe as unknown[]).map(String),
+        ...(args['eof-grace'] !== undefined ? { eofGrace: Number(args['eof-grace']) } : {}),
+      })),
+    )
+    .command(
       'replay <cassette>',
       'Play the client side of a cassette against a live server and report what changed: replay <cassette> -- <server command> [args...], or replay <cassette> --url <endpoint>',
       (y) => y.usage('$0 replay <cassette> [options] -- <server command> [args...]\n$0 replay <cassette> --url <endpoint> [options]')
@@ -112,7 +145,10 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
         .option('strict', { type: 'boolean', default: false, describe: 'Exit 1 on warnings too' })
         .option('config', { type: 'string', describe: 'Config file (default: ./mcp-cassette.config.json when it exists)' })
         .option('header', { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request (e.g. a real token for a redacted one); repeatable' })
-        .option('quiet', { type: 'boolean', default: false, describe: 'No console report (reports from --report are still written)' }),
+        .option('quiet', { type: 'boolean', default: false, describe: 'No console report (reports from --report are still written)' })
+        .option('update', { type: 'boolean', default: false, describe: 'Re-record the sessions that changed from the live server (keeps redactions and the other sessions); exit 0 once written' })
+        .option('redact-header', { type: 'string', array: true, default: [], describe: 'With --update over HTTP: also mask this response header in the cassette; repeatable' })
+        .option('progress', { type: 'boolean', default: true, describe: 'Progress bar on stderr for long cassettes (only on a terminal, never in CI); --no-progress turns it off' }),
       async (args) => exitWith(await replayCommand({
         cassette: String(args.cassette),
         command: ((args['--'] as unknown[] | undefined) ?? []).map(String),
@@ -124,7 +160,22 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
         ...(args.config !== undefined ? { config: String(args.config) } : {}),
         header: (args.header as unknown[]).map(String),
         quiet: Boolean(args.quiet),
+        update: Boolean(args.update),
+        redactHeader: (args['redact-header'] as unknown[]).map(String),
+        progress: Boolean(args.progress),
       })),
+    )
+    .command(
+      'serve <cassette>',
+      'Serve a cassette as a mock MCP server: over stdio (a host\'s server command), or Streamable HTTP with --listen; -- <server command> for record modes',
+      (y) => applyOptions(y.usage('$0 serve <cassette> [options] [-- <real server command> [args...]]')
+        .positional('cassette', { type: 'string', demandOption: true }), SERVE_OPTIONS),
+      async (args) => {
+        const command = (args['--'] as unknown[] | undefined) ?? args._.slice(1);
+        exitWith(await runServe(String(args.cassette), { ...args, '--': command.map(String) } as ParsedOptions));
+        // stdin may still be open (HTTP mode, or a host that keeps it); it must not keep us alive.
+        process.stdin.destroy();
+      },
     )
     .command(
       'rules',
@@ -132,7 +183,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       (y) => y.option('json', { type: 'boolean', default: false }).option('markdown', { type: 'boolean', default: false }),
       async (args) => exitWith(await rulesCommand({ json: Boolean(args.json), markdown: Boolean(args.markdown) })),
     )
-    .demandCommand(1, 'Name a command: record, recover, show, validate, replay, rules, wrap or unwrap')
+    .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, rules, wrap or unwrap')
     .recommendCommands()
     .strict()
     .help()

@@ -35,6 +35,18 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
   }
+  if (argv[0] === 'serve' && argv[1] !== undefined && !argv[1].startsWith('-')) {
+    // `serve` is a host's server command too: a client may give it a second to answer, so it
+    // skips yargs like `record` does, and loads only its own modules.
+    const { SERVE_OPTIONS } = await import('../replay/serve/serve-options.js');
+    const fast = parseFast(argv.slice(2), SERVE_OPTIONS);
+    if (fast) {
+      const { runServe } = await import('../replay/serve/run-serve.js');
+      process.exitCode = await runServe(argv[1], fast);
+      process.stdin.destroy();
+      return;
+    }
+  }
   const { buildCli } = await import('./cli-commands.js');
   await buildCli(argv, { finishRecord, recordHooks }).parseAsync();
 }

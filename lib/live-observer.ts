@@ -1,4 +1,4 @@
-import type { HttpExchange } from './cassette/cassette.js';
+import type { HttpExchange, SessionEnd } from './cassette/cassette.js';
 import type { RecordedMessage } from './message.js';
 import type { Violation } from './violation.js';
 
@@ -34,7 +34,8 @@ export type LiveWorkerInput =
   | { type: 'end'; channel: 'stdin' | 'stdout' | 'stderr'; t: number }
   /** HTTP: a journal record (an event, or a body chunk of exchange `x`). */
   | { type: 'record'; record: { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown } }
-  | { type: 'finish' };
+  /** The session is over; stdio: how it ended, as the cassette will say (for the session-end rules). */
+  | { type: 'finish'; end?: Partial<Pick<SessionEnd, 'initiatedBy' | 'exitCode' | 'signal'>> };
 
 /**
  * Where an HTTP violation's message sits before sessions are grouped: the `k`-th message of

@@ -77,3 +77,28 @@ function redactUrl(value: string): string {
   }
   return changed ? url.toString() : value;
 }
+
+/** Header names whose values never reach a cassette; the recorder's `--redact-header` and
+ * replay's `--redact-header` add more. */
+export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie', 'set-cookie', 'proxy-authorization', 'x-api-key', 'api-key'];
+
+/** Masks the values of secret headers (names compared in lower case), keeping an auth scheme
+ * (`Bearer [REDACTED]`) so a cassette still says how the client authenticated. */
+export function redactHeaderValues(headers: Record<string, string | string[] | undefined>, secret: Iterable<string> = SECRET_HEADERS): Record<string, string | string[]> {
+  const names = new Set([...secret].map((h) => h.toLowerCase()));
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (!names.has(lower)) {
+      out[lower] = value;
+      continue;
+    }
+    const mask = (v: string): string => {
+      const scheme = /^(\w[\w-]*)\s+\S/.exec(v);
+      return lower.endsWith('authorization') && scheme ? `${scheme[1]} ${MASK}` : MASK;
+    };
+    out[lower] = Array.isArray(value) ? value.map(mask) : mask(value);
+  }
+  return out;
+}

@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpHeaders } from '../lib/cassette/cassette.js';
-import { MASK } from '../lib/redact.js';
+import { redactHeaderValues, SECRET_HEADERS } from '../lib/redact.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 
 /** Always masked before the cassette; `--redact-header` adds more. */
-export const DEFAULT_REDACTED = ['authorization', 'cookie', 'set-cookie', 'proxy-authorization', 'x-api-key', 'api-key'];
+/** Headers whose values never reach a cassette (shared with replay --update). */
+export const DEFAULT_REDACTED = SECRET_HEADERS;
 
 /**
  * Request headers for the upstream, from the raw list so that repeated headers stay repeated.
@@ -33,23 +34,8 @@ export function clientResponseHeaders(headers: Record<string, string | string[] 
   return out;
 }
 
-/** Masks secret header values, keeping an auth scheme ("Bearer [REDACTED]") so the cassette
- * still says how the client authenticated. */
+/** Masks secret header values (the shared list plus `--redact-header`), keeping an auth scheme
+ * ("Bearer [REDACTED]") so the cassette still says how the client authenticated. */
 export function redactHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>, extra: readonly string[]): HttpHeaders {
-  const secret = new Set([...DEFAULT_REDACTED, ...extra.map((h) => h.toLowerCase())]);
-  const out: HttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const lower = name.toLowerCase();
-    if (!secret.has(lower)) {
-      out[lower] = value;
-      continue;
-    }
-    const mask = (v: string): string => {
-      const scheme = /^(\w[\w-]*)\s+\S/.exec(v);
-      return lower.endsWith('authorization') && scheme ? `${scheme[1]} ${MASK}` : MASK;
-    };
-    out[lower] = Array.isArray(value) ? value.map(mask) : mask(value);
-  }
-  return out;
+  return redactHeaderValues(headers, [...DEFAULT_REDACTED, ...extra]);
 }

@@ -7,10 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
 import type { Logger } from '../lib/log.js';
+import type { TokenClaims } from '../lib/cassette/cassette.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { packageVersion } from '../lib/version.js';
 import { LiveTap } from './live-tap.js';
-import { checkHostAndOrigin } from './http-guard.js';
+import { checkHostAndOrigin } from '../lib/loopback-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
 
 export interface HttpRecordOptions {
@@ -67,7 +68,9 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
   async function handle(x: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? '/';
     const mcp = new URL(path, 'http://proxy').pathname === options.upstream.pathname;
-    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp });
+    // The token is masked in the journal; a JWT's iss and aud (public, not secret) are kept.
+    const claims = tokenClaims(req.headers.authorization);
+    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp, ...(claims ? { tokenClaims: claims } : {}) });
 
     const refuse = (status: number, message: string): void => {
       log.warn({ exchange: x, status, path }, message);
@@ -221,6 +224,30 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       return { validationFailed: verdict.failed };
     },
   };
+}
+
+/**
+ * The `iss` and `aud` claims of an `Authorization: Bearer <JWT>` token, decoded without verifying
+ * anything (they only tell which authorization server issued it, for which resource). Nothing
+ * for opaque tokens, encrypted (five-part) JWTs or anything that does not parse.
+ */
+export function tokenClaims(authorization: string | undefined): TokenClaims | undefined {
+  const m = /^Bearer\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(authorization?.trim() ?? '');
+  if (!m) return undefined;
+  const part = (b64: string): unknown => {
+    try {
+      return JSON.parse(Buffer.from(b64, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  };
+  const header = part(m[1]!) as { alg?: unknown } | undefined;
+  const payload = part(m[2]!) as { iss?: unknown; aud?: unknown } | undefined;
+  if (typeof header?.alg !== 'string' || payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+  const out: TokenClaims = {};
+  if (typeof payload.iss === 'string') out.iss = payload.iss;
+  if (typeof payload.aud === 'string' || (Array.isArray(payload.aud) && payload.aud.every((a) => typeof a === 'string'))) out.aud = payload.aud as string | string[];
+  return out.iss !== undefined || out.aud !== undefined ? out : undefined;
 }
 
 function formatHost(host: string): string {

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { SessionEnd } from '../lib/cassette/cassette.js';
 import type { JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
 import type { LiveWorkerInput, LiveWorkerOutput, LiveWorkerSpec } from '../lib/live-observer.js';
 
@@ -121,12 +122,14 @@ export class LiveTap {
     void this.#worker?.terminate();
   }
 
-  /** Waits for the last verdicts (bounded), then ends the worker. */
-  async finish(): Promise<{ failed: boolean }> {
+  /** Waits for the last verdicts (bounded), then ends the worker. stdio: `end` is how the
+   * session ended (exit status, who started the shutdown), which the session-end rules judge as
+   * they will on the cassette. */
+  async finish(end?: Partial<Pick<SessionEnd, 'exitCode' | 'signal' | 'initiatedBy'>>): Promise<{ failed: boolean }> {
     this.#startNow(); // a session shorter than the start delay is judged now
     if (!this.#worker || !this.#done) return { failed: false };
     if (!this.#disabled) {
-      this.#batch.push({ type: 'finish' });
+      this.#batch.push({ type: 'finish', ...(end ? { end } : {}) });
       this.#flush();
     }
     const timeout = new Promise<{ failed: boolean }>((r) => setTimeout(() => r({ failed: false }), FINISH_TIMEOUT_MS).unref());

@@ -183,7 +183,8 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
         return;
       }
       // The last frames are judged before the journal closes, so their violations are kept.
-      void (live ? live.finish() : Promise.resolve({ failed: false })).catch(() => ({ failed: false })).then((verdict) => {
+      const end = { exitCode: code, signal, ...(shutdownBy ? { initiatedBy: shutdownBy as 'host-eof' | 'proxy-signal' | 'host-gone' } : {}) };
+      void (live ? live.finish(end) : Promise.resolve({ failed: false })).catch(() => ({ failed: false })).then((verdict) => {
         journal.event('exit', { code, signal });
         journal.close();
         resolve({ code, signal, ...(verdict.failed ? { validationFailed: true } : {}) });

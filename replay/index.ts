@@ -1,6 +1,7 @@
 /**
- * The replay library API, for test code:
- *   import { replayCassette } from 'mcp-cassette/dist/replay/index.js';
+ * The replay library API, for test code (package.json "exports" maps `mcp-cassette/replay`, and
+ * the package root, here):
+ *   import { replayCassette } from 'mcp-cassette/replay';
  */
 export { replayCassette, exitCodeFor, DEFAULT_TIMEOUT_MS, type ReplayOptions } from './replay.js';
 export { renderConsole, renderReport, REPORT_FORMATS, type ReportFormat } from './reports.js';
@@ -14,5 +15,6 @@ export type {
   ReplayRunError,
   ReplaySummary,
   SessionResult,
+  UpdateResult,
   Verdict,
 } from './types.js';

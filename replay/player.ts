@@ -11,8 +11,9 @@ import type { RecordedMessage } from '../lib/message.js';
 import { diffJson, isObject } from './diff.js';
 import type { LiveConnection } from './live/connection.js';
 import { normalise, pointer, type IgnorePattern } from './normalise.js';
+import { carryRedactions } from './redactions.js';
 import { VERDICT_RANK, type Difference, type InteractionResult, type ReplayRunError, type Verdict } from './types.js';
-import { judgeResponse } from './verdicts.js';
+import { isRevisionRefused, judgeResponse } from './verdicts.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,9 +39,22 @@ export interface PlayOptions {
   settleMs?: number;
 }
 
+/** One client message as replay sent it (with its live id, requestState and cursor). */
+export interface SentMessage {
+  /** The recorded message it replays (for a synthetic answer: the request it followed). */
+  recorded: RecordedMessage;
+  json: Json;
+  /** Replay's own -32601 answer to a server request the recording never saw. */
+  synthetic?: true;
+}
+
 export interface PlayOutcome {
   interactions: InteractionResult[];
   error?: Omit<ReplayRunError, 'session'>;
+  /** Every client message in the order it was sent: what `--update` stores on the client side. */
+  sent: SentMessage[];
+  /** Live JSON-RPC id (as JSON text) of each replayed request → its recorded id. */
+  recordedIds: Map<string, unknown>;
 }
 
 interface Interaction {
@@ -55,6 +69,8 @@ interface Interaction {
   skipped?: string;
   extra: Difference[];
   waiters: Array<() => void>;
+  /** Why it was not sent (the session stopped before it). */
+  notSent?: string;
 }
 
 const key = (v: unknown) => JSON.stringify(v);
@@ -125,7 +141,16 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   const sessionDiffs: Difference[] = [];
   const served = new Map<string, number>();
   let lastSent: Interaction | undefined;
+  const sent: SentMessage[] = [];
+  const recordedIds = new Map<string, unknown>();
+  /** The interaction whose live answer said the server no longer speaks the recorded revision. */
+  let refused: Interaction | undefined;
   let failure: Omit<ReplayRunError, 'session' | 'seq'> | undefined;
+  /** `synthetic`: an answer of replay's own (no recorded exchange to take headers from). */
+  const send = (json: Json, recorded: RecordedMessage, synthetic = false): void => {
+    sent.push({ recorded, json, ...(synthetic ? { synthetic: true as const } : {}) });
+    conn.send(json, recorded, synthetic ? undefined : exchangeOf(recorded));
+  };
   const failureWaiters = new Set<() => void>();
 
   conn.onFailure = (err) => {
@@ -154,6 +179,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       if (!it || it.live) return;
       it.live = msg;
       it.doneAt = performance.now();
+      if (!refused && it.recordedResponse && isRevisionRefused(it.method, it.recordedResponse.json, msg)) refused = it;
       learn(it);
       for (const w of it.waiters) w();
       it.waiters = [];
@@ -177,14 +203,14 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     const target = lastSent?.extra ?? sessionDiffs;
     if (!entry) {
       target.push({ verdict: 'breaking', kind: 'unexpected-server-request', path: '', message: `the server now sends ${method} to the client, which the recorded session never got`, live: msg.params });
-      conn.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `mcp-cassette replay: the recording has no client answer to ${method}` } }, lastSent?.recorded ?? frames[0]!);
+      send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `mcp-cassette replay: the recording has no client answer to ${method}` } }, lastSent?.recorded ?? frames[0]!, true);
       return;
     }
     served.set(method, n + 1);
     for (const c of diffJson(normalise(jsonOf(entry.request).params, options.ignore), normalise(msg.params, options.ignore), ['params'])) {
       target.push({ verdict: 'warning', kind: 'server-request-changed', path: pointer(c.path), message: `the server's ${method} request: ${pointer(c.path)} ${c.type}`, recorded: c.recorded, live: c.live });
     }
-    conn.send({ ...jsonOf(entry.answer), id: msg.id }, entry.answer, exchangeOf(entry.answer));
+    send({ ...jsonOf(entry.answer), id: msg.id }, entry.answer);
   };
 
   const waitFor = (it: Interaction): Promise<void> => {
@@ -210,7 +236,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
 
   let waitingOn: RecordedMessage | undefined;
   for (const m of frames) {
-    if (failure) break;
+    if (failure || refused) break;
     if (m.direction !== 'client-to-server' || (m.kind !== 'request' && m.kind !== 'notification')) continue;
     for (const it of interactions) {
       if (it.liveId !== undefined && !it.live && it.recordedResponse && it.recordedResponse.seq < m.seq) {
@@ -219,7 +245,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
         if (failure) break;
       }
     }
-    if (failure) break;
+    if (failure || refused) break;
     const j = structuredClone(jsonOf(m));
     const params = isObject(j.params) ? j.params : undefined;
     if (m.kind === 'request') {
@@ -237,18 +263,23 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
         if (live !== undefined) params.cursor = live;
       }
       it.liveId = nextId++;
+      recordedIds.set(key(it.liveId), j.id);
       j.id = it.liveId;
       byLiveId.set(key(it.liveId), it);
       it.sentAt = performance.now();
       lastSent = it;
-      conn.send(j, m, exchangeOf(m));
+      send(j, m);
     } else {
       if (j.method === 'notifications/cancelled' && params && params.requestId !== undefined) {
         const target = interactions.find((i) => key(jsonOf(i.recorded).id) === key(params.requestId) && i.liveId !== undefined);
         if (target) params.requestId = target.liveId;
       }
-      conn.send(j, m, exchangeOf(m));
+      send(j, m);
     }
+  }
+  if (refused) {
+    const note = `not replayed: the server refused the recorded protocol revision at #${refused.recorded.seq} ${refused.method}`;
+    for (const it of interactions) if (it.liveId === undefined && !it.skipped) it.notSent = note;
   }
   if (!failure) {
     for (const it of interactions) {
@@ -261,15 +292,19 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   }
   if (!failure) await new Promise((r) => setTimeout(r, options.settleMs ?? 50));
 
-  const results = interactions.map((it) => toResult(it, recordedNotifications, liveNotifications, options));
-  const notes = compareNotifications(recordedNotifications, liveNotifications, options);
-  const sessionLevel = [...sessionDiffs, ...(failure ? [] : notes)];
+  const context = { ...(session.protocol.revision !== undefined ? { revision: session.protocol.revision } : {}) };
+  const results = interactions.map((it) => toResult(it, recordedNotifications, liveNotifications, options, context));
+  // A session cut short (a failure, or a refused revision) has no comparable notification stream.
+  const notes = failure || refused ? [] : compareNotifications(recordedNotifications, liveNotifications, options);
+  const sessionLevel = [...sessionDiffs, ...notes];
   if (sessionLevel.length) {
     results.push({ seq: 0, method: 'notifications', outcome: worst(sessionLevel)!, differences: sessionLevel });
   }
   return {
     interactions: results,
     ...(failure ? { error: { ...failure, ...(waitingOn ? { seq: waitingOn.seq } : {}) } } : {}),
+    sent,
+    recordedIds,
   };
 }
 
@@ -277,24 +312,27 @@ function progressOf(list: Json[], token: unknown): Json[] {
   return list.filter((n) => n.method === 'notifications/progress' && isObject(n.params) && key(n.params.progressToken) === key(token));
 }
 
-function toResult(it: Interaction, recordedN: Json[], liveN: Json[], options: PlayOptions): InteractionResult {
+function toResult(it: Interaction, recordedN: Json[], liveN: Json[], options: PlayOptions, context: { revision?: string }): InteractionResult {
   const base = { seq: it.recorded.seq, method: it.method, ...(it.name !== undefined ? { name: it.name } : {}) };
   if (it.skipped) return { ...base, outcome: 'skipped', differences: [], note: it.skipped };
-  if (it.liveId === undefined) return { ...base, outcome: 'skipped', differences: [], note: 'not sent: the replay stopped before it' };
+  if (it.liveId === undefined) return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
   if (!it.recordedResponse) return { ...base, outcome: 'skipped', differences: it.extra, note: 'the recording has no answer to compare with (the session ended or the request was cancelled)' };
   if (!it.live) return { ...base, outcome: 'unanswered', differences: [], note: 'the live server did not answer' };
+  // What the cassette holds redacted is masked on the live side too: it cannot be compared.
+  const live = carryRedactions(it.recordedResponse.json, it.live);
   const differences = [
-    ...judgeResponse(it.method, normalise(it.recordedResponse.json, options.ignore), normalise(it.live, options.ignore)),
+    ...judgeResponse(it.method, normalise(it.recordedResponse.json, options.ignore), normalise(live, options.ignore), context),
     ...it.extra,
   ];
   const params = jsonOf(it.recorded).params;
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
   if (token !== undefined) {
-    const rec = progressOf(recordedN, token).map((n) => normalise(n.params, options.ignore));
-    const live = progressOf(liveN, token).map((n) => normalise(n.params, options.ignore));
-    const changes = diffJson(rec, live, ['progress']);
+    const recorded = progressOf(recordedN, token);
+    const rec = recorded.map((n) => normalise(n.params, options.ignore));
+    const lp = progressOf(liveN, token).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), options.ignore));
+    const changes = diffJson(rec, lp, ['progress']);
     if (changes.length) {
-      differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${live.length} live${changes.length && rec.length === live.length ? ' (values differ)' : ''}`, recorded: rec, live });
+      differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`, recorded: rec, live: lp });
     }
   }
   const outcome = worst(differences) ?? 'same';
@@ -308,12 +346,14 @@ function compareNotifications(recorded: Json[], live: Json[], options: PlayOptio
     const m = new Map<string, unknown[]>();
     for (const n of list) {
       if (n.method === 'notifications/progress') continue;
-      m.set(String(n.method), [...(m.get(String(n.method)) ?? []), normalise(n.params ?? null, options.ignore)]);
+      m.set(String(n.method), [...(m.get(String(n.method)) ?? []), n.params ?? null]);
     }
     return m;
   };
-  const r = group(recorded);
-  const l = group(live);
+  const rawR = group(recorded);
+  const rawL = group(live);
+  const r = new Map([...rawR].map(([method, list]) => [method, list.map((p) => normalise(p, options.ignore))]));
+  const l = new Map([...rawL].map(([method, list]) => [method, list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), options.ignore))]));
   const out: Difference[] = [];
   for (const method of new Set([...r.keys(), ...l.keys()])) {
     const rs = r.get(method) ?? [];

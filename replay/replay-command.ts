@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
+import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress.js';
 import { exitCodeFor, replayCassette } from './replay.js';
 import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';
 
@@ -20,6 +21,19 @@ export interface ReplayArgs {
   config?: string;
   header: string[];
   quiet?: boolean;
+  /** Re-record the cassette from the live server (sessions that changed). */
+  update?: boolean;
+  /** With --update: HTTP response headers to mask, besides the recorder's defaults. */
+  redactHeader?: string[];
+  /** `--no-progress` gives false. */
+  progress?: boolean;
+}
+
+/** Where the handler writes: the report to `out`, the progress bar to `err`. */
+export interface ReplayIo {
+  out?: { write(text: string): unknown; isTTY?: boolean };
+  err?: ProgressStream & { isTTY?: boolean };
+  env?: NodeJS.ProcessEnv;
 }
 
 interface ReportTarget {
@@ -50,17 +64,37 @@ function parseHeaders(specs: readonly string[]): Record<string, string> {
   return out;
 }
 
-export async function replayCommand(args: ReplayArgs, out: NodeJS.WriteStream = process.stdout): Promise<number> {
+export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promise<number> {
+  const out = io.out ?? process.stdout;
+  const err = io.err ?? process.stderr;
+  const env = io.env ?? process.env;
   const reports = parseReports(args.report);
   const headers = parseHeaders(args.header);
-  const result = await replayCassette(args.cassette, {
-    ...(args.url !== undefined ? { url: args.url } : { command: args.command }),
-    ignore: args.ignore,
-    ...(args.timeout !== undefined ? { timeoutMs: args.timeout } : {}),
-    ...(args.config !== undefined ? { config: args.config } : {}),
-    ...(Object.keys(headers).length ? { headers } : {}),
-  });
-  if (!args.quiet) out.write(renderConsole(result, Boolean(out.isTTY) && !process.env.NO_COLOR));
+  const progress = { isTTY: err.isTTY, env, quiet: Boolean(args.quiet), ...(args.progress === false ? { enabled: false } : {}) };
+  let bar: ProgressBar | undefined;
+  let decided = false;
+  let result;
+  try {
+    result = await replayCassette(args.cassette, {
+      ...(args.url !== undefined ? { url: args.url } : { command: args.command }),
+      ignore: args.ignore,
+      ...(args.timeout !== undefined ? { timeoutMs: args.timeout } : {}),
+      ...(args.config !== undefined ? { config: args.config } : {}),
+      ...(Object.keys(headers).length ? { headers } : {}),
+      ...(args.update ? { update: true, redactHeaders: args.redactHeader ?? [] } : {}),
+      onSessionStart: (index, total, session) => {
+        if (!decided) {
+          decided = true;
+          if (shouldShowProgress({ ...progress, sessions: total })) bar = new ProgressBar(err, total);
+        }
+        bar?.start(index, session);
+      },
+      onSession: (session) => bar?.done(session),
+    });
+  } finally {
+    bar?.finish();
+  }
+  if (!args.quiet) out.write(renderConsole(result, Boolean(out.isTTY) && !env.NO_COLOR));
   for (const r of reports) {
     const text = renderReport(r.format, result, args.strict);
     if (!r.file) {
@@ -73,3 +107,4 @@ export async function replayCommand(args: ReplayArgs, out: NodeJS.WriteStream = 
   }
   return exitCodeFor(result, args.strict);
 }
+

@@ -14,9 +14,11 @@ import { loadReplayConfig, settingsFor } from './config.js';
 import { HttpConnection } from './live/http.js';
 import { StdioConnection } from './live/stdio.js';
 import type { LiveConnection } from './live/connection.js';
+import { LiveTape } from './live/tape.js';
 import { compileIgnore } from './normalise.js';
 import { newMemory, playSession } from './player.js';
-import { VERDICT_RANK, type ReplayResult, type ReplaySummary, type SessionResult, type Verdict } from './types.js';
+import { VERDICT_RANK, type ReplayResult, type ReplaySummary, type SessionResult, type UpdateResult, type Verdict } from './types.js';
+import { needsUpdate, rebuildSession, secretHeadersOf, writeUpdate, type TapedSession } from './update.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -38,6 +40,15 @@ export interface ReplayOptions {
   /** `mcp-cassette.config.json` to read; by default the one in the current directory, if any.
    * `false` reads none. */
   config?: string | false;
+  /** Re-record the cassette from the live server: every session that changed is replaced by the
+   * live traffic (see update.ts), the others are kept byte for byte. Nothing is written when the
+   * replay could not run to the end. */
+  update?: boolean;
+  /** With `update`: also mask these HTTP headers in the live answers (the recorder's defaults and
+   * every header the cassette holds masked are masked anyway). */
+  redactHeaders?: readonly string[];
+  /** Called when a session starts playing (1-based index), for progress output. */
+  onSessionStart?: (index: number, total: number, session: RecordedSession) => void;
   /** Called when a session is done, for progress output. */
   onSession?: (session: SessionResult, total: number) => void;
 }
@@ -84,6 +95,8 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
   const memory = newMemory();
   const agent = options.url ? new Agent({ connections: 16 }) : undefined;
   const sessions: SessionResult[] = [];
+  const taped: TapedSession[] = [];
+  const secretHeaders = options.update ? secretHeadersOf(cassette, options.redactHeaders) : [];
   let error: ReplayResult['error'];
   try {
     for (const [i, recorded] of cassette.sessions.entries()) {
@@ -92,16 +105,18 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
         sessions.push({ ...base, outcome: 'skipped', interactions: [], note: 'not replayed: the replay stopped at an earlier session' });
         continue;
       }
+      options.onSessionStart?.(i + 1, cassette.sessions.length, recorded);
       if (!recorded.messages.some((m) => m.direction === 'client-to-server' && m.json !== undefined)) {
         sessions.push({ ...base, outcome: 'skipped', interactions: [], note: 'nothing to replay: the client sent no message in this session (a GET stream or a refused request)' });
         options.onSession?.(sessions.at(-1)!, cassette.sessions.length);
         continue;
       }
+      const tape = options.update ? new LiveTape() : undefined;
       let conn: LiveConnection;
       if (hasCommand) {
-        conn = new StdioConnection({ command: [...options.command!], ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}) });
+        conn = new StdioConnection({ command: [...options.command!], ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}), ...(tape ? { tape } : {}) });
       } else {
-        conn = new HttpConnection({ url: options.url!, agent: agent!, ...(options.headers ? { headers: options.headers } : {}) });
+        conn = new HttpConnection({ url: options.url!, agent: agent!, ...(options.headers ? { headers: options.headers } : {}), ...(tape ? { tape: { tape, secretHeaders } } : {}) });
       }
       let outcome;
       try {
@@ -122,10 +137,32 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
       }
       result.outcome = sessionOutcome(result);
       sessions.push(result);
+      if (tape) taped.push({ recorded, result, tape, play: outcome });
       options.onSession?.(result, cassette.sessions.length);
     }
   } finally {
     await agent?.close();
+  }
+  let update: UpdateResult | undefined;
+  if (options.update) {
+    const changed = taped.filter((s) => needsUpdate(s.result));
+    const kept = sessions.filter((s) => !changed.some((c) => c.result === s)).map((s) => s.index);
+    if (error) {
+      update = { written: false, replaced: [], kept: sessions.map((s) => s.index), conflicts: [], note: 'the replay could not run to the end, so the cassette was not changed' };
+    } else if (!changed.length) {
+      update = { written: false, replaced: [], kept, conflicts: [], note: 'every session answered as recorded; nothing to update' };
+    } else {
+      const target = { ...(hasCommand ? { command: options.command! } : { url: options.url! }), cwd: options.cwd ?? process.cwd() };
+      const replacements = new Map(changed.map((s) => [s.recorded.id, rebuildSession(s, target)]));
+      const written = await writeUpdate(cassettePath, cassette, replacements);
+      const refused = new Set(written.conflicts.map((c) => c.id));
+      update = {
+        written: written.written,
+        replaced: changed.filter((s) => !refused.has(s.recorded.id)).map((s) => s.result.index),
+        kept,
+        conflicts: written.conflicts,
+      };
+    }
   }
   const summary = summarise(sessions);
   return {
@@ -137,6 +174,7 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
     ...(error ? { error } : {}),
     summary,
     sessions,
+    ...(update ? { update } : {}),
   };
 }
 
@@ -150,9 +188,12 @@ function sessionBase(s: RecordedSession, index: number): Omit<SessionResult, 'ou
   };
 }
 
-/** The process exit code for a result: 2 could not run, 1 breaking (or warnings when strict), 0 otherwise. */
+/** The process exit code for a result: 2 could not run (or, with --update, a changed session
+ * could not be written), 1 breaking (or warnings when strict), 0 otherwise; 0 after an update,
+ * whatever changed: the changes were meant. */
 export function exitCodeFor(result: ReplayResult, strict = false): number {
   if (result.outcome === 'error') return 2;
+  if (result.update) return result.update.conflicts.length ? 2 : 0;
   if (result.summary.breaking > 0) return 1;
   if (strict && result.summary.warning > 0) return 1;
   return 0;

@@ -52,7 +52,25 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
   lines.push('');
   if (result.error) lines.push(paint(31, `replay could not finish: ${result.error.message} (${result.error.code}, session ${String(result.error.session)}${result.error.seq ? `, waiting on message #${result.error.seq}` : ''}); the report above is partial`));
   lines.push(`${m.interactions} interactions in ${m.sessions} sessions: ${m.same} unchanged, ${m.breaking} breaking, ${m.warning} warning, ${m.compatible} compatible, ${m.skipped} skipped (${result.durationMs} ms)`);
+  const update = updateSummary(result);
+  if (update) lines.push(update.written ? paint(32, update.text) : update.text);
   return lines.join('\n') + '\n';
+}
+
+/** One line on what `--update` did to the file (the differences above are what changed). */
+export function updateSummary(result: ReplayResult): { written: boolean; text: string } | undefined {
+  const u = result.update;
+  if (!u) return undefined;
+  const list = (ns: number[]) => ns.join(', ');
+  const parts: string[] = [];
+  if (u.written) {
+    parts.push(`updated ${where(result)}: re-recorded session${u.replaced.length > 1 ? 's' : ''} ${list(u.replaced)} from the live server (the changes listed above)`);
+    parts.push(`kept ${u.kept.length} session${u.kept.length === 1 ? '' : 's'} as ${u.kept.length === 1 ? 'it was' : 'they were'}`);
+  } else {
+    parts.push(`${where(result)} not updated: ${u.note ?? 'no session could be replaced'}`);
+  }
+  for (const c of u.conflicts) parts.push(`session ${c.id} not updated: ${c.reason}; run the update again`);
+  return { written: u.written, text: parts.join('; ') };
 }
 
 function xml(s: string): string {
@@ -102,6 +120,8 @@ function markdown(result: ReplayResult): string {
   const lines = [`## ${icon} mcp-cassette replay: \`${where(result)}\``, ''];
   if (result.error) lines.push(`**The replay could not finish:** ${md(result.error.message)} (\`${result.error.code}\`, session ${String(result.error.session)}). The results below are partial.`, '');
   lines.push('| unchanged | breaking | warning | compatible | skipped |', '|---|---|---|---|---|', `| ${m.same} | ${m.breaking} | ${m.warning} | ${m.compatible} | ${m.skipped} |`, '');
+  const update = updateSummary(result);
+  if (update) lines.push(`**${update.written ? 'Cassette updated' : 'Cassette not updated'}:** ${md(update.text)}`, '');
   const rows: string[] = [];
   for (const s of result.sessions) {
     for (const i of s.interactions) {

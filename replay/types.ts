@@ -78,6 +78,21 @@ export interface ReplaySummary {
   differences: { breaking: number; warning: number; compatible: number };
 }
 
+/** What `--update` did to the cassette file. */
+export interface UpdateResult {
+  /** Whether the cassette file was rewritten. */
+  written: boolean;
+  /** 1-based indices of the sessions re-recorded from the live server (those that changed). */
+  replaced: number[];
+  /** Sessions kept byte for byte: unchanged, skipped, or with nothing to replay. */
+  kept: number[];
+  /** Sessions that changed but were not replaced, because another process removed or changed
+   * them in the file while the replay ran. */
+  conflicts: Array<{ id: string; reason: string }>;
+  /** Why nothing was written, when nothing was. */
+  note?: string;
+}
+
 export interface ReplayResult {
   cassette: string;
   target: { command?: string[]; url?: string };
@@ -89,4 +104,6 @@ export interface ReplayResult {
   error?: ReplayRunError;
   summary: ReplaySummary;
   sessions: SessionResult[];
+  /** Present when the replay ran with `update`. */
+  update?: UpdateResult;
 }

@@ -10,11 +10,66 @@ import type { Difference, Verdict } from './types.js';
 
 type Json = Record<string, unknown>;
 
-export function judgeResponse(method: string, recorded: unknown, live: unknown): Difference[] {
+/** JSON-RPC error of 2026-07-28 for a protocol revision the server does not support. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+export interface JudgeContext {
+  /** The protocol revision the recorded session ran on. */
+  revision?: string;
+}
+
+/**
+ * Whether a live answer says the server no longer speaks the recorded session's revision: the
+ * handshake that succeeded (`initialize`, `server/discover`) now fails, or any request that
+ * succeeded is now refused with -32022. Replay stops the session there: every later request
+ * would fail for the same reason.
+ */
+export function isRevisionRefused(method: string, recorded: unknown, live: unknown): boolean {
+  const r = isObject(recorded) ? recorded : {};
+  const l = isObject(live) ? live : {};
+  if (isObject(r.error)) return false;
+  if (isObject(l.error)) return method === 'initialize' || method === 'server/discover' || l.error.code === UNSUPPORTED_PROTOCOL_VERSION;
+  return answeredAsLegacy(r, l);
+}
+
+/** Every 2026-07-28 result carries `resultType`; a server that answers a recorded 2026-07-28
+ * request without it took the request for 2025-era traffic. */
+function answeredAsLegacy(r: Json, l: Json): boolean {
+  return isObject(r.result) && typeof r.result.resultType === 'string' && isObject(l.result) && l.result.resultType === undefined;
+}
+
+export function judgeResponse(method: string, recorded: unknown, live: unknown, context: JudgeContext = {}): Difference[] {
   const r = isObject(recorded) ? recorded : {};
   const l = isObject(live) ? live : {};
   const rErr = isObject(r.error) ? r.error : undefined;
   const lErr = isObject(l.error) ? l.error : undefined;
+  if (isRevisionRefused(method, recorded, live)) {
+    const rev = (isObject(r.result) && typeof r.result.protocolVersion === 'string' ? r.result.protocolVersion : undefined) ?? context.revision;
+    if (!lErr) {
+      return [{
+        verdict: 'breaking',
+        kind: 'protocol-version-dropped',
+        path: '/result/resultType',
+        message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} was answered without resultType, the way a 2025-era server answers`,
+        recorded: r.result,
+        live: l.result,
+      }];
+    }
+    return [{
+      verdict: 'breaking',
+      kind: 'protocol-version-dropped',
+      path: '/error',
+      message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} now fails with ${String(lErr!.code)} ${String(lErr!.message)}`,
+      recorded: r.result,
+      live: lErr,
+    }];
+  }
+  if (method === 'server/discover' && rErr && !lErr) {
+    // A 2025-only server that now also speaks 2026-07-28: the recorded client still runs its
+    // recorded era (replay plays the recorded `initialize` next), so nothing breaks.
+    const versions = isObject(l.result) && Array.isArray(l.result.supportedVersions) ? l.result.supportedVersions.join(', ') : 'a newer revision';
+    return [{ verdict: 'compatible', kind: 'protocol-version-added', path: '/result', message: `server/discover used to fail (${String(rErr.code)} ${String(rErr.message)}): the server now also speaks ${versions}; recorded 2025-era traffic keeps its era`, recorded: rErr, live: l.result }];
+  }
   if (rErr && lErr) {
     const out: Difference[] = [];
     if (rErr.code !== lErr.code) out.push({ verdict: 'breaking', kind: 'error-code-changed', path: '/error/code', message: `error code ${String(rErr.code)} became ${String(lErr.code)}`, recorded: rErr.code, live: lErr.code });

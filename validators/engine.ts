@@ -1,4 +1,4 @@
-import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
+import type { HttpExchange, RecordedSession, SessionEnd } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
 import { severityOf, specLink, type Observed, type Report, type Rule } from './rule.js';
@@ -20,6 +20,32 @@ export interface ExchangeRule extends Rule {
 }
 
 const judgesExchanges = (rule: Rule): rule is ExchangeRule => typeof (rule as Partial<ExchangeRule>).checkExchange === 'function';
+
+/**
+ * A rule that judges the HTTP exchanges that carried no JSON-RPC message (paths outside the MCP
+ * endpoint such as OAuth discovery, a GET stream that stayed silent), once each is over. There
+ * is no message to point at: its violations carry seq 0.
+ */
+export interface BareExchangeRule extends Rule {
+  checkBareExchange(x: HttpExchange, report: Report, state: SessionState): void;
+}
+
+const judgesBareExchanges = (rule: Rule): rule is BareExchangeRule => typeof (rule as Partial<BareExchangeRule>).checkBareExchange === 'function';
+
+/** How a session ended, as far as the session-end rules ask (stdio: who started the shutdown,
+ * how the server process exited; live, what the cassette will say). */
+export type SessionEndInfo = Partial<Pick<SessionEnd, 'reason' | 'initiatedBy' | 'exitCode' | 'signal'>>;
+
+/**
+ * A rule that judges a session once it is over, after its last message and exchange (offline
+ * at the end of the cassette's session, live when the proxy finishes). It names the message
+ * each violation points at; like the exchange rules it judges the server.
+ */
+export interface SessionEndRule extends Rule {
+  checkSessionEnd(end: SessionEndInfo | undefined, report: (seq: number, path: string, message: string) => void, state: SessionState): void;
+}
+
+const judgesSessionEnd = (rule: Rule): rule is SessionEndRule => typeof (rule as Partial<SessionEndRule>).checkSessionEnd === 'function';
 
 /**
  * The rules that apply to a message depend only on its transport and era, so they are sorted
@@ -109,16 +135,52 @@ export class SessionValidator {
     }
     return out;
   }
+
+  /** HTTP: an exchange that carried no message is over; the bare-exchange rules judge it. */
+  bareExchangeEnd(x: HttpExchange): Violation[] {
+    this.#state.exchanges.set(x.id, x);
+    const out: Violation[] = [];
+    for (const rule of this.options.rules) {
+      if (!judgesBareExchanges(rule) || (rule.transport && rule.transport !== this.session.transport)) continue;
+      const report = (path: string, message: string): void => {
+        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: 0, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+      };
+      try {
+        rule.checkBareExchange(x, report, this.#state);
+      } catch (err) {
+        this.options.onRuleError?.(rule.id, err);
+      }
+    }
+    return out;
+  }
+
+  /** The session is over: every message and exchange was judged; the session-end rules run. */
+  endSession(end?: SessionEndInfo): Violation[] {
+    const out: Violation[] = [];
+    for (const rule of this.options.rules) {
+      if (!judgesSessionEnd(rule) || (rule.transport && rule.transport !== this.session.transport)) continue;
+      const report = (seq: number, path: string, message: string): void => {
+        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+      };
+      try {
+        rule.checkSessionEnd(end, report, this.#state);
+      } catch (err) {
+        this.options.onRuleError?.(rule.id, err);
+      }
+    }
+    return out;
+  }
 }
 
 export function validateSession(session: RecordedSession, options: ValidateOptions): Violation[] {
   const v = new SessionValidator(session, options);
   const out = session.messages.flatMap((m) => v.check(m));
-  // HTTP: then every exchange that carried a message, in the order the exchanges ended, as the
-  // live validator judges each one when it ends.
+  // HTTP: then every exchange, in the order the exchanges ended, as the live validator judges
+  // each one when it ends (those without a message by the bare-exchange rules).
   const first = new Map<number, RecordedMessage>();
   for (const m of session.messages) if (m.http && !first.has(m.http.exchange)) first.set(m.http.exchange, m);
-  const ended = (session.exchanges ?? []).filter((x) => first.has(x.id)).sort((a, b) => (a.endT ?? a.t) - (b.endT ?? b.t) || a.id - b.id);
-  for (const x of ended) out.push(...v.exchangeEnd(x, first.get(x.id)!));
+  const ended = [...(session.exchanges ?? [])].sort((a, b) => (a.endT ?? a.t) - (b.endT ?? b.t) || a.id - b.id);
+  for (const x of ended) out.push(...(first.has(x.id) ? v.exchangeEnd(x, first.get(x.id)!) : v.bareExchangeEnd(x)));
+  out.push(...v.endSession(session.end));
   return out;
 }

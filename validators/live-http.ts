@@ -1,4 +1,5 @@
 import type { HttpExchange, HttpHeaders } from '../lib/cassette/cassette.js';
+import { KeptBody, tokenClaimsOf } from '../lib/cassette/fold-http.js';
 import { SseSplitter, sseFields } from '../lib/framing/sse-splitter.js';
 import type { LiveRef } from '../lib/live-observer.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../lib/message.js';
@@ -17,6 +18,8 @@ interface Open {
   held: RecordedMessage[];
   /** The exchange's first message, which exchange-level verdicts point at. */
   first?: RecordedMessage;
+  /** A non-MCP body the cassette keeps (the OAuth Protected Resource Metadata). */
+  kept?: KeptBody;
 }
 
 function header(h: HttpHeaders | undefined, name: string): string | undefined {
@@ -34,19 +37,23 @@ export class HttpLiveFramer {
   #now = 0;
 
   /** `onExchangeEnd` hears of every exchange that carried a message, once it is over (after its
-   * last message), with its outcome and end time set as the cassette fold sets them. */
+   * last message), with its outcome and end time set as the cassette fold sets them;
+   * `onBareExchangeEnd` of every other exchange (OAuth discovery and the like). */
   constructor(
     private readonly onMessage: (key: string, exchange: HttpExchange, msg: RecordedMessage, ref: LiveRef) => void,
     private readonly onExchangeEnd?: (key: string, exchange: HttpExchange, first: RecordedMessage) => void,
+    private readonly onBareExchangeEnd?: (key: string, exchange: HttpExchange) => void,
   ) {}
 
   push(r: Rec): void {
     this.#now = r.t;
     const x = Number(r.x);
     if (r.ev === 'http-request') {
-      const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true };
+      const claims = tokenClaimsOf(r.tokenClaims);
+      const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true, ...(claims ? { tokenClaims: claims } : {}) };
       const sid = header(record.requestHeaders, 'mcp-session-id');
-      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: [], response: [], ordinal: 0, held: [] });
+      const kept = KeptBody.for(record);
+      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: [], response: [], ordinal: 0, held: [], ...(kept ? { kept } : {}) });
       return;
     }
     const ex = this.#open.get(x);
@@ -55,6 +62,7 @@ export class HttpLiveFramer {
     else if (r.c === 'http-response' && r.data) {
       if (ex.sse) ex.sse.push(Buffer.from(r.data));
       else if (ex.record.mcp) ex.response.push(Buffer.from(r.data));
+      else ex.kept?.push(Buffer.from(r.data));
     } else if (r.ev === 'http-request-end') {
       const body = Buffer.concat(ex.request);
       ex.request = [];
@@ -80,6 +88,8 @@ export class HttpLiveFramer {
       ex.record.endT = r.t;
       ex.record.outcome = (r.outcome as HttpExchange['outcome'] | undefined) ?? 'complete';
       if (typeof r.error === 'string') ex.record.error = r.error;
+      const body = ex.kept?.text(ex.record.outcome);
+      if (body !== undefined) ex.record.responseBody = body;
       if (ex.sse) ex.sse.end();
       else if (ex.response.length > 0) this.#emit(ex, Buffer.concat(ex.response), { exchange: x, part: 'response' }, 'server-to-client');
       if (!ex.key) {
@@ -87,6 +97,7 @@ export class HttpLiveFramer {
         for (const m of ex.held) this.onMessage(ex.key, ex.record, m, (m as RecordedMessage & { ref: LiveRef }).ref);
       }
       if (ex.first) this.onExchangeEnd?.(ex.key, ex.record, ex.first);
+      else this.onBareExchangeEnd?.(ex.key, ex.record);
     }
   }
 

@@ -10,6 +10,7 @@ import { createLogger } from '../lib/log.js';
 import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
+import { SessionDigest } from './recording.js';
 
 interface Settings {
   sessionId: string;
@@ -36,6 +37,8 @@ const validator = createLiveValidator({
   ...(settings.exec ? { exec: settings.exec } : {}),
 });
 const session = { id: settings.sessionId, transport: 'stdio' as const };
+/** HTTP: where each message of each session key sits, to place session-end verdicts. */
+const refs = new Map<string, Map<number, LiveRef>>();
 let found: (Violation & { ref?: LiveRef })[] = [];
 const framer = new StdioFramer((msg) => {
   found.push(...validator.message(session, msg));
@@ -44,14 +47,29 @@ const framer = new StdioFramer((msg) => {
 // HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
 const seqs = new Map<string, number>();
 const target = settings.target ? { target: settings.target } : {};
+// HTTP: what the cross-session rules need of each session, judged when the run ends.
+const digests = new Map<string, SessionDigest>();
+const digestOf = (key: string): SessionDigest => {
+  let d = digests.get(key);
+  if (!d) digests.set(key, (d = new SessionDigest(key, 'streamable-http', settings.target, 0)));
+  return d;
+};
 const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
   const seq = (seqs.get(key) ?? 0) + 1;
   seqs.set(key, seq);
   msg.seq = seq;
+  digestOf(key).add(msg, exchange, ref);
+  if (!refs.has(key)) refs.set(key, new Map());
+  refs.get(key)!.set(seq, ref);
   for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
 }, (key, exchange, first) => {
+  digestOf(key).exchange(exchange);
   // Exchange-level verdicts point at the exchange's first message.
   for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+}, (key, exchange) => {
+  digestOf(key).exchange(exchange);
+  // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
+  for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange)) found.push({ ...v, ref: { x: exchange.id, k: -1 } });
 });
 
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);
@@ -69,6 +87,14 @@ port.on('message', (batch: LiveWorkerInput[]) => {
       if (input.record.data) processed += input.record.data.byteLength;
     } else {
       framer.endAll();
+      // Session-end verdicts: stdio ones carry their seq; HTTP ones are placed by their message.
+      for (const v of validator.endSessions({ reason: 'exit', ...input.end })) {
+        const ref = settings.transport === 'streamable-http' ? refs.get(v.session)?.get(v.seq) : undefined;
+        if (settings.transport !== 'streamable-http') found.push(v);
+        else if (ref) found.push({ ...v, ref });
+      }
+      // HTTP: the rules that compare the sessions of this run (each carries its message's ref).
+      if (settings.transport === 'streamable-http') found.push(...validator.endRecording([...digests.values()]));
       send({ type: 'violations', violations: found, processed });
       found = [];
       void validator.close().then(({ failed }) => send({ type: 'done', failed }));

@@ -1,10 +1,11 @@
 import type { HttpExchange } from '../lib/cassette/cassette.js';
-import type { LiveObserver } from '../lib/live-observer.js';
+import type { LiveObserver, LiveRef } from '../lib/live-observer.js';
 import type { Logger } from '../lib/log.js';
 import type { RecordedMessage } from '../lib/message.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
 import { AlertHub } from './alerts.js';
-import { SessionValidator } from './engine.js';
+import { SessionValidator, type SessionEndInfo } from './engine.js';
+import { judgeRecording, type SessionDigest } from './recording.js';
 import { RULES } from './rules/index.js';
 
 export interface LiveValidatorOptions {
@@ -19,6 +20,12 @@ export interface LiveValidatorOptions {
 export function createLiveValidator(options: LiveValidatorOptions): LiveObserver & {
   /** HTTP: an exchange of this session is over; its exchange-level verdicts. */
   exchangeEnd(session: { id: string }, exchange: HttpExchange, first: RecordedMessage): Violation[];
+  /** HTTP: an exchange that carried no message (OAuth discovery) is over; its verdicts (seq 0). */
+  bareExchangeEnd(session: { id: string; transport: 'streamable-http'; target?: { url: string; listen: string } }, exchange: HttpExchange): Violation[];
+  /** The recording is over: the session-end verdicts of every session seen. */
+  endSessions(end?: SessionEndInfo): Violation[];
+  /** HTTP: the proxy run is over; the cross-session verdicts on its sessions (validators/recording.ts). */
+  endRecording(sessions: readonly SessionDigest[]): (Violation & { ref?: LiveRef })[];
 } {
   const sessions = new Map<string, SessionValidator>();
   const hub = new AlertHub({ logger: options.logger, ...(options.webhook ? { webhook: options.webhook } : {}), ...(options.exec ? { exec: options.exec } : {}) });
@@ -29,17 +36,21 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
       if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
     }
   };
+  const validatorFor = (session: ConstructorParameters<typeof SessionValidator>[0], where: () => string): SessionValidator => {
+    let v = sessions.get(session.id);
+    if (!v) {
+      v = new SessionValidator(session, {
+        rules: RULES,
+        onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),
+      });
+      sessions.set(session.id, v);
+    }
+    return v;
+  };
   return {
     message(session, msg, exchange?: HttpExchange) {
       try {
-        let v = sessions.get(session.id);
-        if (!v) {
-          v = new SessionValidator(session, {
-            rules: RULES,
-            onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on message #${msg.seq} (a validator bug); validation goes on`),
-          });
-          sessions.set(session.id, v);
-        }
+        const v = validatorFor(session, () => `message #${msg.seq}`);
         if (exchange) v.exchange(exchange);
         const found: Violation[] = v.check(msg);
         emit(found);
@@ -56,6 +67,39 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         return found;
       } catch (err) {
         options.logger.error({ err }, 'the live validator failed on an exchange; forwarding is not affected');
+        return [];
+      }
+    },
+    bareExchangeEnd(session, exchange) {
+      try {
+        const found = validatorFor(session, () => `exchange ${exchange.id}`).bareExchangeEnd(exchange);
+        emit(found);
+        return found;
+      } catch (err) {
+        options.logger.error({ err }, 'the live validator failed on an exchange; forwarding is not affected');
+        return [];
+      }
+    },
+    endSessions(end) {
+      try {
+        const found = [...sessions.values()].flatMap((v) => v.endSession(end));
+        emit(found);
+        return found;
+      } catch (err) {
+        options.logger.error({ err }, 'the live validator failed at the end of the session; forwarding is not affected');
+        return [];
+      }
+    },
+    endRecording(digests) {
+      try {
+        const found = judgeRecording(digests, {
+          rules: RULES,
+          onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on the recording (a validator bug); validation goes on`),
+        });
+        emit(found);
+        return found;
+      } catch (err) {
+        options.logger.error({ err }, 'the live validator failed on the recording; forwarding is not affected');
         return [];
       }
     },

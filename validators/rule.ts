@@ -10,8 +10,8 @@ export interface RuleInfo {
   id: string;
   /** The keyword level in RULES.md; it decides the severity (MUST and schema: error, SHOULD: warning). */
   level: 'MUST' | 'MUST NOT' | 'SHOULD' | 'SHOULD NOT' | 'REC' | 'schema' | 'desc' | 'derived';
-  /** `1`: one message; `N`: needs session state; `H`: heuristic (never an error). */
-  obs: '1' | 'N' | 'H';
+  /** `1`: one message; `N`: needs session state; `H`: heuristic (never an error); `P`: an active probe. */
+  obs: '1' | 'N' | 'H' | 'P';
   era: Era;
   /** Only for this transport, when the rule is transport-specific. */
   transport?: 'stdio' | 'streamable-http';

@@ -83,6 +83,19 @@ export interface HttpExchange {
   /** False for traffic outside the MCP endpoint (OAuth discovery, health checks): forwarded and
    * noted, bodies not parsed. */
   mcp: boolean;
+  /** Outside the MCP endpoint, the body of an OAuth Protected Resource Metadata answer (GET
+   * /.well-known/oauth-protected-resource[/…]) when it is UTF-8 and at most 64 KB, for the
+   * authorization rules. No other non-MCP body is kept. */
+  responseBody?: string;
+  /** The `iss` and `aud` claims of a JWT bearer token, read before the Authorization header was
+   * masked. Never the token itself, never any other claim. */
+  tokenClaims?: TokenClaims;
+}
+
+/** The non-secret claims kept of a JWT access token (AUTH-OWN-AS-ONLY). */
+export interface TokenClaims {
+  iss?: string;
+  aud?: string | string[];
 }
 
 export interface RecordedSession {

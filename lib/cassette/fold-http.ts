@@ -1,6 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { SseSplitter, sseFields } from '../framing/sse-splitter.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
-import type { HttpExchange, HttpHeaders, RecordedSession } from './cassette.js';
+import type { HttpExchange, HttpHeaders, RecordedSession, TokenClaims } from './cassette.js';
 import type { ParsedJournal } from './journal.js';
 import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
@@ -11,6 +12,46 @@ interface OpenExchange {
   request: Buffer[];
   response: Buffer[];
   sse?: SseSplitter;
+  /** The body of an exchange outside the MCP endpoint that the cassette keeps (see KeptBody). */
+  kept?: KeptBody;
+}
+
+/** The largest non-MCP response body a cassette keeps. */
+export const KEPT_BODY_MAX = 64 * 1024;
+const PRM_PATH = /^\/\.well-known\/oauth-protected-resource(\/|\?|$)/;
+
+/**
+ * Bodies outside the MCP endpoint are forwarded, not kept, except the OAuth Protected Resource
+ * Metadata (GET /.well-known/oauth-protected-resource[/…]): small, public, and what the
+ * authorization rules judge. Shared by the cassette fold and the live framer.
+ */
+export class KeptBody {
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+
+  static for(record: Pick<HttpExchange, 'mcp' | 'method' | 'path'>): KeptBody | undefined {
+    return !record.mcp && record.method === 'GET' && PRM_PATH.test(record.path) ? new KeptBody() : undefined;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.#size <= KEPT_BODY_MAX) this.#chunks.push(chunk);
+    this.#size += chunk.length;
+  }
+
+  /** The body as text: nothing when it is too large, cut short, or not UTF-8. */
+  text(outcome: HttpExchange['outcome']): string | undefined {
+    const body = Buffer.concat(this.#chunks);
+    return outcome === 'complete' && this.#size <= KEPT_BODY_MAX && isUtf8(body) ? body.toString('utf8') : undefined;
+  }
+}
+
+/** The token claims a recorder noted on an `http-request` event, if any (only `iss` and `aud`). */
+export function tokenClaimsOf(v: unknown): TokenClaims | undefined {
+  if (!isObject(v)) return undefined;
+  const out: TokenClaims = {};
+  if (typeof v.iss === 'string') out.iss = v.iss;
+  if (typeof v.aud === 'string' || (Array.isArray(v.aud) && v.aud.every((a) => typeof a === 'string'))) out.aud = v.aud as string | string[];
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 interface Placed {
@@ -51,11 +92,14 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
       }
       const x = Number(r.x);
       if (r.ev === 'http-request') {
+        const claims = tokenClaimsOf(r.tokenClaims);
         const record: HttpExchange = {
           id: x, t: r.t, method: String(r.method), path: String(r.path),
           requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true,
+          ...(claims ? { tokenClaims: claims } : {}),
         };
-        const ex: OpenExchange = { record, request: [], response: [] };
+        const kept = KeptBody.for(record);
+        const ex: OpenExchange = { record, request: [], response: [], ...(kept ? { kept } : {}) };
         const sid = header(record.requestHeaders, SESSION_HEADER);
         if (sid) ex.mcpSessionId = sid;
         open.set(x, ex);
@@ -91,6 +135,7 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
     else if (r.c === 'http-response') {
       if (ex.sse) ex.sse.push(r.data);
       else if (ex.record.mcp) ex.response.push(r.data);
+      else ex.kept?.push(r.data);
     }
   }
   // Exchanges still open when the journal ends belong to a proxy that died mid-flight.
@@ -102,6 +147,8 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
     ex.record.endT = t;
     ex.record.outcome = outcome ?? 'complete';
     if (error) ex.record.error = error;
+    const body = ex.kept?.text(ex.record.outcome);
+    if (body !== undefined) ex.record.responseBody = body;
     if (ex.sse) ex.sse.end();
     else if (ex.response.length > 0) {
       const body = Buffer.concat(ex.response);
@@ -115,11 +162,13 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
   return sessions;
 }
 
-/** Live verdicts name a message by its place in its exchange; give them the final session and seq. */
+/** Live verdicts name a message by its place in its exchange (k = -1: the exchange itself, which
+ * carried no message; seq 0); give them the final session and seq. */
 function attachLiveViolations(sessions: RecordedSession[], live: { violation: Violation; ref: { x: number; k: number } }[]): void {
   if (live.length === 0) return;
   const where = new Map<string, { session: RecordedSession; seq: number }>();
   for (const session of sessions) {
+    for (const x of session.exchanges ?? []) where.set(`${x.id}:-1`, { session, seq: 0 });
     const ordinal = new Map<number, number>();
     for (const m of session.messages) {
       const x = m.http!.exchange;

@@ -3,10 +3,12 @@
  * process gets its own process group so that a server started through a wrapper (`npx`, a shell
  * script) is ended with everything it started; nothing outlives the replay.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { LineSplitter } from '../../lib/framing/line-splitter.js';
+import { killGroup, parseLine, spawnServer } from '../../lib/server-process.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import type { LiveConnection } from './connection.js';
+import type { LiveTape } from './tape.js';
 
 export interface StdioOptions {
   command: string[];
@@ -14,33 +16,10 @@ export interface StdioOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait after closing stdin before SIGTERM, and again before SIGKILL. */
   graceMs?: number;
+  /** Keeps every byte of the three pipes, for `--update`. */
+  tape?: LiveTape;
 }
 
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    if (process.platform !== 'win32') process.kill(-child.pid, signal);
-    else child.kill(signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      /* already gone */
-    }
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Last resort: whatever way our process ends, no server it started survives it.
-  process.on('exit', () => {
-    for (const child of live) killGroup(child, 'SIGKILL');
-  });
-}
 
 export class StdioConnection implements LiveConnection {
   onMessage: (message: unknown) => void = () => {};
@@ -53,47 +32,36 @@ export class StdioConnection implements LiveConnection {
   readonly #exited: Promise<void>;
   #closing = false;
   #label: string;
+  readonly #tape: LiveTape | undefined;
 
   constructor(options: StdioOptions) {
-    installExitHook();
-    const [cmd, ...args] = options.command;
     this.#label = options.command.join(' ');
     this.#graceMs = options.graceMs ?? 1000;
-    this.#child = spawn(cmd!, args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      detached: process.platform !== 'win32',
-      shell: false,
-    });
-    live.add(this.#child);
+    this.#tape = options.tape;
+    this.#child = spawnServer(options.command, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}) });
     const splitter = new LineSplitter((frame) => {
-      const text = frame.toString('utf8').replace(/\r$/, '');
-      if (text.trim() === '') return;
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        this.noise.push(text.slice(0, 200));
-        return;
-      }
-      this.onMessage(json);
+      const line = parseLine(frame);
+      if (line && 'noise' in line) this.noise.push(line.noise.slice(0, 200));
+      else if (line) this.onMessage(line.json);
     });
-    this.#child.stdout!.on('data', (c: Buffer) => splitter.push(c));
+    this.#child.stdout!.on('data', (c: Buffer) => {
+      this.#tape?.stdio('stdout', c);
+      splitter.push(c);
+    });
     this.#child.stderr!.on('data', (c: Buffer) => {
+      this.#tape?.stdio('stderr', c);
       for (const line of c.toString('utf8').split('\n')) if (line.trim()) this.stderrTail.push(line);
       if (this.stderrTail.length > 10) this.stderrTail.splice(0, this.stderrTail.length - 10);
     });
     this.#child.stdin!.on('error', () => {}); // EPIPE after a crash is reported through 'exit'
     this.#exited = new Promise((resolve) => {
       this.#child.on('error', (err: NodeJS.ErrnoException) => {
-        live.delete(this.#child);
         const hint = err.code === 'ENOENT' ? 'the command was not found; check the server command after --' : 'check the server command after -- and its permissions';
         this.onFailure({ code: 'MCPC_REPLAY_SPAWN_FAILED', message: `could not start the server \`${this.#label}\`: ${err.message} (${hint})` });
         resolve();
       });
       this.#child.on('close', (code, signal) => {
-        live.delete(this.#child);
+        if (this.#tape) this.#tape.exit = { code, signal };
         if (!this.#closing) {
           const how = signal ? `was killed by ${signal}` : `exited with code ${String(code)}`;
           const tail = this.stderrTail.length ? `; its stderr ended with: ${this.stderrTail.slice(-3).join(' | ')}` : '';
@@ -110,10 +78,17 @@ export class StdioConnection implements LiveConnection {
 
   send(message: Record<string, unknown>, _recorded: RecordedMessage): void {
     if (!this.#child.stdin!.writable) return;
-    this.#child.stdin!.write(JSON.stringify(message) + '\n');
+    const line = Buffer.from(JSON.stringify(message) + '\n', 'utf8');
+    this.#tape?.stdio('stdin', line);
+    this.#child.stdin!.write(line);
   }
 
   async close(): Promise<void> {
+    await this.#end();
+    this.#tape?.end();
+  }
+
+  async #end(): Promise<void> {
     this.#closing = true;
     if (this.#child.exitCode !== null || this.#child.signalCode !== null || this.#child.pid === undefined) {
       await this.#exited;

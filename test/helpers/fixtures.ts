@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HttpExchange, RecordedSession } from '../../lib/cassette/cassette.js';
+import type { HttpExchange, RecordedSession, TokenClaims } from '../../lib/cassette/cassette.js';
 import { frameToMessage, type RecordedMessage } from '../../lib/message.js';
 import { root } from './paths.js';
 
@@ -12,11 +12,29 @@ export interface RuleFixture {
   description: string;
   transport: 'stdio' | 'streamable-http';
   expect: string[];
-  messages: [string, unknown, number?][];
+  /** The session's messages (absent when the fixture has `sessions`). */
+  messages?: [string, unknown, number?][];
   /** HTTP: headers per exchange; request headers default to what a correct client sends. */
-  exchanges?: Record<string, { path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string> }>;
+  exchanges?: Record<string, FixtureExchange>;
   /** HTTP: the recorded server's URL (default a remote https one). */
   target?: string;
+  /** Several sessions of one recording, for the cross-session rules (validators/recording.ts),
+   * instead of `messages`/`exchanges`: one stdio process or one HTTP session each. */
+  sessions?: FixtureSessionPart[];
+}
+
+type FixtureExchange = { t?: number; path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; mcp?: boolean; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string>; responseBody?: string; tokenClaims?: TokenClaims };
+
+/** One session of a multi-session fixture. `at`: when it starts, in ms after the first one
+ * (default 100 ms after the previous start); `durationMs` defaults to one ms per message; `end`
+ * is how a stdio process ended. Its `exchanges` may name exchanges that carry no message (an OAuth
+ * discovery GET): they are created (default GET, not MCP). */
+export interface FixtureSessionPart {
+  at?: number;
+  durationMs?: number;
+  end?: RecordedSession['end'];
+  messages: [string, unknown, number?][];
+  exchanges?: Record<string, FixtureExchange>;
 }
 
 export function loadFixtures(): RuleFixture[] {
@@ -32,8 +50,47 @@ export function loadFixtures(): RuleFixture[] {
  * third element is the exchange. Message n (from 0) is complete at t = n ms.
  */
 export function fixtureSession(f: RuleFixture): RecordedSession {
+  if (f.sessions) return fixtureSessions(f)[0]!;
+  return buildSession(f, false);
+}
+
+/**
+ * Every session of a fixture: the one of `messages`, or those of `sessions`, ids
+ * `<rule>/<name>-<n>` like the sessions of one HTTP proxy run, on a stdio command of their own.
+ */
+export function fixtureSessions(f: RuleFixture): RecordedSession[] {
+  if (!f.sessions) return [buildSession(f, false)];
+  const base = Date.parse(START);
+  let at = 0;
+  return f.sessions.map((part, i) => {
+    at = part.at ?? (i === 0 ? 0 : at + 100);
+    const s = buildSession({ ...f, messages: part.messages, ...(part.exchanges ? { exchanges: part.exchanges } : {}) }, true);
+    // An exchange placed before the first message (negative t) moves the session's start
+    // instead: a cassette's times are never negative, and every instant stays where it was.
+    const shift = Math.min(0, ...(s.exchanges ?? []).map((x) => x.t));
+    for (const x of s.exchanges ?? []) {
+      x.t -= shift;
+      if (x.endT !== undefined) x.endT -= shift;
+    }
+    for (const m of s.messages) m.t -= shift;
+    const durationMs = (part.durationMs ?? part.messages.length) - shift;
+    return {
+      ...s,
+      id: `${f.rule}/${f.name}-${i + 1}`,
+      startedAt: new Date(base + at + shift).toISOString(),
+      endedAt: new Date(base + at + shift + durationMs).toISOString(),
+      durationMs,
+      ...(f.transport === 'stdio' ? { target: { command: ['fixture', `${f.rule}/${f.name}`], cwd: '/' } } : {}),
+      ...(part.end ? { end: part.end } : {}),
+    };
+  });
+}
+
+const START = '2026-11-30T00:00:00.000Z';
+
+function buildSession(f: RuleFixture, createExchanges: boolean): RecordedSession {
   const exchanges = new Map<number, HttpExchange>();
-  const messages: RecordedMessage[] = f.messages.map(([kind, value, exchange], i) => {
+  const messages: RecordedMessage[] = (f.messages ?? []).map(([kind, value, exchange], i) => {
     const fromClient = kind.startsWith('c');
     const sse = kind === 's-sse';
     const bytes = kind.endsWith('-b64') ? Buffer.from(String(value), 'base64') : kind.endsWith('-raw') ? Buffer.from(String(value)) : Buffer.from(JSON.stringify(value));
@@ -54,6 +111,9 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
     });
   });
   for (const [x, h] of Object.entries(f.exchanges ?? {})) {
+    if (createExchanges && f.transport === 'streamable-http' && !exchanges.has(Number(x))) {
+      exchanges.set(Number(x), { id: Number(x), t: 0, method: 'GET', path: '/mcp', requestHeaders: {}, status: 200, outcome: 'complete', mcp: h.mcp ?? false });
+    }
     const ex = exchanges.get(Number(x));
     if (!ex) continue;
     for (const [k, v] of Object.entries(h.requestHeaders ?? {})) {
@@ -69,9 +129,13 @@ export function fixtureSession(f: RuleFixture): RecordedSession {
     if (h.status !== undefined) ex.status = h.status;
     if (h.endT !== undefined) ex.endT = h.endT;
     if (h.outcome) ex.outcome = h.outcome;
+    if (h.mcp !== undefined) ex.mcp = h.mcp;
+    if (h.t !== undefined) ex.t = h.t;
+    if (h.responseBody !== undefined) ex.responseBody = h.responseBody;
+    if (h.tokenClaims) ex.tokenClaims = h.tokenClaims;
   }
   return {
-    id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: '2026-11-30T00:00:00.000Z',
+    id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: START,
     target: f.transport === 'stdio' ? { command: ['fixture'], cwd: '/' } : { url: f.target ?? 'https://mcp.example.com/mcp', listen: 'http://127.0.0.1/mcp' },
     protocol: {}, proxy: { pid: 0, version: 'fixture' },
     ...(f.transport === 'streamable-http' ? { exchanges: [...exchanges.values()] } : {}),

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { compileIgnore, normalise } from '../../replay/normalise.js';
 import { compareSchemas } from '../../replay/schema-variance.js';
-import { judgeResponse } from '../../replay/verdicts.js';
+import { carryArgvRedactions, carryRedactions, maskLike } from '../../replay/redactions.js';
+import { isRevisionRefused, judgeResponse } from '../../replay/verdicts.js';
 
 const kinds = (ds: { kind: string; verdict: string }[]) => ds.map((d) => `${d.verdict}:${d.kind}`).sort();
 
@@ -45,4 +46,30 @@ test('tool surface: order, annotations, output schema and prompts', (t) => {
   const prompts = { result: { prompts: [{ name: 'p', arguments: [{ name: 'x' }] }] } };
   t.deepEqual(kinds(judgeResponse('prompts/list', prompts, { result: { prompts: [{ name: 'p', arguments: [{ name: 'x', required: true }] }, { name: 'q' }] } })), ['breaking:prompt-argument-required', 'compatible:prompt-added']);
   t.deepEqual(kinds(judgeResponse('initialize', { result: { protocolVersion: '2025-11-25', capabilities: { tools: {} } } }, { result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} } } })), ['breaking:protocol-version-changed', 'compatible:capability-added']);
+});
+
+test('redactions carry over: a masked recorded value masks the live one, whole or in part, and a value of another shape is masked whole', (t) => {
+  t.is(maskLike('[REDACTED]', 'sk-live-123'), '[REDACTED]');
+  t.is(maskLike('Bearer [REDACTED]', 'Bearer abc.def'), 'Bearer [REDACTED]');
+  t.is(maskLike('Say hi to [REDACTED]', 'Say hi to Grace'), 'Say hi to [REDACTED]');
+  t.is(maskLike('key=[REDACTED]&page=[REDACTED]', 'key=k1&page=2'), 'key=[REDACTED]&page=[REDACTED]');
+  t.is(maskLike('Bearer [REDACTED]', 'Basic dXNlcg=='), '[REDACTED]', 'another shape: masked whole');
+  t.is(maskLike('plain', 'other'), 'other');
+  const recorded = { result: { token: '[REDACTED]', items: [{ secret: 'x=[REDACTED]' }], n: 1 } };
+  const live = { result: { token: { nested: true }, items: [{ secret: 'x=42', extra: 'kept' }, { secret: 'y' }], n: 2, added: 'kept' } };
+  t.deepEqual(carryRedactions(recorded, live), { result: { token: '[REDACTED]', items: [{ secret: 'x=[REDACTED]', extra: 'kept' }, { secret: 'y' }], n: 2, added: 'kept' } });
+  t.deepEqual(carryArgvRedactions(['node', 's.js', '--key=[REDACTED]'], ['node', 's.js', '--key=abc']), ['node', 's.js', '--key=[REDACTED]']);
+  t.deepEqual(carryArgvRedactions(['node', '[REDACTED]'], ['node', 's.js', 'x']), ['node', 's.js', 'x'], 'another shape: left to the recorder rules');
+});
+
+test('a refused revision: a failing handshake, -32022, or a 2026-07-28 request answered without resultType', (t) => {
+  const ok = { result: { protocolVersion: '2025-11-25' } };
+  t.true(isRevisionRefused('initialize', ok, { error: { code: -32601, message: 'Method not found' } }));
+  t.true(isRevisionRefused('server/discover', { result: { supportedVersions: ['2026-07-28'] } }, { error: { code: -32601, message: 'x' } }));
+  t.true(isRevisionRefused('tools/list', { result: { tools: [] } }, { error: { code: -32022, message: 'Unsupported protocol version' } }));
+  t.true(isRevisionRefused('tools/list', { result: { tools: [], resultType: 'complete' } }, { result: { tools: [] } }));
+  t.false(isRevisionRefused('tools/list', { result: { tools: [] } }, { error: { code: -32603, message: 'x' } }), 'other errors are ordinary changes');
+  t.false(isRevisionRefused('initialize', { error: { code: -32601, message: 'x' } }, { error: { code: -32601, message: 'x' } }));
+  t.deepEqual(kinds(judgeResponse('server/discover', { error: { code: -32601, message: 'Method not found' } }, { result: { supportedVersions: ['2026-07-28'] } })), ['compatible:protocol-version-added']);
+  t.deepEqual(kinds(judgeResponse('initialize', ok, { error: { code: -32022, message: 'Unsupported protocol version' } })), ['breaking:protocol-version-dropped']);
 });

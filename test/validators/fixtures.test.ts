@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
-import { fixtureSession, loadFixtures } from '../helpers/fixtures.js';
+import { validateRecordings } from '../../validators/recording.js';
+import { fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { sharedDir } from '../helpers/paths.js';
 
 const fixtures = loadFixtures();
@@ -11,7 +12,10 @@ const fixtures = loadFixtures();
 for (const f of fixtures) {
   test(`${f.rule}/${f.name}: ${f.description}`, (t) => {
     const errors: string[] = [];
-    const violations = validateSession(fixtureSession(f), { rules: RULES, onRuleError: (rule, err) => errors.push(`${rule}: ${String(err)}`) });
+    const options = { rules: RULES, onRuleError: (rule: string, err: unknown) => errors.push(`${rule}: ${String(err)}`) };
+    // Each session on its own, then the cross-session rules over all of them (one recording).
+    const sessions = fixtureSessions(f);
+    const violations = [...sessions.flatMap((s) => validateSession(s, options)), ...validateRecordings(sessions, options)];
     t.deepEqual(errors, [], 'no rule threw');
     t.deepEqual([...new Set(violations.map((v) => v.rule))].sort(), [...f.expect].sort());
     for (const v of violations) {

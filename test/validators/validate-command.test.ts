@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { cli, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
-import { fixtureSession, loadFixtures } from '../helpers/fixtures.js';
+import { fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/tmp.js';
 import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { stringifyCassette } from '../../lib/cassette/store.js';
@@ -20,7 +20,7 @@ const examples = join(root, 'cassettes', 'examples');
 /** A cassette holding every rule fixture, so every rule fires at least once. */
 function fixtureCassette(dir: string): string {
   const c = emptyCassette();
-  c.sessions = loadFixtures().map(fixtureSession);
+  c.sessions = loadFixtures().flatMap(fixtureSessions);
   const path = join(dir, 'fixtures.cassette.json');
   writeFileSync(path, stringifyCassette(c));
   return path;

@@ -15,10 +15,13 @@ import { negotiationRules } from './negotiation.js';
 import { extensionRules } from './extensions.js';
 import { featureRules } from './features.js';
 import { wireRules } from './wire.js';
+import { crossSessionRules } from './cross-session.js';
+import { remainingRules } from './remaining.js';
 import { structureRulesLast } from './structure.js';
 
 /**
  * Every implemented rule (explicit list, no directory scanning). The structure rules come last:
- * they skip what a more specific rule already reported for the same message.
+ * they skip what a more specific rule already reported for the same message. The cross-session
+ * rules judge whole recordings (validators/recording.ts), not single messages.
  */
-export const RULES: readonly Rule[] = [...envelopeRules, ...metaRules, ...versionRules, ...capabilityRules, ...toolRules, ...utilityRules, ...mrtrRules, ...clientFeatureRules, ...stdioRules, ...httpRules, ...transportExtraRules, ...securityRules, ...negotiationRules, ...extensionRules, ...featureRules, ...wireRules, ...structureRulesLast];
+export const RULES: readonly Rule[] = [...envelopeRules, ...metaRules, ...versionRules, ...capabilityRules, ...toolRules, ...utilityRules, ...mrtrRules, ...clientFeatureRules, ...stdioRules, ...httpRules, ...transportExtraRules, ...securityRules, ...negotiationRules, ...extensionRules, ...featureRules, ...wireRules, ...crossSessionRules, ...remainingRules, ...structureRulesLast];

@@ -1,12 +1,12 @@
 /**
- * DNS-rebinding protection for the proxy's own listener: a browser page on evil.example that
- * resolves to 127.0.0.1 sends its own Host and Origin, so both are checked. Clients that are not
- * browsers send no Origin and pass.
+ * DNS-rebinding protection for a listener of our own (the recording proxy's, `serve --listen`): a
+ * browser page on evil.example that resolves to 127.0.0.1 sends its own Host and Origin, so both
+ * are checked. Clients that are not browsers send no Origin and pass.
  */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 export interface GuardOptions {
-  /** The host the proxy listens on; accepted in Host when it is not a loopback address. */
+  /** The host the listener is bound to; accepted in Host when it is not a loopback address. */
   listenHost: string;
   allowHosts: readonly string[];
   allowOrigins: readonly string[];
@@ -20,6 +20,7 @@ function hostnameOf(hostHeader: string): string | undefined {
   }
 }
 
+/** Why the request must be refused (403), or undefined when Host and Origin are acceptable. */
 export function checkHostAndOrigin(host: string | undefined, origin: string | undefined, options: GuardOptions): string | undefined {
   const hostname = host ? hostnameOf(host) : undefined;
   const allowedHosts = new Set([...LOOPBACK, options.listenHost.toLowerCase(), ...options.allowHosts.map((h) => h.toLowerCase())]);

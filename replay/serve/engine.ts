@@ -1,0 +1,410 @@
+/**
+ * The transport-neutral heart of `mcp-cassette serve`: answers live client messages from a
+ * cassette. The stdio and HTTP front ends hand it parsed messages and an outlet to write server
+ * frames to; it chooses the recorded interaction, plays its frames (progress, logs, server→client
+ * requests, the answer) with the caller's id and progress token, checks what the client answers
+ * to server→client requests, and keeps the tally that decides the exit status.
+ */
+import type { Cassette } from '../../lib/cassette/cassette.js';
+import type { Logger } from '../../lib/log.js';
+import { deepEqual, diffJson, isObject } from '../diff.js';
+import { normalise, pointer, type IgnorePattern } from '../normalise.js';
+import { interactionsOf, progressTokenOf, type Interaction, type Json, type ServerFrame } from './interactions.js';
+import {
+  closest, describe, explainDifferences, HANDSHAKE, identityKey, isModern, nameOf, PROTOCOL_META,
+  type Difference, type MatchMode,
+} from './matcher.js';
+
+/** JSON-RPC error code of a request the cassette cannot answer (implementation-defined range). */
+export const NO_MATCH_CODE = -32099;
+
+/** `fast`: no delays. `recorded`: the recorded gaps between frames. `{ factor }`: the recorded
+ * gaps divided by `factor` (`x2` plays twice as fast, `x0.5` half as fast). */
+export type Timing = 'fast' | 'recorded' | { factor: number };
+
+export function parseTiming(text: string): Timing | undefined {
+  if (text === 'fast' || text === 'recorded') return text;
+  const m = /^x(\d+(?:\.\d+)?)$/.exec(text);
+  if (m && Number(m[1]) > 0) return { factor: Number(m[1]) };
+  return undefined;
+}
+
+/** Where the engine writes server frames for one request (a stdio pipe, an SSE stream, a JSON body). */
+export interface Outlet {
+  send(frame: Json): void;
+  /** True once the client went away (HTTP connection closed). */
+  closed?(): boolean;
+}
+
+/** Answers what the cassette does not hold by asking the real server (record mode `new_episodes`). */
+export interface Fallback {
+  forward(request: Json, live: LiveSession, outlet: Outlet): Promise<void>;
+  /** A client→server response that may belong to a request the real server sent. */
+  deliver(message: Json, live: LiveSession): boolean;
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  match?: MatchMode;
+  timing?: Timing;
+  ignore?: readonly IgnorePattern[];
+  /** How long to wait for the client's answer to a server→client request (ms). */
+  answerTimeoutMs?: number;
+  logger?: Logger;
+  fallback?: Fallback;
+}
+
+/** One live client connection (a stdio process, an HTTP session or the stateless HTTP side). */
+export class LiveSession {
+  revision?: string;
+  /** The live `initialize` request, which a fallback server needs for its own handshake. */
+  initialize?: Json;
+  readonly pending = new Map<string, (answer: Json) => void>();
+  readonly cancelled = new Set<string>();
+  constructor(readonly id: string) {}
+}
+
+export interface UnmatchedReport {
+  method: string;
+  name?: string;
+  message: string;
+  closest?: { session: number; seq: number; method: string; name?: string; differences: Difference[] };
+}
+
+export interface AnswerMismatch {
+  interaction: string;
+  method: string;
+  message: string;
+  differences: Difference[];
+}
+
+export interface ServeSummary {
+  served: number;
+  repeated: number;
+  synthesised: number;
+  forwarded: number;
+  unmatched: UnmatchedReport[];
+  answerMismatches: AnswerMismatch[];
+  unused: Array<{ session: number; seq: number; method: string; name?: string }>;
+  /** Unmatched requests or wrong client answers were seen. */
+  failed: boolean;
+}
+
+export type Plan =
+  | { kind: 'matched'; interaction: Interaction; repeated: boolean; revision?: string }
+  | { kind: 'synthesised'; response: Json }
+  | { kind: 'unmatched'; response: Json; report: UnmatchedReport }
+  | { kind: 'forward' };
+
+const idKey = (v: unknown): string => JSON.stringify(v ?? null);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class ServeEngine {
+  readonly interactions: Interaction[];
+  readonly match: MatchMode;
+  readonly timing: Timing;
+  readonly ignore: readonly IgnorePattern[];
+  readonly answerTimeoutMs: number;
+  readonly logger?: Logger;
+  readonly fallback?: Fallback;
+  readonly #used = new Set<number>();
+  readonly #keys = new Map<number, string>();
+  readonly #revisionsSeen = new Set<string>();
+  readonly #hasLegacy: boolean;
+  #summary: Omit<ServeSummary, 'unused' | 'failed'> = { served: 0, repeated: 0, synthesised: 0, forwarded: 0, unmatched: [], answerMismatches: [] };
+
+  constructor(cassette: Cassette, options: ServeOptions = {}) {
+    this.interactions = interactionsOf(cassette);
+    this.match = options.match ?? 'params';
+    this.timing = options.timing ?? 'fast';
+    this.ignore = options.ignore ?? [];
+    this.answerTimeoutMs = options.answerTimeoutMs ?? 30_000;
+    if (options.logger) this.logger = options.logger;
+    if (options.fallback) this.fallback = options.fallback;
+    this.#hasLegacy = cassette.sessions.some((s) => s.protocol.era === 'legacy' || (s.protocol.revision !== undefined && !isModern(s.protocol.revision)));
+  }
+
+  #key(it: Interaction): string {
+    let k = this.#keys.get(it.index);
+    if (k === undefined) {
+      k = identityKey(it.request, this.match, this.ignore);
+      this.#keys.set(it.index, k);
+    }
+    return k;
+  }
+
+  /** Pools to search, best first: the live revision's sessions, the same era's, then all. */
+  #pools(candidates: Interaction[], revision: string | undefined): Interaction[][] {
+    if (revision === undefined) return [candidates];
+    const same = candidates.filter((it) => it.revision === revision);
+    const era = candidates.filter((it) => it.revision !== revision && isModern(it.revision) === isModern(revision));
+    const rest = candidates.filter((it) => !same.includes(it) && !era.includes(it));
+    return [same, era, rest].filter((p) => p.length > 0);
+  }
+
+  /** Chooses how to answer one client request. */
+  plan(request: Json, live: LiveSession, hints: { revision?: string } = {}): Plan {
+    const method = String(request.method);
+    const params = isObject(request.params) ? request.params : {};
+    const meta = isObject(params._meta) ? params._meta : {};
+    const revision = (typeof meta[PROTOCOL_META] === 'string' ? meta[PROTOCOL_META] : undefined) ?? hints.revision ?? live.revision;
+    const requests = this.interactions.filter((it) => !it.notification && it.response);
+
+    if (HANDSHAKE.has(method)) {
+      const recorded = requests.filter((it) => it.method === method);
+      const wanted = method === 'initialize' ? (typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined) : revision;
+      const fits = (it: Interaction) => {
+        const result = it.response?.json.result;
+        if (!isObject(result)) return false;
+        if (method === 'initialize') return result.protocolVersion === wanted;
+        return Array.isArray(result.supportedVersions) && result.supportedVersions.includes(wanted);
+      };
+      const chosen = recorded.find(fits) ?? recorded.find((it) => it.response?.kind === 'response') ?? recorded[0];
+      if (method === 'initialize') live.initialize = request;
+      if (chosen) {
+        const result = chosen.response?.json.result;
+        if (method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') live.revision = result.protocolVersion;
+        if (method === 'server/discover' && fits(chosen) && wanted) live.revision = wanted;
+        const repeated = this.#used.has(chosen.index);
+        return { kind: 'matched', interaction: chosen, repeated, ...(live.revision ? { revision: live.revision } : {}) };
+      }
+      if (method === 'server/discover' && this.#hasLegacy) {
+        // What a 2025-only server answers: the client falls back to `initialize`, which we have.
+        return { kind: 'synthesised', response: { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } } };
+      }
+    }
+    if (revision) live.revision ??= revision;
+
+    const key = identityKey(request, this.match, this.ignore);
+    const sameMethod = requests.filter((it) => it.method === method);
+    let found: Interaction | undefined;
+    let repeated = false;
+    for (const pool of this.#pools(sameMethod, revision)) {
+      const hits = pool.filter((it) => this.#key(it) === key);
+      if (hits.length === 0) continue;
+      found = hits.find((it) => !this.#used.has(it.index));
+      if (!found && this.match !== 'strict') {
+        found = hits[hits.length - 1];
+        repeated = true;
+      }
+      break;
+    }
+    if (found && this.match === 'order' && !repeated) {
+      const expected = this.#pools(requests, revision)[0]?.find((it) => !this.#used.has(it.index) && !HANDSHAKE.has(it.method));
+      if (expected && expected.index !== found.index && this.#key(expected) !== key) {
+        return this.#unmatched(request, `out of order: the next recorded request is ${describe(expected)}`, { interaction: expected, differences: this.#differences(expected, request) });
+      }
+    }
+    if (found) return { kind: 'matched', interaction: found, repeated, ...(revision ? { revision } : {}) };
+    if (method === 'ping') return { kind: 'synthesised', response: { jsonrpc: '2.0', id: request.id, result: {} } };
+    if (this.fallback) return { kind: 'forward' };
+    const pool = this.#pools(requests, revision).flat();
+    const near = closest(request, pool, this.match, this.ignore);
+    const exhausted = near && near.differences.length === 0;
+    return this.#unmatched(
+      request,
+      exhausted ? `every recorded answer to it was already used (--match strict)` : near ? 'no recorded request matches' : 'the cassette holds no requests',
+      near,
+    );
+  }
+
+  #differences(it: Interaction, request: Json): Difference[] {
+    return closest(request, [it], this.match, this.ignore)?.differences ?? [];
+  }
+
+  #unmatched(request: Json, why: string, near: { interaction: Interaction; differences: Difference[] } | undefined): Plan {
+    const name = nameOf(request);
+    const what = `${String(request.method)}${name !== undefined ? ` ${JSON.stringify(name)}` : ''}`;
+    let message = `mcp-cassette: ${what}: ${why}`;
+    if (near) message += `; closest recorded request: ${describe(near.interaction)}; ${explainDifferences(near.differences)}`;
+    const report: UnmatchedReport = {
+      method: String(request.method),
+      ...(name !== undefined ? { name } : {}),
+      message,
+      ...(near ? {
+        closest: {
+          session: near.interaction.session,
+          seq: near.interaction.seq,
+          method: near.interaction.method,
+          ...(nameOf(near.interaction.request) !== undefined ? { name: nameOf(near.interaction.request)! } : {}),
+          differences: near.differences,
+        },
+      } : {}),
+    };
+    const response = {
+      jsonrpc: '2.0',
+      id: request.id,
+      error: { code: NO_MATCH_CODE, message, data: { code: 'MCPC_SERVE_NO_MATCH', ...(report.closest ? { closest: report.closest } : {}) } },
+    };
+    return { kind: 'unmatched', response, report };
+  }
+
+  /** Whether playing the plan sends anything before the answer (HTTP then answers with SSE). */
+  streams(plan: Plan, request: Json): boolean {
+    if (plan.kind === 'forward') return true;
+    if (plan.kind !== 'matched') return false;
+    return plan.interaction.during.some((f) => this.#outgoing(f, request) !== undefined);
+  }
+
+  /** The frame as the live client must see it, or undefined when it must not be sent. */
+  #outgoing(frame: ServerFrame, request: Json | undefined): Json | undefined {
+    if (frame.json.method === 'notifications/progress' && request) {
+      const token = progressTokenOf(request);
+      if (token === undefined) return undefined;
+      return { ...frame.json, params: { ...(frame.json.params as Json), progressToken: token } };
+    }
+    return frame.json;
+  }
+
+  #delay(from: number, to: number): Promise<void> | undefined {
+    if (this.timing === 'fast') return undefined;
+    const gap = (to - from) / (this.timing === 'recorded' ? 1 : this.timing.factor);
+    return gap >= 1 ? sleep(gap) : undefined;
+  }
+
+  /** Plays a plan: frames while open, the answer with the caller's id, then trailing frames. */
+  async play(plan: Plan, request: Json, live: LiveSession, outlet: Outlet): Promise<void> {
+    if (plan.kind === 'unmatched') {
+      this.#summary.unmatched.push(plan.report);
+      this.logger?.warn({ method: request.method }, plan.report.message);
+      outlet.send(plan.response);
+      return;
+    }
+    if (plan.kind === 'synthesised') {
+      this.#summary.synthesised += 1;
+      outlet.send(plan.response);
+      return;
+    }
+    if (plan.kind === 'forward') {
+      this.#summary.forwarded += 1;
+      await this.fallback!.forward(request, live, outlet);
+      return;
+    }
+    const it = plan.interaction;
+    this.#used.add(it.index);
+    if (plan.revision) this.#revisionsSeen.add(plan.revision);
+    else if (it.revision) this.#revisionsSeen.add(it.revision);
+    if (plan.repeated) this.#summary.repeated += 1;
+    else this.#summary.served += 1;
+    const gone = () => live.cancelled.has(idKey(request.id)) || (outlet.closed?.() ?? false);
+    let at = it.t;
+    for (const frame of it.during) {
+      await this.#delay(at, frame.t);
+      at = frame.t;
+      if (gone()) return;
+      await this.#emit(frame, request, it, live, outlet);
+    }
+    if (it.response) {
+      await this.#delay(at, it.response.t);
+      at = it.response.t;
+      if (gone()) return;
+      outlet.send({ ...it.response.json, id: request.id });
+    }
+    await this.#playAfter(it, at, request, live, outlet);
+  }
+
+  async #playAfter(it: Interaction, at: number, request: Json | undefined, live: LiveSession, outlet: Outlet): Promise<void> {
+    for (const frame of it.after) {
+      await this.#delay(at, frame.t);
+      at = frame.t;
+      if (outlet.closed?.()) return;
+      await this.#emit(frame, request, it, live, outlet);
+    }
+  }
+
+  async #emit(frame: ServerFrame, request: Json | undefined, it: Interaction, live: LiveSession, outlet: Outlet): Promise<void> {
+    const out = this.#outgoing(frame, request);
+    if (!out) return;
+    if (frame.kind !== 'request') {
+      outlet.send(out);
+      return;
+    }
+    const answer = await new Promise<Json | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        live.pending.delete(idKey(out.id));
+        resolve(undefined);
+      }, this.answerTimeoutMs);
+      live.pending.set(idKey(out.id), (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+      outlet.send(out);
+    });
+    this.#checkAnswer(String(out.method), frame, answer, it);
+  }
+
+  #checkAnswer(method: string, frame: ServerFrame, answer: Json | undefined, it: Interaction): void {
+    const where = describe(it);
+    if (!answer) {
+      this.#mismatch(where, method, `the client did not answer ${method} within ${this.answerTimeoutMs} ms`, []);
+      return;
+    }
+    if (!frame.clientAnswer) return; // nothing recorded to compare with (a cut session)
+    const recorded = normalise(frame.clientAnswer, this.ignore);
+    const got = normalise(answer, this.ignore);
+    if (deepEqual(recorded, got)) return;
+    const differences = diffJson(recorded, got).map((c) => ({
+      path: pointer(c.path),
+      ...(c.recorded !== undefined ? { recorded: c.recorded } : {}),
+      ...(c.live !== undefined ? { got: c.live } : {}),
+    }));
+    this.#mismatch(where, method, `the client answered ${method} differently from the recording (${explainDifferences(differences)})`, differences);
+  }
+
+  #mismatch(interaction: string, method: string, message: string, differences: Difference[]): void {
+    const full = `mcp-cassette: during ${interaction}: ${message}`;
+    this.logger?.warn({ method }, full);
+    this.#summary.answerMismatches.push({ interaction, method, message: full, differences });
+  }
+
+  /** A client notification: cancellations stop a request; recorded ones release their trailing frames. */
+  async notify(message: Json, live: LiveSession, outlet: Outlet): Promise<void> {
+    if (message.method === 'notifications/cancelled' && isObject(message.params)) {
+      live.cancelled.add(idKey(message.params.requestId));
+      return;
+    }
+    const key = identityKey(message, 'params', this.ignore);
+    const it = this.interactions.find((i) => i.notification && !this.#used.has(i.index) && this.#key(i) === key && i.after.length > 0)
+      ?? this.interactions.find((i) => i.notification && this.#key(i) === key && i.after.length > 0 && (live.revision === undefined || i.revision === live.revision));
+    if (!it) return;
+    this.#used.add(it.index);
+    await this.#playAfter(it, it.t, undefined, live, outlet);
+  }
+
+  /** A client→server response: the answer to a server→client request we are waiting on. */
+  deliver(message: Json, live: LiveSession): boolean {
+    const waiter = live.pending.get(idKey(message.id));
+    if (waiter) {
+      live.pending.delete(idKey(message.id));
+      waiter(message);
+      return true;
+    }
+    return this.fallback?.deliver(message, live) ?? false;
+  }
+
+  summary(): ServeSummary {
+    const revisions = this.#revisionsSeen;
+    const unused = this.interactions
+      .filter((it) => !it.notification && it.response && !this.#used.has(it.index) && !HANDSHAKE.has(it.method))
+      .filter((it) => revisions.size === 0 || (it.revision !== undefined && revisions.has(it.revision)))
+      .map((it) => ({ session: it.session, seq: it.seq, method: it.method, ...(nameOf(it.request) !== undefined ? { name: nameOf(it.request)! } : {}) }));
+    const s = this.#summary;
+    return { ...s, unmatched: [...s.unmatched], answerMismatches: [...s.answerMismatches], unused, failed: s.unmatched.length > 0 || s.answerMismatches.length > 0 };
+  }
+}
+
+/** The end-of-run summary printed on stderr. */
+export function formatSummary(summary: ServeSummary): string {
+  const lines = [
+    `mcp-cassette serve: ${summary.failed ? 'FAILED' : 'ok'}: ${summary.served} answered from the cassette` +
+      (summary.repeated ? `, ${summary.repeated} repeated` : '') +
+      (summary.synthesised ? `, ${summary.synthesised} synthesised` : '') +
+      (summary.forwarded ? `, ${summary.forwarded} forwarded to the real server` : '') +
+      `, ${summary.unmatched.length} unmatched, ${summary.answerMismatches.length} client answer mismatches, ${summary.unused.length} unused`,
+  ];
+  for (const u of summary.unmatched) lines.push(`  unmatched: ${u.message.replace(/^mcp-cassette: /, '')}`);
+  for (const m of summary.answerMismatches) lines.push(`  mismatch: ${m.message.replace(/^mcp-cassette: /, '')}`);
+  for (const u of summary.unused.slice(0, 20)) lines.push(`  unused: ${u.method}${u.name !== undefined ? ` ${JSON.stringify(u.name)}` : ''} (session ${u.session}, seq ${u.seq})`);
+  if (summary.unused.length > 20) lines.push(`  unused: and ${summary.unused.length - 20} more`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,40 @@
+import type { OptionSpec, ParsedOptions } from '../../lib/fast-args.js';
+import type { ServeArgs } from './serve-command.js';
+
+/** The options of `mcp-cassette serve`. One table serves the fast parser (cli.ts) and yargs. */
+export const SERVE_OPTIONS: Record<string, OptionSpec> = {
+  listen: { type: 'string', describe: 'Serve Streamable HTTP on host:port (host defaults to 127.0.0.1; port 0 picks a free one); prints the URL on stdout' },
+  match: { type: 'string', default: 'params', describe: 'params (normalised params, repeats in recorded order), strict (exact params, each answer once) or order (recorded order enforced)' },
+  timing: { type: 'string', default: 'fast', describe: 'fast (no delays), recorded (the recorded gaps) or xN (the recorded gaps, N times faster)' },
+  ignore: { type: 'array', describe: 'Ignore this params path when matching (/arguments/seed, timestamp); repeatable' },
+  mode: { type: 'string', describe: 'Record mode: once, new_episodes, none, all, passthrough (default: MCP_CASSETTE_MODE, else once with a server command after --, none without)' },
+  report: { type: 'string', describe: 'Write a JSON summary to this file ({pid} is replaced by the process id)' },
+  'fail-on-unused': { type: 'boolean', default: false, describe: 'Exit 1 when recorded requests were never asked for' },
+  'answer-timeout': { type: 'number', describe: 'How long to wait for the client to answer a server→client request, in ms (default 30000)' },
+  'allow-host': { type: 'array', describe: 'HTTP: another Host the listener accepts; repeatable' },
+  'allow-origin': { type: 'array', describe: 'HTTP: another Origin the listener accepts; repeatable' },
+  'log-file': { type: 'string', describe: 'Write logs there instead of stderr' },
+  'log-level': { type: 'string', default: 'info', describe: 'fatal, error, warn, info, debug, trace or silent' },
+};
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]);
+
+/** Parsed options (fast parser or yargs) → the handler's arguments. */
+export function serveArgsFrom(cassette: string, o: ParsedOptions): ServeArgs {
+  return {
+    cassette,
+    command: o['--'].map(String),
+    ...(o.listen !== undefined ? { listen: String(o.listen) } : {}),
+    match: String(o.match ?? 'params'),
+    timing: String(o.timing ?? 'fast'),
+    ignore: strings(o.ignore),
+    ...(o.mode !== undefined ? { mode: String(o.mode) } : {}),
+    ...(o.report !== undefined ? { report: String(o.report) } : {}),
+    failOnUnused: Boolean(o['fail-on-unused']),
+    ...(o['answer-timeout'] !== undefined ? { answerTimeout: Number(o['answer-timeout']) } : {}),
+    allowHost: strings(o['allow-host']),
+    allowOrigin: strings(o['allow-origin']),
+    ...(o['log-file'] !== undefined ? { logFile: String(o['log-file']) } : {}),
+    logLevel: String(o['log-level'] ?? 'info'),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * `serve` over stdio: one client on our stdin/stdout, as a host starts a server. stdout carries
+ * only MCP messages (one JSON object per line); logs and the summary go to stderr. The run ends
+ * when the client closes stdin and every request in flight has been answered.
+ */
+import { LineSplitter } from '../../lib/framing/line-splitter.js';
+import { classify } from '../../lib/message.js';
+import { LiveSession, type Outlet, type ServeEngine } from './engine.js';
+import type { Json } from './interactions.js';
+
+export interface StdioStreams {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Ends serving as if stdin had closed (SIGTERM, SIGINT). */
+  stop?: AbortSignal;
+}
+
+export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Promise<void> {
+  const live = new LiveSession('stdio');
+  const inFlight = new Set<Promise<void>>();
+  let chain: Promise<void> = Promise.resolve();
+  const outlet: Outlet = {
+    send: (frame) => {
+      streams.output.write(JSON.stringify(frame) + '\n');
+    },
+  };
+  const track = (p: Promise<void>) => {
+    const q = p.catch((err: unknown) => engine.logger?.error({ err }, 'serve: playing an interaction failed'));
+    inFlight.add(q);
+    void q.finally(() => inFlight.delete(q));
+  };
+
+  const onFrame = (frame: Buffer): void => {
+    const text = frame.toString('utf8').replace(/\r$/, '');
+    if (text.trim() === '') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      outlet.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      return;
+    }
+    const messages = Array.isArray(json) ? json : [json];
+    for (const m of messages) handle(m as Json);
+  };
+
+  const handle = (message: Json): void => {
+    const kind = classify(message);
+    if (kind === 'response' || kind === 'error') {
+      if (!engine.deliver(message, live)) engine.logger?.debug({ id: message.id }, 'serve: a client answer nobody waits for');
+      return;
+    }
+    if (kind === 'notification') {
+      track(engine.notify(message, live, outlet));
+      return;
+    }
+    if (kind !== 'request') {
+      outlet.send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
+      return;
+    }
+    // Plans are made in arrival order (repeats are answered in recorded order); playing may
+    // overlap, as a real server's would.
+    chain = chain.then(() => {
+      const plan = engine.plan(message, live);
+      track(engine.play(plan, message, live, outlet));
+    });
+  };
+
+  const splitter = new LineSplitter((frame) => onFrame(frame));
+  await new Promise<void>((resolve) => {
+    streams.input.on('data', (chunk: Buffer) => splitter.push(chunk));
+    streams.input.on('end', () => {
+      splitter.end();
+      resolve();
+    });
+    streams.input.on('error', () => resolve());
+    if (streams.stop?.aborted) resolve();
+    streams.stop?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await chain;
+  // Answers still being played (timing) are finished; waits for client answers end with stdin.
+  for (const waiter of live.pending.values()) waiter(undefined as unknown as Json);
+  await Promise.all([...inFlight]);
+}

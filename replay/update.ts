@@ -1,0 +1,213 @@
+/**
+ * `replay --update`: after a deliberate change to the server, re-record the cassette from the live
+ * server. Every session that changed is replaced by what crossed the wire while it was replayed,
+ * built with the cassette's own message model; every other session (unchanged, skipped, or never
+ * replayed) stays byte for byte as it was.
+ *
+ * What the new session keeps from the recording:
+ * - its `id`, `label`, place in the cassette and `startedAt` (so the cassette's order, which
+ *   `record` keeps sorted by `startedAt`, does not move);
+ * - the client side verbatim: each client message is the recorded one, except the values replay
+ *   substitutes on the wire (the live `requestState` of an MRTR retry, the live pagination cursor),
+ *   and with its recorded JSON-RPC id (live answers get the recorded request's id back, so the
+ *   ids in the file stay the client's own and a diff shows only what the server changed);
+ * - redactions: a value the recording holds as `[REDACTED]` stays masked in the new traffic, the
+ *   server argv goes through the recorder's redaction (lib/redact.ts), HTTP response headers
+ *   through its header masking (plus every header the cassette held masked and `--redact-header`).
+ * What is new: the server's frames (exact bytes, unless an id was mapped back or a value masked),
+ * timing, negotiated protocol facts, the HTTP exchanges, the server's exit. Live-validation
+ * findings (`violations`) described the old traffic and are dropped; `mcp-cassette validate`
+ * checks the new one.
+ */
+import { DataFile } from 'lowdb/node';
+import type { Cassette, HttpTarget, RecordedSession, StdioTarget } from '../lib/cassette/cassette.js';
+import { sessionFacts } from '../lib/cassette/session-info.js';
+import { loadCassette, parseCassette, stringifyCassette, withCassetteLock } from '../lib/cassette/store.js';
+import { cassetteProblems } from '../lib/cassette/validate.js';
+import { frameToMessage, type RecordedMessage } from '../lib/message.js';
+import { MASK, SECRET_HEADERS, redactArgv } from '../lib/redact.js';
+import { packageVersion } from '../lib/version.js';
+import { deepEqual, isObject } from './diff.js';
+import type { LiveTape } from './live/tape.js';
+import type { PlayOutcome } from './player.js';
+import { carryArgvRedactions, carryRedactions, hasRedactions } from './redactions.js';
+import type { SessionResult, UpdateResult } from './types.js';
+
+type Json = Record<string, unknown>;
+const key = (v: unknown) => JSON.stringify(v);
+
+/** What replaying one session produced that an update needs. */
+export interface TapedSession {
+  recorded: RecordedSession;
+  result: SessionResult;
+  tape: LiveTape;
+  play: Pick<PlayOutcome, 'sent' | 'recordedIds'>;
+}
+
+export interface LiveTarget {
+  command?: readonly string[];
+  url?: string;
+  cwd: string;
+}
+
+/** Header names to mask in live HTTP answers: the recorder's defaults, `--redact-header`, and every
+ * header the cassette already holds masked (a `--redact-header` the recorder was given). */
+export function secretHeadersOf(cassette: Cassette, extra: readonly string[] = []): string[] {
+  const names = new Set([...SECRET_HEADERS, ...extra.map((h) => h.toLowerCase())]);
+  for (const s of cassette.sessions) {
+    for (const x of s.exchanges ?? []) {
+      for (const headers of [x.requestHeaders, x.responseHeaders ?? {}]) {
+        for (const [name, value] of Object.entries(headers)) {
+          if ((Array.isArray(value) ? value : [value]).some((v) => v.includes(MASK))) names.add(name.toLowerCase());
+        }
+      }
+    }
+  }
+  return [...names];
+}
+
+/** Whether a replayed session should be re-recorded: it changed (any verdict). */
+export function needsUpdate(result: SessionResult): boolean {
+  return result.outcome === 'breaking' || result.outcome === 'warning' || result.outcome === 'compatible';
+}
+
+/** The recorded messages a live server frame is paired with, for carrying redactions over. */
+function recordedCounterparts(recorded: RecordedSession) {
+  const responses = new Map<string, RecordedMessage>();
+  const byMethod = new Map<string, RecordedMessage[]>();
+  for (const m of recorded.messages) {
+    if (m.direction !== 'server-to-client' || !isObject(m.json)) continue;
+    if (m.kind === 'response' || m.kind === 'error') responses.set(key(m.json.id), m);
+    else if (m.kind === 'request' || m.kind === 'notification') {
+      const method = `${m.kind}:${String(m.json.method)}`;
+      byMethod.set(method, [...(byMethod.get(method) ?? []), m]);
+    }
+  }
+  return { responses, byMethod };
+}
+
+/** Builds the session that replaces `recorded`: the live traffic in the cassette's message model. */
+export function rebuildSession(taped: TapedSession, target: LiveTarget): RecordedSession {
+  const { recorded, tape, play } = taped;
+  const counterparts = recordedCounterparts(recorded);
+  const seen = new Map<string, number>();
+  let client = 0;
+  const messages: RecordedMessage[] = [];
+  for (const frame of tape.messages) {
+    const info = { seq: frame.seq, t: frame.t, direction: frame.direction, channel: frame.channel, terminated: frame.unterminated !== true, ...(frame.http ? { http: frame.http } : {}) };
+    const isClientFrame = frame.direction === 'client-to-server' && (frame.channel === 'stdin' || frame.http?.part === 'request');
+    if (isClientFrame) {
+      const sent = play.sent[client++];
+      if (!sent) {
+        messages.push(frame);
+        continue;
+      }
+      const json = structuredClone(sent.json);
+      if (typeof json.method === 'string' && 'id' in json) json.id = play.recordedIds.get(key(json.id)) ?? json.id;
+      if (json.method === 'notifications/cancelled' && isObject(json.params) && json.params.requestId !== undefined) {
+        json.params.requestId = play.recordedIds.get(key(json.params.requestId)) ?? json.params.requestId;
+      }
+      if (!sent.synthetic && deepEqual(json, sent.recorded.json)) {
+        // Exactly what the client sent when it was recorded: keep its bytes.
+        const { unterminated: _u, http: _h, ...kept } = sent.recorded;
+        messages.push({ ...kept, seq: frame.seq, t: frame.t, ...(frame.http ? { http: frame.http } : {}) });
+      } else {
+        messages.push(frameToMessage(Buffer.from(JSON.stringify(json), 'utf8'), { ...info, terminated: true }));
+      }
+      continue;
+    }
+    if (frame.direction !== 'server-to-client' || !isObject(frame.json) || frame.channel === 'stderr') {
+      messages.push(frame);
+      continue;
+    }
+    let json: Json = frame.json;
+    let counterpart: RecordedMessage | undefined;
+    if (frame.kind === 'response' || frame.kind === 'error') {
+      const recordedId = play.recordedIds.get(key(json.id));
+      if (recordedId !== undefined) {
+        json = { ...json, id: recordedId };
+        counterpart = counterparts.responses.get(key(recordedId));
+      }
+    } else if (frame.kind === 'request' || frame.kind === 'notification') {
+      const method = `${frame.kind}:${String(json.method)}`;
+      const n = seen.get(method) ?? 0;
+      seen.set(method, n + 1);
+      counterpart = counterparts.byMethod.get(method)?.[n];
+    }
+    if (counterpart && hasRedactions(counterpart.json)) {
+      const masked = carryRedactions(counterpart.json, json) as Json;
+      if (!deepEqual(masked, json)) json = masked;
+    }
+    messages.push(json === frame.json ? frame : frameToMessage(Buffer.from(JSON.stringify(json), 'utf8'), info));
+  }
+
+  const facts = sessionFacts(messages);
+  if (!facts.protocol.revision && recorded.transport === 'streamable-http') {
+    const header = tape.exchanges.map((x) => x.requestHeaders['mcp-protocol-version']).find(Boolean);
+    if (header) facts.protocol.revision = Array.isArray(header) ? header[0]! : header;
+  }
+  const duration = tape.durationMs;
+  const session: RecordedSession = {
+    id: recorded.id,
+    ...(recorded.label !== undefined ? { label: recorded.label } : {}),
+    transport: recorded.transport,
+    startedAt: recorded.startedAt,
+    endedAt: new Date(Date.parse(recorded.startedAt) + duration).toISOString(),
+    durationMs: duration,
+    target: liveTarget(recorded, target),
+    ...(tape.mcpSessionId !== undefined ? { mcpSessionId: tape.mcpSessionId } : {}),
+    protocol: facts.protocol,
+    ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
+    ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
+    proxy: { pid: process.pid, version: packageVersion() },
+    ...(tape.exit ? { end: { reason: 'exit' as const, exitCode: tape.exit.code, signal: tape.exit.signal, initiatedBy: 'host-eof' as const } } : {}),
+    ...(recorded.transport === 'streamable-http' ? { exchanges: tape.exchanges } : {}),
+    messages,
+  };
+  return session;
+}
+
+/** The live target as the recorder would store it: secrets in argv and URLs masked, and every
+ * argument the recording held masked (a `--redact-arg`) masked again. */
+function liveTarget(recorded: RecordedSession, live: LiveTarget): StdioTarget | HttpTarget {
+  if (recorded.transport === 'streamable-http' || live.url !== undefined) {
+    const was = recorded.target as Partial<HttpTarget>;
+    const url = live.url ?? was.url ?? '';
+    return { url: redactArgv([url])[0]!, listen: was.listen ?? '' };
+  }
+  const was = recorded.target as Partial<StdioTarget>;
+  const command = redactArgv(live.command ?? []);
+  return { command: was.command ? carryArgvRedactions(was.command, command) : command, cwd: live.cwd };
+}
+
+/**
+ * Replaces the changed sessions in the cassette file under its lock, atomically (lowdb writes a
+ * temporary file and renames it). The file is read again under the lock, so sessions that other
+ * recorders appended meanwhile are kept; a session that was removed or changed by someone else
+ * since the replay read it is not overwritten (a conflict).
+ */
+export async function writeUpdate(path: string, loaded: Cassette, replacements: ReadonlyMap<string, RecordedSession>): Promise<Pick<UpdateResult, 'written' | 'conflicts'>> {
+  const before = new Map(loaded.sessions.map((s) => [s.id, key(s)]));
+  return withCassetteLock(path, async () => {
+    const current = loadCassette(path);
+    const conflicts: UpdateResult['conflicts'] = [];
+    let replaced = 0;
+    for (const [id, session] of replacements) {
+      const at = current.sessions.findIndex((s) => s.id === id);
+      if (at === -1) {
+        conflicts.push({ id, reason: 'the session was removed from the cassette while the replay ran' });
+      } else if (key(current.sessions[at]) !== before.get(id)) {
+        conflicts.push({ id, reason: 'the session was changed by another process while the replay ran' });
+      } else {
+        current.sessions[at] = session;
+        replaced += 1;
+      }
+    }
+    if (replaced === 0) return { written: false, conflicts };
+    const problems = cassetteProblems(current);
+    if (problems.length) throw new Error(`replay --update built an invalid cassette (nothing was written): ${problems.slice(0, 3).join('; ')}`);
+    const file = new DataFile<Cassette>(path, { parse: (text) => parseCassette(path, text), stringify: stringifyCassette });
+    await file.write(current);
+    return { written: true, conflicts };
+  });
+}

@@ -1,0 +1,124 @@
+import test from 'ava';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
+import { replayCassette } from '../../replay/index.js';
+import type { Difference, ReplayResult } from '../../replay/index.js';
+import { node } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp.js';
+import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from './target-client.js';
+
+// Traffic around the answers, against real replay-target processes: progress and log streams,
+// HTTP status codes, server→client requests and pagination cursors.
+const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-traffic-'));
+const stdio = join(dir, 'stdio.cassette.json');
+const paged = join(dir, 'paged.cassette.json');
+const http = join(dir, 'http.cassette.json');
+test.before(async () => {
+  await recordTargetCassette(stdio);
+  // tools/list paged too (two tools a page), besides resources/list (one resource a page).
+  await recordTargetCassette(paged, { serverArgs: ['--paginate-tools'] });
+  await recordHttpTargetCassette(http);
+});
+test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+
+const replay = (regression?: string, cassette = stdio) =>
+  replayCassette(cassette, { command: [node, replayTarget, ...(regression ? ['--regression', regression] : [])], config: false, timeoutMs: 5000 });
+
+/** `<revision> <method>[ <name>]: <verdict> <kind>` for every difference. */
+const found = (r: ReplayResult): string[] =>
+  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${s.revision} ${i.method}${i.name ? ` ${i.name}` : ''}: ${d.verdict} ${d.kind}`)));
+const all = (r: ReplayResult): Difference[] => r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences));
+
+test('a changed progress sequence is a warning on the request it belongs to, in both eras', async (t) => {
+  const r = await replay('progress-changed');
+  t.is(r.error, undefined);
+  t.deepEqual(found(r).sort(), ['2025-11-25 tools/call count: warning progress-changed', '2026-07-28 tools/call count: warning progress-changed']);
+  t.is(r.outcome, 'passed');
+  const d = all(r)[0]!;
+  t.regex(d.message, /progress notifications changed: 3 recorded, 2 live/);
+  // Tokens are normalised, so only the real change shows.
+  t.deepEqual((d.live as Array<{ progressToken: string }>).map((p) => p.progressToken), ['<progress-token>', '<progress-token>']);
+});
+
+test('changed log messages are a warning on the session\'s notification stream', async (t) => {
+  const r = await replay('log-changed');
+  t.deepEqual(found(r), ['2025-11-25 notifications: warning notifications-changed']);
+  t.is(r.outcome, 'passed');
+  const d = all(r)[0]!;
+  t.is(d.message, 'notifications/message: content changed');
+  t.deepEqual(d.recorded, [1, 2, 3].map((i) => ({ level: 'info', data: `step ${i} of 3` })));
+  t.deepEqual(d.live, [1, 2, 3].map((i) => ({ level: 'info', data: `counted ${i}/3` })));
+});
+
+test('an unexpected server→client request is breaking, and replay answers it with an error instead of hanging', async (t) => {
+  const r = await replay('server-request');
+  t.is(r.error, undefined, 'the session ran to the end');
+  const unexpected = r.sessions.flatMap((s) => s.interactions.filter((i) => i.differences.some((d) => d.kind === 'unexpected-server-request')).map((i) => ({ s, i })));
+  t.is(unexpected.length, 1);
+  const { s, i } = unexpected[0]!;
+  t.is(s.revision, '2025-11-25');
+  t.is(i.name, 'search');
+  const d = i.differences.find((x) => x.kind === 'unexpected-server-request')!;
+  t.is(d.verdict, 'breaking');
+  t.regex(d.message, /the server now sends roots\/list to the client, which the recorded session never got/);
+  t.is(r.outcome, 'breaking');
+  // On 2026-07-28 the same change is an input_required result instead of a request.
+  t.true(found(r).includes('2026-07-28 tools/call search: breaking result-type-changed'));
+});
+
+test('an HTTP status that became 5xx is breaking', async (t) => {
+  const { url } = await startHttpTarget(t, ['--regression', 'http-status']);
+  const r = await replayCassette(http, { url, config: false, timeoutMs: 5000 });
+  const status = all(r).filter((d) => d.kind === 'http-status-changed');
+  t.is(status.length, 2, found(r).join('\n'));
+  for (const d of status) {
+    t.is(d.verdict, 'breaking');
+    t.is(d.recorded, 200);
+    t.is(d.live, 503);
+    t.is(d.message, 'HTTP status 200 became 503');
+  }
+  t.deepEqual(found(r).filter((f) => f.endsWith('http-status-changed')).sort(), ['2025-11-25 tools/call search: breaking http-status-changed', '2026-07-28 tools/call search: breaking http-status-changed']);
+  t.is(r.outcome, 'breaking');
+});
+
+test('pagination: cursors that are random per server run are followed, so every page replays clean (stdio and HTTP)', async (t) => {
+  const r = await replayCassette(paged, { command: [node, replayTarget, '--paginate-tools'], config: false, timeoutMs: 5000 });
+  t.deepEqual(found(r), []);
+  const full = r.sessions.filter((x) => x.interactions.length > 3);
+  t.is(full.length, 2, 'one full session per era');
+  for (const s of full) {
+    const tools = s.interactions.filter((i) => i.method === 'tools/list');
+    t.is(tools.length, 2, `session ${s.index} listed two pages of tools`);
+    const resources = s.interactions.filter((i) => i.method === 'resources/list');
+    t.is(resources.length, 3, `session ${s.index} listed three pages of resources`);
+    t.true([...tools, ...resources].every((p) => p.outcome === 'same'));
+  }
+  // Over stateless HTTP each page is a session of its own: the cursor crosses sessions.
+  const { url } = await startHttpTarget(t);
+  const h = await replayCassette(http, { url, config: false, timeoutMs: 5000 });
+  t.deepEqual(found(h), []);
+  t.is(h.sessions.filter((s) => s.interactions.some((i) => i.method === 'resources/list' && i.outcome === 'same')).length, 6);
+});
+
+test('pagination: the clean replay depends on following the live cursor (a cursor the server never issued is refused)', async (t) => {
+  const c = loadCassette(paged);
+  let tampered = 0;
+  for (const s of c.sessions) {
+    for (const m of s.messages) {
+      const j = m.json as { method?: string; params?: { cursor?: string } } | undefined;
+      if (m.direction === 'client-to-server' && j?.params?.cursor !== undefined) {
+        j.params.cursor = 'not-a-live-cursor';
+        delete m.raw;
+        tampered += 1;
+      }
+    }
+  }
+  t.is(tampered, 6, 'per full session: one follow-up page of tools, two of resources');
+  const path = join(tempDir(t), 'tampered.cassette.json');
+  writeFileSync(path, stringifyCassette(c));
+  const r = await replayCassette(path, { command: [node, replayTarget, '--paginate-tools'], config: false, timeoutMs: 5000 });
+  const refused = r.sessions.flatMap((s) => s.interactions.filter((i) => i.differences.some((d) => d.kind === 'success-became-error' && /unknown cursor not-a-live-cursor/.test(d.message))));
+  t.deepEqual(refused.map((i) => i.method).sort(), ['resources/list', 'resources/list', 'resources/list', 'resources/list', 'tools/list', 'tools/list']);
+});

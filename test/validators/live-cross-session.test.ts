@@ -1,0 +1,76 @@
+import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { validateSession } from '../../validators/engine.js';
+import { validateRecordings } from '../../validators/recording.js';
+import { RULES } from '../../validators/rules/index.js';
+import { startHttpRecorder } from '../helpers/http-recorder.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'dual', version: '1' } };
+const CROSS = ['AUTH-PRM-LOCATION', 'HTTP-ERA-DETECT', 'STATE-LIST-INVARIANT'];
+
+test('live validation of a Streamable HTTP run compares its sessions, exactly as the cassette does', async (t) => {
+  const dir = tempDir(t);
+  // A 2026-07-28 server whose tools/list grows with every connection, that refuses an unknown
+  // version with -32022 listing only 2026-07-28, and that answers prompts/list 401 without a
+  // resource_metadata challenge while serving no Protected Resource Metadata at all.
+  let lists = 0;
+  const upstream = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      const msg = JSON.parse(body) as { id: number; method: string; params?: { _meta?: Record<string, unknown> } };
+      const json = (status: number, payload: object) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...payload }));
+      };
+      const serverInfo = { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } };
+      if (msg.method === 'tools/list') {
+        const tools = ['echo', 'secret'].slice(0, ++lists).map((name) => ({ name, description: name, inputSchema: { type: 'object', additionalProperties: false } }));
+        return json(200, { result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private', _meta: serverInfo } });
+      }
+      if (msg.method === 'server/discover') return json(400, { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: msg.params?._meta?.['io.modelcontextprotocol/protocolVersion'] } } });
+      if (msg.method === 'initialize') return json(200, { result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+      res.writeHead(401, { 'www-authenticate': 'Bearer scope="prompts:read"' }).end();
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => upstream.close());
+  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, join(dir, 'cross.cassette.json'), ['--log-level', 'info']);
+  const post = async (method: string, body: object, version = '2026-07-28') => {
+    const res = await request(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'user-agent': 'dual-client/1.0', 'mcp-protocol-version': version, ...(method === 'initialize' ? {} : { 'mcp-method': method }) },
+      body: JSON.stringify({ jsonrpc: '2.0', method, ...body }),
+    });
+    await res.body.text();
+    return res.statusCode;
+  };
+  t.is(await post('tools/list', { id: 1, params: { _meta: META } }), 200);
+  t.is(await post('tools/list', { id: 2, params: { _meta: META } }), 200, 'the same question again: another list');
+  t.is(await post('server/discover', { id: 3, params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } }, '2027-01-01'), 400);
+  t.is(await post('initialize', { id: 4, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dual', version: '1' } } }, '2025-11-25'), 200, 'the client falls back anyway');
+  t.is(await post('prompts/list', { id: 5, params: { _meta: META } }), 401);
+  for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+    const res = await request(new URL(path, proxy.url), { headers: { 'user-agent': 'dual-client/1.0' } });
+    await res.body.text();
+    t.is(res.statusCode, 404);
+  }
+  const { cassette, result } = await proxy.stop();
+  for (const rule of CROSS) t.regex(result.stderr, new RegExp(rule), `${rule} alerted live`);
+  const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
+  const offline = [...cassette.sessions.flatMap((s) => validateSession(s, { rules: RULES })), ...validateRecordings(cassette.sessions, { rules: RULES })];
+  const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
+  t.deepEqual(stored.map(key).sort(), offline.map(key).sort(), 'live verdicts equal offline verdicts, session ids and seqs included');
+  t.deepEqual([...new Set(stored.map((v) => v.rule))].filter((r) => CROSS.includes(r)).sort(), CROSS);
+  // Each points where the catalogue says: the second answer, the initialize, the 401's request.
+  const at = (rule: string) => stored.find((v) => v.rule === rule)!;
+  const sessionOf = (method: string) => cassette.sessions.filter((s) => (s.messages[0]?.json as { method?: string } | undefined)?.method === method);
+  t.is(at('STATE-LIST-INVARIANT').session, sessionOf('tools/list')[1]!.id);
+  t.is(at('HTTP-ERA-DETECT').session, sessionOf('initialize')[0]!.id);
+  t.is(at('AUTH-PRM-LOCATION').session, sessionOf('prompts/list')[0]!.id);
+});

@@ -1,0 +1,349 @@
+import { createHash } from 'node:crypto';
+import type { HttpExchange, RecordedSession, SessionEnd } from '../lib/cassette/cassette.js';
+import type { LiveRef } from '../lib/live-observer.js';
+import type { Direction, RecordedMessage } from '../lib/message.js';
+import { MASK } from '../lib/redact.js';
+import type { Violation } from '../lib/violation.js';
+import type { ValidateOptions } from './engine.js';
+import { isObject, severityOf, specLink, type Rule } from './rule.js';
+import { idKey, LIST_KEYS, MODERN_REVISION, revisionOf } from './session-state.js';
+import { parseChallenges } from './rules/auth.js';
+import { canonical, LISTEN, SUB_ID } from './rules/features-common.js';
+import { missingEnvelope } from './rules/version.js';
+import { headerOf } from './rules/wire-http.js';
+
+/*
+ * Cross-session validation. The engine judges one session at a time, but some rules need several
+ * sessions of one recording: on Streamable HTTP 2026-07-28 every stateless exchange is a session
+ * of its own, and a stdio cassette holds one session per server process. Each session is read
+ * once into a small digest of facts (requests and their timing, first list answers, HTTP
+ * exchanges); the recording rules judge the digests of one recording together. The same digests
+ * are built offline (`validate`, from the cassette) and live (`record --upstream`, as the
+ * exchanges go by, judged when the proxy run ends), so both reach the same verdicts.
+ */
+
+/** The message a cross-session verdict points at. Live, `ref` is its place in its exchange,
+ * which the cassette fold turns into the final session id and seq. */
+export interface Point {
+  session: string;
+  seq: number;
+  direction: Direction;
+  ref?: LiveRef;
+}
+
+/** A client request, with what the recording rules need of it (not the message itself, so a long
+ * live run stays small). Times are milliseconds on the recording's clock. */
+export interface RequestFact {
+  at: Point;
+  method: string;
+  /** When it was sent, and when it was answered (or, on HTTP, its exchange ended). */
+  t: number;
+  endT?: number;
+  era?: 'legacy' | 'modern';
+  /** The `_meta` protocolVersion, or the version an `initialize` offered. */
+  revision?: string;
+  /** `clientInfo` name and version, from `_meta` or `initialize`. */
+  client?: string;
+  exchange?: number;
+  /** HTTP: its User-Agent, and who asked (see ExchangeFact.credentials), from the request headers. */
+  userAgent?: string;
+  credentials?: string;
+  /** List requests: the question asked (params without cursor and progress token). */
+  question?: string;
+  cursor?: boolean;
+  /** A modern request that lacks a required `_meta` field (protocolVersion, clientCapabilities). */
+  missingEnvelope?: boolean;
+  answer?: 'result' | 'error';
+  /** subscriptions/listen: acknowledged by the server, and over (answered, cancelled by the
+   * client, or torn down by the server). */
+  acked?: boolean;
+  closed?: boolean;
+}
+
+/** The first complete first-page answer of a list method in a session. */
+export interface ListFact {
+  method: string;
+  at: Point;
+  request: RequestFact;
+  t: number;
+  /** Item name → a hash of the item (canonical JSON without `_meta`). */
+  items: Map<string, string>;
+  /** The answer had no nextCursor: the whole list. */
+  complete: boolean;
+  /** serverInfo name and version from the answer's `_meta`. */
+  server?: string;
+  /** Every later first-page answer of the session had the same items. */
+  stable: boolean;
+}
+
+/** One HTTP exchange, once it is over. */
+export interface ExchangeFact {
+  id: number;
+  t: number;
+  endT: number;
+  method: string;
+  /** Without the query. */
+  path: string;
+  status?: number;
+  outcome: HttpExchange['outcome'];
+  mcp: boolean;
+  userAgent?: string;
+  protocolHeader?: string;
+  /** `none` without credential headers; undefined when they are masked in the recording (two
+   * masked tokens look alike, so who asked is unknown); else their values. */
+  credentials?: string;
+  /** A 401/403 Bearer challenge names `resource_metadata`. */
+  resourceMetadata: boolean;
+  /** The exchange's first message, which verdicts about it point at. */
+  first?: Point;
+  /** The client request it carried. */
+  request?: RequestFact;
+  /** The first JSON-RPC error in its answer (with or without an id). */
+  error?: { code: unknown; data: unknown };
+}
+
+const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key'];
+
+const infoOf = (v: unknown): string | undefined => (isObject(v) ? `${String(v.name)} ${String(v.version)}` : undefined);
+const hash = (v: unknown): string => createHash('sha1').update(canonical(v)).digest('base64');
+const nameOf = (item: unknown): string => (isObject(item) ? String(item.name ?? item.uri ?? '') : '');
+
+/** The question a list request asks: its params without the cursor and the progress token. */
+function questionOf(params: Record<string, unknown>): string {
+  const { cursor: _c, _meta, ...rest } = params;
+  const { progressToken: _p, ...meta } = isObject(_meta) ? _meta : {};
+  return canonical({ ...rest, _meta: meta }, new Set());
+}
+
+/** Who asked, as far as the recording tells (see ExchangeFact.credentials). */
+function credentialsOf(x: HttpExchange): string | undefined {
+  const values = CREDENTIAL_HEADERS.map((h) => headerOf(x.requestHeaders, h)).filter((v): v is string => v !== undefined);
+  if (values.length === 0) return 'none';
+  return values.some((v) => v.includes(MASK)) ? undefined : JSON.stringify(values);
+}
+
+/**
+ * What the recording rules need to know of one session, read message by message (offline from
+ * the cassette, live as the proxy forwards). Times are absolute offline (the session's start plus
+ * the message's offset) and the proxy run's clock live: only differences are ever compared.
+ */
+export class SessionDigest {
+  readonly requests: RequestFact[] = [];
+  readonly lists = new Map<string, ListFact>();
+  readonly exchanges = new Map<number, ExchangeFact>();
+  /** When the server sent a list_changed notification. */
+  readonly listChanged: number[] = [];
+  /** The first clientInfo the client sent. */
+  client?: string;
+  legacyRevision?: string;
+  startT = Infinity;
+  endT = -Infinity;
+  end?: SessionEnd;
+  readonly #pending = new Map<string, RequestFact>();
+  readonly #first = new Map<number, Point>();
+  readonly #exchangeRequest = new Map<number, RequestFact>();
+  readonly #exchangeError = new Map<number, { code: unknown; data: unknown }>();
+
+  constructor(
+    readonly id: string,
+    readonly transport: 'stdio' | 'streamable-http',
+    readonly target: RecordedSession['target'] | undefined,
+    private readonly t0: number,
+  ) {}
+
+  /** A whole recorded session (offline). */
+  static of(session: RecordedSession): SessionDigest {
+    const start = Date.parse(session.startedAt);
+    const d = new SessionDigest(session.id, session.transport, session.target, start);
+    const exchanges = new Map((session.exchanges ?? []).map((x) => [x.id, x]));
+    for (const m of session.messages) d.add(m, m.http ? exchanges.get(m.http.exchange) : undefined);
+    for (const x of session.exchanges ?? []) d.exchange(x);
+    d.startT = start;
+    d.endT = start + (session.durationMs ?? session.messages.at(-1)?.t ?? 0);
+    if (session.end) d.end = session.end;
+    return d;
+  }
+
+  /** One message; on HTTP with its exchange as known so far (request headers). */
+  add(msg: RecordedMessage, x?: HttpExchange, ref?: LiveRef): void {
+    if (msg.channel === 'stderr') return;
+    const t = this.t0 + msg.t;
+    this.#seen(t);
+    const at: Point = { session: this.id, seq: msg.seq, direction: msg.direction, ...(ref ? { ref } : {}) };
+    const exchange = msg.http?.exchange;
+    if (exchange !== undefined && !this.#first.has(exchange)) this.#first.set(exchange, at);
+    const json = isObject(msg.json) ? msg.json : undefined;
+    if (!json) return;
+    if (msg.direction === 'client-to-server') this.#fromClient(json, at, t, exchange, x);
+    else this.#fromServer(json, at, t, exchange);
+  }
+
+  /** HTTP: an exchange is over (status, headers, outcome and end time known). */
+  exchange(x: HttpExchange): void {
+    const t = this.t0 + x.t;
+    const endT = this.t0 + (x.endT ?? x.t);
+    this.#seen(t);
+    this.#seen(endT);
+    const request = this.#exchangeRequest.get(x.id);
+    if (request && request.endT === undefined) request.endT = endT;
+    const first = this.#first.get(x.id);
+    const error = this.#exchangeError.get(x.id);
+    const userAgent = headerOf(x.requestHeaders, 'user-agent');
+    const protocolHeader = headerOf(x.requestHeaders, 'mcp-protocol-version');
+    const credentials = credentialsOf(x);
+    this.exchanges.set(x.id, {
+      id: x.id, t, endT, method: x.method, path: x.path.split('?')[0]!, outcome: x.outcome, mcp: x.mcp,
+      ...(x.status !== undefined ? { status: x.status } : {}),
+      ...(userAgent !== undefined ? { userAgent } : {}),
+      ...(protocolHeader !== undefined ? { protocolHeader } : {}),
+      ...(credentials !== undefined ? { credentials } : {}),
+      resourceMetadata: parseChallenges(x.responseHeaders).some((c) => c.scheme.toLowerCase() === 'bearer' && c.params.resource_metadata !== undefined),
+      ...(first ? { first } : {}),
+      ...(request ? { request } : {}),
+      ...(error ? { error } : {}),
+    });
+    // What the exchange taught is kept in its fact; the working maps need not grow with the run.
+    this.#first.delete(x.id);
+    this.#exchangeRequest.delete(x.id);
+    this.#exchangeError.delete(x.id);
+  }
+
+  /** The session's span, from what was seen of it (live; offline the cassette's times win). */
+  #seen(t: number): void {
+    if (t < this.startT) this.startT = t;
+    if (t > this.endT) this.endT = t;
+  }
+
+  #fromClient(json: Record<string, unknown>, at: Point, t: number, exchange: number | undefined, x: HttpExchange | undefined): void {
+    const method = typeof json.method === 'string' ? json.method : undefined;
+    if (!method) return;
+    const params = isObject(json.params) ? json.params : {};
+    if (!('id' in json)) {
+      if (method === 'notifications/cancelled') this.#close(params.requestId);
+      return;
+    }
+    const declared = revisionOf(json);
+    const offered = method === 'initialize' && typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined;
+    const header = x ? headerOf(x.requestHeaders, 'mcp-protocol-version') : undefined;
+    const era = declared ? 'modern' : method === 'initialize' || this.legacyRevision ? 'legacy' : header !== undefined ? (header >= MODERN_REVISION ? 'modern' : 'legacy') : undefined;
+    const revision = declared ?? offered ?? this.legacyRevision ?? header;
+    const client = infoOf(method === 'initialize' ? params.clientInfo : isObject(params._meta) ? params._meta[CLIENT_INFO] : undefined);
+    this.client ??= client;
+    const userAgent = x ? headerOf(x.requestHeaders, 'user-agent') : undefined;
+    const credentials = x ? credentialsOf(x) : undefined;
+    const r: RequestFact = {
+      at, method, t,
+      ...(era ? { era } : {}),
+      ...(revision ? { revision } : {}),
+      ...(client ? { client } : {}),
+      ...(exchange !== undefined ? { exchange } : {}),
+      ...(userAgent !== undefined ? { userAgent } : {}),
+      ...(credentials !== undefined ? { credentials } : {}),
+    };
+    if (LIST_KEYS[method]) {
+      r.question = questionOf(params);
+      r.cursor = params.cursor !== undefined;
+    }
+    if (era === 'modern') r.missingEnvelope = missingEnvelope(json).length > 0;
+    this.requests.push(r);
+    this.#pending.set(idKey(json.id), r);
+    if (exchange !== undefined && !this.#exchangeRequest.has(exchange)) this.#exchangeRequest.set(exchange, r);
+  }
+
+  #fromServer(json: Record<string, unknown>, at: Point, t: number, exchange: number | undefined): void {
+    const params = isObject(json.params) ? json.params : {};
+    if (typeof json.method === 'string') {
+      if ('id' in json) return; // a 2025 server request: nothing the recording rules need
+      if (json.method.endsWith('/list_changed')) this.listChanged.push(t);
+      else if (json.method === 'notifications/subscriptions/acknowledged') {
+        const listen = this.#listenOf(params, exchange);
+        if (listen) listen.acked = true;
+      } else if (json.method === 'notifications/cancelled') this.#close(params.requestId); // a server tearing a listen down
+      return;
+    }
+    if (!('result' in json) && !('error' in json)) return;
+    if (exchange !== undefined && isObject(json.error) && !this.#exchangeError.has(exchange)) this.#exchangeError.set(exchange, { code: json.error.code, data: json.error.data });
+    const key = idKey(json.id);
+    const r = this.#pending.get(key);
+    if (!r) return;
+    this.#pending.delete(key);
+    r.endT = t;
+    r.answer = isObject(json.result) ? 'result' : 'error';
+    r.closed = true;
+    const result = isObject(json.result) ? json.result : undefined;
+    if (!result) return;
+    if (r.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
+    const list = LIST_KEYS[r.method];
+    const items = list ? result[list] : undefined;
+    if (!Array.isArray(items) || r.cursor) return;
+    const answer = new Map(items.map((i) => [nameOf(i), hash(i)]));
+    const before = this.lists.get(r.method);
+    if (before) {
+      if (before.items.size !== answer.size || [...answer].some(([k, v]) => before.items.get(k) !== v)) before.stable = false;
+      return;
+    }
+    const server = infoOf(isObject(result._meta) ? result._meta[SERVER_INFO] : undefined);
+    this.lists.set(r.method, { method: r.method, at, request: r, t, items: answer, complete: typeof result.nextCursor !== 'string', stable: true, ...(server ? { server } : {}) });
+  }
+
+  #listenOf(params: Record<string, unknown>, exchange: number | undefined): RequestFact | undefined {
+    const r = exchange !== undefined ? this.#exchangeRequest.get(exchange) : this.#pending.get(idKey(isObject(params._meta) ? params._meta[SUB_ID] : undefined));
+    return r?.method === LISTEN ? r : undefined;
+  }
+
+  #close(requestId: unknown): void {
+    const r = this.#pending.get(idKey(requestId));
+    if (r?.method === LISTEN) r.closed = true;
+  }
+}
+
+/** A rule that judges the sessions of one recording together. Its `check` does nothing: it
+ * sees no single message. Its verdicts point at a message of one of the sessions. */
+export interface RecordingRule extends Rule {
+  checkRecording(sessions: readonly SessionDigest[], report: (at: Point, path: string, message: string) => void): void;
+}
+
+export const judgesRecordings = (rule: Rule): rule is RecordingRule => typeof (rule as Partial<RecordingRule>).checkRecording === 'function';
+
+/** Runs the recording rules over the digests of one recording. */
+export function judgeRecording(sessions: readonly SessionDigest[], options: ValidateOptions): (Violation & { ref?: LiveRef })[] {
+  const out: (Violation & { ref?: LiveRef })[] = [];
+  for (const rule of options.rules) {
+    if (!judgesRecordings(rule)) continue;
+    const mine = sessions.filter((s) => !rule.transport || s.transport === rule.transport);
+    if (mine.length === 0) continue;
+    const report = (at: Point, path: string, message: string): void => {
+      out.push({ rule: rule.id, severity: severityOf(rule), session: at.session, seq: at.seq, direction: at.direction, path, message, spec: specLink(rule.source), ...(at.ref ? { ref: at.ref } : {}) });
+    };
+    try {
+      rule.checkRecording(mine, report);
+    } catch (err) {
+      options.onRuleError?.(rule.id, err);
+    }
+  }
+  return out;
+}
+
+/**
+ * The recordings in a cassette's sessions: the sessions of one HTTP proxy run (ids
+ * `<run>-<n>`, lib/cassette/fold-http.ts), and the stdio sessions (one per server process; the
+ * rules compare processes of the same command).
+ */
+export function recordingsOf(sessions: readonly RecordedSession[]): RecordedSession[][] {
+  const groups = new Map<string, RecordedSession[]>();
+  for (const s of sessions) {
+    const key = s.transport === 'streamable-http' ? `http ${s.id.replace(/-\d+$/, '')}` : 'stdio';
+    const g = groups.get(key);
+    if (g) g.push(s);
+    else groups.set(key, [s]);
+  }
+  return [...groups.values()];
+}
+
+/** Offline: the cross-session verdicts on a cassette's sessions. */
+export function validateRecordings(sessions: readonly RecordedSession[], options: ValidateOptions): Violation[] {
+  if (!options.rules.some(judgesRecordings)) return [];
+  return recordingsOf(sessions).flatMap((group) => judgeRecording(group.map((s) => SessionDigest.of(s)), options));
+}
