@@ -70,7 +70,9 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     const mcp = new URL(path, 'http://proxy').pathname === options.upstream.pathname;
     // The token is masked in the journal; a JWT's iss and aud (public, not secret) are kept.
     const claims = tokenClaims(req.headers.authorization);
-    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp, ...(claims ? { tokenClaims: claims } : {}) });
+    // The request's records are held and written in one go with `http-request-end`, before
+    // anything is forwarded (every non-held write, here or in another exchange, takes them too).
+    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp, ...(claims ? { tokenClaims: claims } : {}) }, true);
 
     const refuse = (status: number, message: string): void => {
       log.warn({ exchange: x, status, path }, message);
@@ -104,7 +106,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
           return;
         }
         chunks.push(chunk);
-        journal.chunk('http-request', chunk, x);
+        journal.chunk('http-request', chunk, x, true);
       }
     } catch {
       // The client went away while sending its body; nothing was forwarded.
@@ -143,11 +145,16 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       journal.event('http-end', { x, outcome: 'upstream-error', error: message });
       return;
     }
-    journal.event('http-response', { x, status: upstream.statusCode, headers: redactHeaders(upstream.headers, options.redactHeaders) });
+    // Held: written with the first body chunk, before the headers leave with it (or now, for an
+    // event stream, whose headers leave at once).
+    journal.event('http-response', { x, status: upstream.statusCode, headers: redactHeaders(upstream.headers, options.redactHeaders) }, true);
     res.writeHead(upstream.statusCode, clientResponseHeaders(upstream.headers));
     // An event stream must reach the client before its first event; other bodies go out with
     // their headers in one write.
-    if (String(upstream.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+    if (String(upstream.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      journal.flush();
+      res.flushHeaders();
+    }
     const stream = upstream.body;
     await new Promise<void>((resolve) => {
       stream.on('data', (chunk: Buffer) => {
@@ -160,6 +167,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       });
       stream.on('end', () => {
         done = true;
+        journal.flush(); // an empty body: the response event goes to disk before the headers leave
         res.end();
         journal.event('http-end', { x, outcome: 'complete' });
         resolve();

@@ -156,7 +156,14 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
       { cause: err },
     );
   }
-  await saveSession(args, proxy.journal, logger);
+  // A host that signals us now must not stop the cassette write halfway: we exit right after it.
+  const hold = (): void => {};
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
+  try {
+    await saveSession(args, proxy.journal, logger);
+  } finally {
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
+  }
   // --fail-on turns a clean server exit into a failure when violations were seen.
   if (status.validationFailed && status.code === 0 && status.signal === null) return { ...status, code: 1 };
   return status;

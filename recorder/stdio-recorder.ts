@@ -182,9 +182,14 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
         reject(spawnError);
         return;
       }
-      // The last frames are judged before the journal closes, so their violations are kept.
+      // The last frames are judged before the journal closes, so their violations are kept. A
+      // host that signals us meanwhile (clients send SIGTERM a couple of seconds after closing
+      // stdin, then SIGKILL) gets the cassette written now, without the verdicts still pending.
       const end = { exitCode: code, signal, ...(shutdownBy ? { initiatedBy: shutdownBy as 'host-eof' | 'proxy-signal' | 'host-gone' } : {}) };
+      const hurry = (): void => live?.hurry();
+      for (const s of FORWARDED_SIGNALS) process.on(s, hurry);
       void (live ? live.finish(end) : Promise.resolve({ failed: false })).catch(() => ({ failed: false })).then((verdict) => {
+        for (const s of FORWARDED_SIGNALS) process.off(s, hurry);
         journal.event('exit', { code, signal });
         journal.close();
         resolve({ code, signal, ...(verdict.failed ? { validationFailed: true } : {}) });

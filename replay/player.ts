@@ -5,15 +5,20 @@
  * client had seen when it sent it), so dependent steps (initialize → initialized, an MRTR retry,
  * the next page) run in the same causal order as recorded while independent requests may overlap
  * as they did. JSON-RPC ids are our own on the wire and never compared.
+ *
+ * Over Streamable HTTP the client's own GET (the listen stream of a 2025 sessionful server) and
+ * DELETE (the session end) are steps too, placed among the messages by the time the client sent
+ * them: the GET is opened with the live session id and closed where the client closed it, what
+ * arrives on it is compared per stream, and the DELETE's status is judged (verdicts.ts).
  */
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import { diffJson, isObject } from './diff.js';
-import type { LiveConnection } from './live/connection.js';
+import type { ExchangeAnswer, LiveConnection } from './live/connection.js';
 import { normalise, pointer, type IgnorePattern } from './normalise.js';
 import { carryRedactions } from './redactions.js';
 import { VERDICT_RANK, type Difference, type InteractionResult, type ReplayRunError, type Verdict } from './types.js';
-import { isRevisionRefused, judgeResponse } from './verdicts.js';
+import { isRevisionRefused, judgeExchangeStatus, judgeResponse } from './verdicts.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,6 +42,10 @@ export interface PlayOptions {
   memory: ReplayMemory;
   /** How long to keep listening for notifications after the last answer. */
   settleMs?: number;
+  /** How long to wait, at a recorded point, for messages the recording got on a listen stream
+   * (HTTP GET) before that point (default: the smaller of `timeoutMs` and 2 s). A message that
+   * does not come in that time is a difference, not a failure. */
+  streamGraceMs?: number;
 }
 
 /** One client message as replay sent it (with its live id, requestState and cursor). */
@@ -93,10 +102,61 @@ function worst(diffs: readonly Difference[]): Verdict | undefined {
   return w;
 }
 
+/** A client-side HTTP exchange without a body that replay plays too: the GET that opens a listen
+ * stream, or the DELETE that ends the session. */
+interface ExchangeStep {
+  exchange: HttpExchange;
+  method: 'GET' | 'DELETE';
+  /** GET: the notifications and server→client requests the recording got on the stream. */
+  recorded: RecordedMessage[];
+  /** GET: the same on the live stream, as they arrived. */
+  live: Json[];
+  answer?: ExchangeAnswer;
+  /** GET: the live stream is open and delivering. */
+  open: boolean;
+  /** GET: a wait for a recorded message on it ran out once; later points do not wait again. */
+  late: boolean;
+  sentAt?: number;
+  doneAt?: number;
+  extra: Difference[];
+  skipped?: string;
+  notSent?: string;
+}
+
+type Step =
+  | { t: number; kind: 'message'; m: RecordedMessage }
+  | { t: number; kind: 'open' | 'close' | 'delete'; x: ExchangeStep };
+
+const hasHeader = (x: HttpExchange, name: string) => Object.keys(x.requestHeaders).some((h) => h.toLowerCase() === name);
+
 export async function playSession(session: RecordedSession, conn: LiveConnection, options: PlayOptions): Promise<PlayOutcome> {
   const frames = session.messages.filter((m) => m.json !== undefined && m.channel !== 'stderr' && ['request', 'notification', 'response', 'error'].includes(m.kind));
   const exchanges = new Map<number, HttpExchange>((session.exchanges ?? []).map((e) => [e.id, e]));
   const exchangeOf = (m: RecordedMessage) => (m.http ? exchanges.get(m.http.exchange) : undefined);
+  const grace = options.streamGraceMs ?? Math.min(options.timeoutMs, 2000);
+
+  // The client's GET and DELETE exchanges, when the live connection can play them (HTTP).
+  const steps: ExchangeStep[] = [];
+  const streams = new Map<number, ExchangeStep>();
+  const sentAnything = frames.some((m) => m.direction === 'client-to-server');
+  if (conn.openStream && conn.endSession) {
+    for (const x of session.exchanges ?? []) {
+      if (!x.mcp || x.outcome === 'refused' || (x.method !== 'GET' && x.method !== 'DELETE')) continue;
+      const step: ExchangeStep = { exchange: x, method: x.method, recorded: [], live: [], open: false, late: false, extra: [] };
+      if (x.method === 'GET') {
+        streams.set(x.id, step);
+        if (hasHeader(x, 'last-event-id')) step.skipped = 'a resumption GET (Last-Event-ID) is not replayed: the live server\'s event ids are not the recorded ones';
+        else if (hasHeader(x, 'mcp-session-id') && !sentAnything) step.skipped = 'the recorded GET listened on a session this recording did not open, so there is no live session to listen on';
+      } else if (hasHeader(x, 'mcp-session-id') && !sentAnything) {
+        step.skipped = 'the recorded DELETE ended a session this recording did not open';
+      }
+      if (x.status === undefined && !step.skipped) step.skipped = `the recording has no answer to this ${x.method} to compare with (${x.outcome})`;
+      steps.push(step);
+    }
+  }
+  /** Messages the recording got on a listen stream are compared per stream (progress excepted:
+   * it belongs to its request wherever it travels). */
+  const onStream = (m: RecordedMessage) => (m.http && m.direction === 'server-to-client' && typeof jsonOf(m).method === 'string' && jsonOf(m).method !== 'notifications/progress' ? streams.get(m.http.exchange) : undefined);
 
   // Pair the recording: client requests with their answers, server requests with the client's.
   const openClient = new Map<string, Interaction>();
@@ -105,6 +165,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   const byRecorded = new Map<RecordedMessage, Interaction>();
   const answers = new Map<string, Array<{ request: RecordedMessage; answer: RecordedMessage }>>();
   const recordedNotifications: Json[] = [];
+  const recordedRequestCount = new Map<string, number>();
   for (const m of frames) {
     const j = jsonOf(m);
     if (m.direction === 'client-to-server') {
@@ -121,10 +182,14 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
           answers.set(method, [...(answers.get(method) ?? []), { request: req, answer: m }]);
         }
       }
-    } else if (m.kind === 'request') {
+      continue;
+    }
+    onStream(m)?.recorded.push(m);
+    if (m.kind === 'request') {
       openServer.set(key(j.id), m);
+      recordedRequestCount.set(String(j.method), (recordedRequestCount.get(String(j.method)) ?? 0) + 1);
     } else if (m.kind === 'notification') {
-      recordedNotifications.push(j);
+      if (!onStream(m)) recordedNotifications.push(j);
     } else {
       const it = openClient.get(key(j.id));
       if (it) {
@@ -140,18 +205,25 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   const liveNotifications: Json[] = [];
   const sessionDiffs: Difference[] = [];
   const served = new Map<string, number>();
+  const liveRequestCount = new Map<string, number>();
   let lastSent: Interaction | undefined;
   const sent: SentMessage[] = [];
   const recordedIds = new Map<string, unknown>();
   /** The interaction whose live answer said the server no longer speaks the recorded revision. */
   let refused: Interaction | undefined;
   let failure: Omit<ReplayRunError, 'session' | 'seq'> | undefined;
+  /** HTTP: when each replayed POST's exchange ended live, keyed by when the recorded one ended. */
+  const posts: Array<{ endT: number; done: Promise<void> }> = [];
   /** `synthetic`: an answer of replay's own (no recorded exchange to take headers from). */
   const send = (json: Json, recorded: RecordedMessage, synthetic = false): void => {
     sent.push({ recorded, json, ...(synthetic ? { synthetic: true as const } : {}) });
-    conn.send(json, recorded, synthetic ? undefined : exchangeOf(recorded));
+    const exchange = synthetic ? undefined : exchangeOf(recorded);
+    const done = conn.send(json, recorded, exchange);
+    if (done && exchange?.endT !== undefined) posts.push({ endT: exchange.endT, done });
   };
   const failureWaiters = new Set<() => void>();
+  /** Checks run after every live message (waits for messages on listen streams). */
+  const pokes = new Set<() => void>();
 
   conn.onFailure = (err) => {
     failure ??= err;
@@ -168,12 +240,14 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     };
     (byRecorded.get(recorded)?.extra ?? sessionDiffs).push(d);
   };
-  conn.onMessage = (msg) => {
+  conn.onMessage = (msg, via) => {
     if (!isObject(msg)) return;
+    const stream = via?.stream !== undefined ? streams.get(via.stream) : undefined;
     if (typeof msg.method === 'string' && 'id' in msg) {
-      answerServerRequest(msg);
+      stream?.live.push(msg);
+      answerServerRequest(msg, stream);
     } else if (typeof msg.method === 'string') {
-      liveNotifications.push(msg);
+      (stream && msg.method !== 'notifications/progress' ? stream.live : liveNotifications).push(msg);
     } else if ('id' in msg) {
       const it = byLiveId.get(key(msg.id));
       if (!it || it.live) return;
@@ -184,6 +258,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       for (const w of it.waiters) w();
       it.waiters = [];
     }
+    for (const p of pokes) p();
   };
 
   /** Remember what later requests must carry instead of their recorded values. */
@@ -195,12 +270,14 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     if (rec.nextCursor !== undefined && live.nextCursor !== undefined) options.memory.cursor.set(key(rec.nextCursor), live.nextCursor);
   };
 
-  /** 2025-era server→client requests get the recorded client answer, matched by method and order. */
-  const answerServerRequest = (msg: Json): void => {
+  /** 2025-era server→client requests get the recorded client answer, matched by method and order
+   * (whichever stream they come on: a client answers them wherever they arrive). */
+  const answerServerRequest = (msg: Json, stream: ExchangeStep | undefined): void => {
     const method = String(msg.method);
+    liveRequestCount.set(method, (liveRequestCount.get(method) ?? 0) + 1);
     const n = served.get(method) ?? 0;
     const entry = answers.get(method)?.[n];
-    const target = lastSent?.extra ?? sessionDiffs;
+    const target = stream?.extra ?? lastSent?.extra ?? sessionDiffs;
     if (!entry) {
       target.push({ verdict: 'breaking', kind: 'unexpected-server-request', path: '', message: `the server now sends ${method} to the client, which the recorded session never got`, live: msg.params });
       send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `mcp-cassette replay: the recording has no client answer to ${method}` } }, lastSent?.recorded ?? frames[0]!, true);
@@ -234,17 +311,148 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     });
   };
 
-  let waitingOn: RecordedMessage | undefined;
-  for (const m of frames) {
-    if (failure || refused) break;
-    if (m.direction !== 'client-to-server' || (m.kind !== 'request' && m.kind !== 'notification')) continue;
+  /** Resolves true once `ready()` holds, false after `ms` or on a failure. */
+  const waitUntil = (ready: () => boolean, ms: number): Promise<boolean> => {
+    if (ready()) return Promise.resolve(true);
+    if (failure) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const finish = (v: boolean) => {
+        clearTimeout(timer);
+        pokes.delete(check);
+        failureWaiters.delete(check);
+        resolve(v);
+      };
+      const check = () => {
+        if (ready()) finish(true);
+        else if (failure) finish(false);
+      };
+      const timer = setTimeout(() => finish(false), ms);
+      pokes.add(check);
+      failureWaiters.add(check);
+    });
+  };
+
+  /** Resolves when every promise settled, or after `ms`, or on a failure. */
+  const waitUntilSettled = async (list: Promise<void>[], ms: number): Promise<void> => {
+    let settled = false;
+    void Promise.allSettled(list).then(() => {
+      settled = true;
+      for (const p of pokes) p();
+    });
+    await waitUntil(() => settled, ms);
+  };
+
+  /** Before a recorded point, the live listen streams get a grace period to deliver what the
+   * recorded ones had delivered before it (the client may have acted on it). */
+  const catchUp = async (before: (m: RecordedMessage) => boolean): Promise<void> => {
+    for (const s of streams.values()) {
+      if (!s.open || s.late) continue;
+      const want = s.recorded.filter(before).length;
+      if (!(await waitUntil(() => s.live.length >= want || !s.open, grace)) && !failure) s.late = true;
+    }
+  };
+
+  /** Resolves with the live answer to a GET or DELETE, or sets a timeout failure. */
+  const exchangeAnswer = async (x: ExchangeStep, pending: Promise<ExchangeAnswer | undefined>): Promise<ExchangeAnswer | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((r) => {
+      timer = setTimeout(() => r('timeout'), options.timeoutMs);
+    });
+    const got = await Promise.race([pending, timeout]);
+    clearTimeout(timer);
+    if (got === 'timeout') {
+      failure ??= { code: 'MCPC_REPLAY_TIMEOUT', message: `the server did not answer the client's ${x.method === 'GET' ? 'GET (the listen stream)' : 'DELETE (the session end)'} within ${options.timeoutMs} ms; raise --timeout if it is only slow` };
+      for (const w of failureWaiters) w();
+      return undefined;
+    }
+    return got;
+  };
+
+  const waitForAnswers = async (before: (r: RecordedMessage) => boolean): Promise<void> => {
     for (const it of interactions) {
-      if (it.liveId !== undefined && !it.live && it.recordedResponse && it.recordedResponse.seq < m.seq) {
+      if (it.liveId !== undefined && !it.live && it.recordedResponse && before(it.recordedResponse)) {
         waitingOn = it.recorded;
         await waitFor(it);
-        if (failure) break;
+        if (failure) return;
       }
     }
+  };
+
+  // The client's steps in recorded order: its messages, and its GETs and DELETEs placed among
+  // them by the time they were sent (a stream the client closed is closed where it was closed).
+  const plan: Step[] = [];
+  {
+    const events: Step[] = [];
+    for (const x of steps) {
+      if (x.skipped) continue;
+      if (x.method === 'DELETE') {
+        events.push({ t: x.exchange.t, kind: 'delete', x });
+        continue;
+      }
+      events.push({ t: x.exchange.t, kind: 'open', x });
+      if (x.exchange.outcome === 'client-aborted' && x.exchange.endT !== undefined) events.push({ t: x.exchange.endT, kind: 'close', x });
+    }
+    events.sort((a, b) => a.t - b.t);
+    let e = 0;
+    for (const m of frames) {
+      if (m.direction !== 'client-to-server' || (m.kind !== 'request' && m.kind !== 'notification')) continue;
+      const t = exchangeOf(m)?.t ?? m.t;
+      while (e < events.length && events[e]!.t < t) plan.push(events[e++]!);
+      plan.push({ t, kind: 'message', m });
+    }
+    plan.push(...events.slice(e));
+  }
+
+  let waitingOn: RecordedMessage | undefined;
+  for (const step of plan) {
+    if (failure || refused) break;
+    if (step.kind !== 'message') {
+      const { x } = step;
+      const before = (r: RecordedMessage) => r.t < step.t;
+      await waitForAnswers(before);
+      if (failure) break;
+      // The POSTs whose exchange had ended (e.g. the 202 to notifications/initialized) end first:
+      // a server may send on a listen stream what it would otherwise have dropped.
+      const ended = posts.filter((p) => p.endT < step.t).map((p) => p.done);
+      if (ended.length) await waitUntilSettled(ended, options.timeoutMs);
+      await catchUp(before);
+      if (failure) break;
+      if (step.kind === 'close') {
+        conn.closeStream!(x.exchange);
+        continue;
+      }
+      if (step.kind === 'open') {
+        // A stream the server had ended before this one was opened ends first (a server may
+        // allow one listen stream per session at a time).
+        for (const s of streams.values()) {
+          if (s.open && s.exchange.outcome !== 'client-aborted' && s.exchange.endT !== undefined && s.exchange.endT < step.t) await waitUntil(() => !s.open, grace);
+        }
+      }
+      if (step.kind === 'delete' && hasHeader(x.exchange, 'mcp-session-id') && conn.hasSession === false) {
+        // A client sends no DELETE when the server gave it no session id.
+        x.skipped = 'not sent: the live server gave this session no Mcp-Session-Id, so there is no session to end';
+        continue;
+      }
+      x.sentAt = performance.now();
+      const answer = await exchangeAnswer(x, step.kind === 'open' ? conn.openStream!(x.exchange) : conn.endSession!(x.exchange));
+      x.doneAt = performance.now();
+      if (failure) break;
+      if (!answer) continue;
+      x.answer = answer;
+      if (x.exchange.status !== undefined) x.extra.push(...judgeExchangeStatus(x.method, x.exchange.status, answer.status));
+      if (step.kind === 'open' && answer.ended) {
+        x.open = true;
+        void answer.ended.then(() => {
+          x.open = false;
+          for (const p of pokes) p();
+        });
+      }
+      continue;
+    }
+    const m = step.m;
+    await waitForAnswers((r) => r.seq < m.seq);
+    if (failure || refused) break;
+    await catchUp((r) => r.seq < m.seq);
     if (failure || refused) break;
     const j = structuredClone(jsonOf(m));
     const params = isObject(j.params) ? j.params : undefined;
@@ -280,32 +488,68 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   if (refused) {
     const note = `not replayed: the server refused the recorded protocol revision at #${refused.recorded.seq} ${refused.method}`;
     for (const it of interactions) if (it.liveId === undefined && !it.skipped) it.notSent = note;
+    for (const x of steps) if (x.sentAt === undefined && !x.skipped) x.notSent = note;
   }
-  if (!failure) {
-    for (const it of interactions) {
-      if (it.liveId !== undefined && !it.live && it.recordedResponse) {
-        waitingOn = it.recorded;
-        await waitFor(it);
-        if (failure) break;
-      }
-    }
-  }
+  if (!failure) await waitForAnswers(() => true);
+  if (!failure && !refused) await catchUp(() => true);
   if (!failure) await new Promise((r) => setTimeout(r, options.settleMs ?? 50));
 
   const context = { ...(session.protocol.revision !== undefined ? { revision: session.protocol.revision } : {}) };
-  const results = interactions.map((it) => toResult(it, recordedNotifications, liveNotifications, options, context));
+  const cut = Boolean(failure || refused);
+  const results: Array<{ t: number; r: InteractionResult }> = interactions.map((it) => ({
+    t: exchangeOf(it.recorded)?.t ?? it.recorded.t,
+    r: toResult(it, recordedNotifications, liveNotifications, options, context),
+  }));
+  const exchangeResults = steps.map((x) => ({ t: x.exchange.t, r: exchangeResult(x, cut, options, recordedRequestCount, liveRequestCount) }));
+  // Each GET or DELETE takes its place among the interactions by the time it was sent.
+  for (const e of exchangeResults) {
+    const at = results.findIndex((r) => r.t > e.t);
+    results.splice(at === -1 ? results.length : at, 0, e);
+  }
+  const out = results.map((r) => r.r);
   // A session cut short (a failure, or a refused revision) has no comparable notification stream.
-  const notes = failure || refused ? [] : compareNotifications(recordedNotifications, liveNotifications, options);
+  const notes = cut ? [] : compareNotifications(recordedNotifications, liveNotifications, options);
   const sessionLevel = [...sessionDiffs, ...notes];
   if (sessionLevel.length) {
-    results.push({ seq: 0, method: 'notifications', outcome: worst(sessionLevel)!, differences: sessionLevel });
+    out.push({ seq: 0, method: 'notifications', outcome: worst(sessionLevel)!, differences: sessionLevel });
   }
   return {
-    interactions: results,
+    interactions: out,
     ...(failure ? { error: { ...failure, ...(waitingOn ? { seq: waitingOn.seq } : {}) } } : {}),
     sent,
     recordedIds,
   };
+}
+
+/** A replayed GET or DELETE: its status, and for a GET what came on its stream, compared with
+ * the recording (notifications per method as a sequence, like the session's; server→client
+ * requests by count, their content being judged where they are answered). */
+function exchangeResult(x: ExchangeStep, cut: boolean, options: PlayOptions, recordedRequests: ReadonlyMap<string, number>, liveRequests: ReadonlyMap<string, number>): InteractionResult {
+  const base = { seq: 0, method: x.method, name: x.method === 'GET' ? 'listen stream' : 'session end', exchange: x.exchange.id };
+  if (x.skipped) return { ...base, outcome: 'skipped', differences: [], note: x.skipped };
+  if (!x.answer) return { ...base, outcome: 'skipped', differences: [], note: x.notSent ?? 'not sent: the replay stopped before it' };
+  const differences = [...x.extra];
+  if (x.method === 'GET' && !cut) {
+    const notifications = (list: Json[]) => list.filter((j) => !('id' in j));
+    differences.push(...compareNotifications(notifications(x.recorded.map(jsonOf)), notifications(x.live), options, 'on the GET stream'));
+    const count = (list: Json[]) => {
+      const m = new Map<string, number>();
+      for (const j of list) if ('id' in j) m.set(String(j.method), (m.get(String(j.method)) ?? 0) + 1);
+      return m;
+    };
+    const rec = count(x.recorded.map(jsonOf));
+    const live = count(x.live);
+    for (const [method, n] of rec) {
+      const got = live.get(method) ?? 0;
+      // One that came on another stream instead was answered all the same: a client answers a
+      // server request wherever it arrives.
+      if (got < n && (liveRequests.get(method) ?? 0) < (recordedRequests.get(method) ?? 0)) {
+        differences.push({ verdict: 'warning', kind: 'server-request-missing', path: '', message: `${method} on the GET stream: ${n} recorded, ${got} live (the server no longer sends it)`, recorded: n, live: got });
+      }
+    }
+  }
+  const outcome = worst(differences) ?? 'same';
+  return { ...base, outcome, differences, durationMs: Math.round(((x.doneAt ?? 0) - (x.sentAt ?? 0)) * 10) / 10 };
 }
 
 function progressOf(list: Json[], token: unknown): Json[] {
@@ -341,7 +585,7 @@ function toResult(it: Interaction, recordedN: Json[], liveN: Json[], options: Pl
 
 /** Notifications other than progress (log messages, list_changed, resource updates), compared per
  * method as a sequence: their timing relative to answers is not deterministic, their content is. */
-function compareNotifications(recorded: Json[], live: Json[], options: PlayOptions): Difference[] {
+function compareNotifications(recorded: Json[], live: Json[], options: PlayOptions, where?: string): Difference[] {
   const group = (list: Json[]) => {
     const m = new Map<string, unknown[]>();
     for (const n of list) {
@@ -364,7 +608,7 @@ function compareNotifications(recorded: Json[], live: Json[], options: PlayOptio
       verdict: 'warning',
       kind: 'notifications-changed',
       path: '',
-      message: rs.length === ls.length ? `${method}: content changed` : `${method}: ${rs.length} recorded, ${ls.length} live`,
+      message: `${method}${where ? ` ${where}` : ''}: ${rs.length === ls.length ? 'content changed' : `${rs.length} recorded, ${ls.length} live`}`,
       recorded: rs,
       live: ls,
     });

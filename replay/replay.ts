@@ -106,8 +106,11 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
         continue;
       }
       options.onSessionStart?.(i + 1, cassette.sessions.length, recorded);
-      if (!recorded.messages.some((m) => m.direction === 'client-to-server' && m.json !== undefined)) {
-        sessions.push({ ...base, outcome: 'skipped', interactions: [], note: 'nothing to replay: the client sent no message in this session (a GET stream or a refused request)' });
+      const clientSent = recorded.messages.some((m) => m.direction === 'client-to-server' && m.json !== undefined);
+      // Over --url the client's own GET (listen stream) and DELETE (session end) replay too.
+      const clientExchanges = !hasCommand && (recorded.exchanges ?? []).some((x) => x.mcp && x.outcome !== 'refused' && (x.method === 'GET' || x.method === 'DELETE'));
+      if (!clientSent && !clientExchanges) {
+        sessions.push({ ...base, outcome: 'skipped', interactions: [], note: `nothing to replay: the client sent no message in this session (${recorded.transport === 'streamable-http' ? 'a refused request, or a GET stream, which replays only over --url' : 'a refused request'})` });
         options.onSession?.(sessions.at(-1)!, cassette.sessions.length);
         continue;
       }

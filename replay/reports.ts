@@ -11,6 +11,8 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const where = (r: ReplayResult) => relative(process.cwd(), r.cassette) || r.cassette;
 const what = (i: InteractionResult) => `${i.method}${i.name ? ` ${i.name}` : ''}`;
+/** Where an interaction sits in its session: the recorded message, or the HTTP exchange of a GET or DELETE. */
+const ref = (i: InteractionResult) => (i.exchange !== undefined ? `exchange ${i.exchange}` : `#${i.seq}`);
 const short = (v: unknown, n = 160): string => {
   if (v === undefined) return '(absent)';
   const s = JSON.stringify(v);
@@ -39,7 +41,7 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
     lines.push(`${tag(s.outcome)} session ${s.index}${s.label ? ` (${s.label})` : ''}: ${s.transport}${s.revision ? ` ${s.revision}` : ''}, ${s.interactions.length} interaction(s)${s.note ? ` - ${s.note}` : ''}`);
     for (const i of s.interactions) {
       if (i.outcome === 'same') continue;
-      lines.push(`  ${tag(i.outcome)} #${i.seq} ${what(i)}${i.note ? `: ${i.note}` : ''}`);
+      lines.push(`  ${tag(i.outcome)} ${ref(i)} ${what(i)}${i.note ? `: ${i.note}` : ''}`);
       for (const d of i.differences) {
         lines.push(`      ${tag(d.verdict)} ${d.kind}: ${d.message}${d.path ? ` at ${d.path}` : ''}`);
         if (d.recorded !== undefined) lines.push(`          ${paint(31, `- ${short(d.recorded)}`)}`);
@@ -96,7 +98,7 @@ function junit(result: ReplayResult, strict: boolean): string {
     }
     for (const i of s.interactions) {
       const time = i.durationMs !== undefined ? ` time="${(i.durationMs / 1000).toFixed(3)}"` : '';
-      out.push(`    <testcase classname="${xml(name)}" name="${xml(`#${i.seq} ${what(i)}`)}"${time}>`);
+      out.push(`    <testcase classname="${xml(name)}" name="${xml(`${ref(i)} ${what(i)}`)}"${time}>`);
       if (fails(i)) out.push(`      <failure message="${xml(i.differences.filter((d) => d.verdict === 'breaking' || (strict && d.verdict === 'warning')).map((d) => d.message).join('; '))}" type="${i.outcome}">${xml(diffText(i.differences))}</failure>`);
       else if (i.outcome === 'skipped') out.push(`      <skipped message="${xml(i.note ?? 'skipped')}"/>`);
       else if (i.outcome === 'unanswered') out.push(`      <error message="${xml(s.error?.message ?? 'no answer')}" type="${xml(s.error?.code ?? 'unanswered')}"/>`);
@@ -125,7 +127,7 @@ function markdown(result: ReplayResult): string {
   const rows: string[] = [];
   for (const s of result.sessions) {
     for (const i of s.interactions) {
-      for (const d of i.differences) rows.push(`| ${s.index} | #${i.seq} \`${md(what(i))}\` | **${d.verdict}** | \`${d.kind}\` | ${md(d.message)} |`);
+      for (const d of i.differences) rows.push(`| ${s.index} | ${ref(i)} \`${md(what(i))}\` | **${d.verdict}** | \`${d.kind}\` | ${md(d.message)} |`);
     }
   }
   if (rows.length) {
@@ -145,7 +147,7 @@ function escapeProperty(s: string): string {
 function github(result: ReplayResult): string {
   const lines: string[] = [];
   const file = escapeProperty(where(result));
-  const at = (s: SessionResult, i: InteractionResult) => `session ${s.index}, message #${i.seq} ${what(i)}`;
+  const at = (s: SessionResult, i: InteractionResult) => `session ${s.index}, ${i.exchange !== undefined ? `HTTP exchange ${i.exchange}` : `message #${i.seq}`} ${what(i)}`;
   for (const s of result.sessions) {
     for (const i of s.interactions) {
       for (const d of i.differences) {

@@ -25,8 +25,13 @@ export type InteractionOutcome = 'same' | Verdict | 'skipped' | 'unanswered';
 
 /** One recorded client request (or the session's notification stream) and how the live server answered it. */
 export interface InteractionResult {
-  /** `seq` of the recorded request in its session. */
+  /** `seq` of the recorded request in its session; 0 for a GET or DELETE exchange (see
+   * `exchange`) and for session-level findings. */
   seq: number;
+  /** For the client's GET (listen stream) and DELETE (session end) over Streamable HTTP: the id of
+   * the recorded exchange in the session's `exchanges`. */
+  exchange?: number;
+  /** The JSON-RPC method; `GET` or `DELETE` for those exchanges. */
   method: string;
   /** The tool, prompt or resource the request names, when it names one. */
   name?: string;

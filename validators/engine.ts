@@ -1,7 +1,7 @@
 import type { HttpExchange, RecordedSession, SessionEnd } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
-import { severityOf, specLink, type Observed, type Report, type Rule } from './rule.js';
+import { severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
 import { SessionState } from './session-state.js';
 
 export interface ValidateOptions {
@@ -47,14 +47,105 @@ export interface SessionEndRule extends Rule {
 
 const judgesSessionEnd = (rule: Rule): rule is SessionEndRule => typeof (rule as Partial<SessionEndRule>).checkSessionEnd === 'function';
 
+// ---- Dispatch ------------------------------------------------------------------------------------
+//
+// Each message is classified once (sender and shape, as bits, and its method); each rule's `on`
+// is compiled once into the same bits, so a message reaches only the rules that declared an
+// interest in its kind (and method). The lists are built lazily, one per combination that occurs,
+// and kept per rule set, transport and era.
+
+const SHAPE_BITS: Record<Shape, number> = { request: 1, notification: 2, result: 4, error: 8, other: 16, nonjson: 32 };
+const CLIENT_SHIFT = 0;
+const SERVER_SHIFT = 6;
+const SIDE = 0b111111;
+const ALL = (SIDE << CLIENT_SHIFT) | (SIDE << SERVER_SHIFT);
+/** Shapes other than `nonjson`, on one side. */
+const JSON_SHAPES = SIDE & ~SHAPE_BITS.nonjson;
+
+function sideMask(shapes: number, sender?: Sender): number {
+  if (sender === 'client') return shapes << CLIENT_SHIFT;
+  if (sender === 'server') return shapes << SERVER_SHIFT;
+  return (shapes << CLIENT_SHIFT) | (shapes << SERVER_SHIFT);
+}
+
+/** The bits of one kind of an `on` interest (`server-result`, `response`, `client`, `json`). */
+export function kindBits(kind: string): number {
+  const dash = kind.indexOf('-');
+  const sender = dash > 0 ? kind.slice(0, dash) : kind === 'client' || kind === 'server' ? kind : undefined;
+  if (sender !== undefined && sender !== 'client' && sender !== 'server') throw new Error(`unknown message kind ${JSON.stringify(kind)}`);
+  const shape = dash > 0 ? kind.slice(dash + 1) : sender === undefined ? kind : 'all';
+  const shapes = shape === 'all' ? SIDE : shape === 'json' ? JSON_SHAPES : shape === 'response' ? SHAPE_BITS.result | SHAPE_BITS.error : SHAPE_BITS[shape as Shape];
+  if (shapes === undefined) throw new Error(`unknown message kind ${JSON.stringify(kind)}`);
+  return sideMask(shapes, sender as Sender | undefined);
+}
+
+/** A rule's `on`, compiled: the kinds it takes whatever the method, and those it takes per method. */
+interface Interests {
+  any: number;
+  byMethod: Map<string, number>;
+}
+const compiled = new WeakMap<Rule, Interests>();
+
+export function interestsOf(rule: Rule): Interests {
+  let c = compiled.get(rule);
+  if (c) return c;
+  c = { any: rule.on === undefined ? ALL : 0, byMethod: new Map() };
+  for (const interest of rule.on ?? []) {
+    const space = interest.indexOf(' ');
+    const bits = kindBits(space < 0 ? interest : interest.slice(0, space));
+    if (space < 0) c.any |= bits;
+    else {
+      const method = interest.slice(space + 1);
+      c.byMethod.set(method, (c.byMethod.get(method) ?? 0) | bits);
+    }
+  }
+  compiled.set(rule, c);
+  return c;
+}
+
+/** What the engine tells of a message for dispatch: its kind bits, and its method if it has one. */
+export function classify(o: Observed): { bits: number; method: string | undefined } {
+  const json = o.json;
+  let shape = 0;
+  let method: string | undefined;
+  if (json === undefined) shape = SHAPE_BITS.nonjson;
+  else {
+    if (typeof json.method === 'string') {
+      method = json.method;
+      shape = 'id' in json ? SHAPE_BITS.request : SHAPE_BITS.notification;
+    } else method = o.request?.method;
+    if ('result' in json) shape |= SHAPE_BITS.result;
+    if ('error' in json) shape |= SHAPE_BITS.error;
+    if (shape === 0) shape = SHAPE_BITS.other;
+  }
+  // The frame's recorded kind as well (the same thing unless a cassette was edited by hand).
+  switch (o.msg.kind) {
+    case 'request': shape |= SHAPE_BITS.request; break;
+    case 'notification': shape |= SHAPE_BITS.notification; break;
+    case 'response': shape |= SHAPE_BITS.result; break;
+    case 'error': shape |= SHAPE_BITS.error; break;
+    case 'non-jsonrpc': shape |= json === undefined ? SHAPE_BITS.nonjson : SHAPE_BITS.other; break;
+    default: shape |= SHAPE_BITS.nonjson; // text, batch
+  }
+  return { bits: o.msg.direction === 'client-to-server' ? shape << CLIENT_SHIFT : shape << SERVER_SHIFT, method };
+}
+
+/** Whether a rule's `on` takes a message of these kind bits and method. */
+export function wants(rule: Rule, bits: number, method: string | undefined): boolean {
+  const c = interestsOf(rule);
+  return (c.any & bits) !== 0 || (method !== undefined && ((c.byMethod.get(method) ?? 0) & bits) !== 0);
+}
+
 /**
- * The rules that apply to a message depend only on its transport and era, so they are sorted
- * into one list per combination, once per rule set, instead of testing every rule's transport
- * and era again on every message.
+ * The rules that apply to a message depend on its transport and era (sorted once per rule set),
+ * then on its kind and method: one list per combination seen, in the rule set's order (the
+ * structure rules, last, read what the others reported).
  */
 interface Plan {
   rules: Rule[];
-  checks: Rule['check'][];
+  /** Methods some rule of the plan names: the only ones that need a list of their own. */
+  methods: Map<string, number>;
+  lists: Map<number, Dispatch>;
 }
 type EraKey = 'legacy' | 'modern' | 'unknown';
 const plans = new WeakMap<readonly Rule[], Map<string, Plan>>();
@@ -67,10 +158,53 @@ function planFor(rules: readonly Rule[], transport: Observed['transport'], era: 
   let plan = byKey.get(key);
   if (!plan) {
     const picked = rules.filter((r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era));
-    plan = { rules: picked, checks: picked.map((r) => r.check.bind(r)) };
+    const methods = new Map<string, number>();
+    for (const r of picked) for (const m of interestsOf(r).byMethod.keys()) if (!methods.has(m)) methods.set(m, methods.size + 1);
+    plan = { rules: picked, methods, lists: new Map() };
     byKey.set(key, plan);
   }
   return plan;
+}
+
+/** The rules one kind of message goes to, and their checks bound to them (calling through an
+ * array of functions avoids looking `check` up on 200 differently shaped rule objects). */
+interface Dispatch {
+  rules: Rule[];
+  checks: Rule['check'][];
+}
+const bound = new WeakMap<Rule, Rule['check']>();
+function boundCheck(rule: Rule): Rule['check'] {
+  let f = bound.get(rule);
+  if (!f) bound.set(rule, (f = rule.check.bind(rule)));
+  return f;
+}
+
+function rulesFor(plan: Plan, o: Observed): Dispatch {
+  const { bits, method } = classify(o);
+  // Methods no rule names share one list (so strange traffic cannot grow the cache).
+  const m = method === undefined ? 0 : plan.methods.get(method) ?? 0;
+  const key = m * (ALL + 1) + bits;
+  let list = plan.lists.get(key);
+  if (!list) {
+    const named = m === 0 ? undefined : method;
+    const rules = plan.rules.filter((r) => wants(r, bits, named));
+    list = { rules, checks: rules.map(boundCheck) };
+    plan.lists.set(key, list);
+  }
+  return list;
+}
+
+/** The rules of a set that judge exchanges, bare exchanges and session ends (found once). */
+interface Hooks {
+  exchange: ExchangeRule[];
+  bare: BareExchangeRule[];
+  end: SessionEndRule[];
+}
+const hooks = new WeakMap<readonly Rule[], Hooks>();
+function hooksOf(rules: readonly Rule[]): Hooks {
+  let h = hooks.get(rules);
+  if (!h) hooks.set(rules, (h = { exchange: rules.filter(judgesExchanges), bare: rules.filter(judgesBareExchanges), end: rules.filter(judgesSessionEnd) }));
+  return h;
 }
 
 /**
@@ -80,6 +214,26 @@ function planFor(rules: readonly Rule[], transport: Observed['transport'], era: 
  */
 export class SessionValidator {
   readonly #state: SessionState;
+  /** While a message is judged: the message, the rule being run, and what was found so far. */
+  #o: Observed | undefined;
+  #rule: Rule | undefined;
+  #out: Violation[] = [];
+  /** One report function for the validator's life; it reads the message and rule being run. */
+  readonly #report: Report = (path, message) => {
+    const rule = this.#rule!;
+    const o = this.#o!;
+    (o.reported ??= []).push(path);
+    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source) });
+  };
+  /** The same for the exchange rules, which judge the server's answer (status, headers), hence
+   * the direction; their violations point at the exchange's first message (`#seq`), or 0. */
+  #seq = 0;
+  readonly #exchangeReport: Report = (path, message) => {
+    const rule = this.#rule!;
+    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: this.#seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+  };
+  /** The plans of this session's transport, by era (the era may change within a session). */
+  readonly #plans: Partial<Record<EraKey, Plan>> = {};
 
   constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, private readonly options: ValidateOptions) {
     this.#state = new SessionState(session);
@@ -92,27 +246,25 @@ export class SessionValidator {
 
   check(msg: RecordedMessage): Violation[] {
     if (msg.channel === 'stderr') return []; // stderr is free-form logging (STDIO-STDERR)
-    const out: Violation[] = [];
-    const o = this.#state.observe(msg);
-    const reported: string[] = [];
-    o.reported = reported;
-    const plan = planFor(this.options.rules, o.transport, o.era);
-    let current = 0;
-    // One report function per message; it reads the rule being run.
-    const report = (path: string, message: string): void => {
-      const rule = plan.rules[current]!;
-      reported.push(path);
-      out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: msg.seq, direction: msg.direction, path, message, spec: specLink(rule.source) });
-    };
     const state = this.#state;
-    for (; current < plan.checks.length; current++) {
+    const o = state.observe(msg);
+    const plan = (this.#plans[o.era ?? 'unknown'] ??= planFor(this.options.rules, o.transport, o.era));
+    const { rules, checks } = rulesFor(plan, o);
+    const out: Violation[] = [];
+    const report = this.#report;
+    this.#out = out;
+    this.#o = o;
+    for (let i = 0; i < checks.length; i++) {
+      this.#rule = rules[i];
       try {
-        plan.checks[current]!(o, report, state);
+        checks[i]!(o, report, state);
       } catch (err) {
-        this.options.onRuleError?.(plan.rules[current]!.id, err);
+        this.options.onRuleError?.(rules[i]!.id, err);
       }
     }
-    this.#state.commit(o);
+    this.#o = undefined;
+    this.#rule = undefined;
+    state.commit(o);
     return out;
   }
 
@@ -121,18 +273,18 @@ export class SessionValidator {
   exchangeEnd(x: HttpExchange, first: RecordedMessage): Violation[] {
     this.#state.exchanges.set(x.id, x);
     const out: Violation[] = [];
-    for (const rule of this.options.rules) {
-      if (!judgesExchanges(rule) || (rule.transport && rule.transport !== this.session.transport)) continue;
-      // The exchange rules judge the server's answer (status, headers), hence the direction.
-      const report = (path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: first.seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
-      };
+    this.#out = out;
+    this.#seq = first.seq;
+    for (const rule of hooksOf(this.options.rules).exchange) {
+      if (rule.transport && rule.transport !== this.session.transport) continue;
+      this.#rule = rule;
       try {
-        rule.checkExchange(x, first, report, this.#state);
+        rule.checkExchange(x, first, this.#exchangeReport, this.#state);
       } catch (err) {
         this.options.onRuleError?.(rule.id, err);
       }
     }
+    this.#rule = undefined;
     return out;
   }
 
@@ -140,25 +292,26 @@ export class SessionValidator {
   bareExchangeEnd(x: HttpExchange): Violation[] {
     this.#state.exchanges.set(x.id, x);
     const out: Violation[] = [];
-    for (const rule of this.options.rules) {
-      if (!judgesBareExchanges(rule) || (rule.transport && rule.transport !== this.session.transport)) continue;
-      const report = (path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: 0, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
-      };
+    this.#out = out;
+    this.#seq = 0;
+    for (const rule of hooksOf(this.options.rules).bare) {
+      if (rule.transport && rule.transport !== this.session.transport) continue;
+      this.#rule = rule;
       try {
-        rule.checkBareExchange(x, report, this.#state);
+        rule.checkBareExchange(x, this.#exchangeReport, this.#state);
       } catch (err) {
         this.options.onRuleError?.(rule.id, err);
       }
     }
+    this.#rule = undefined;
     return out;
   }
 
   /** The session is over: every message and exchange was judged; the session-end rules run. */
   endSession(end?: SessionEndInfo): Violation[] {
     const out: Violation[] = [];
-    for (const rule of this.options.rules) {
-      if (!judgesSessionEnd(rule) || (rule.transport && rule.transport !== this.session.transport)) continue;
+    for (const rule of hooksOf(this.options.rules).end) {
+      if (rule.transport && rule.transport !== this.session.transport) continue;
       const report = (seq: number, path: string, message: string): void => {
         out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
       };
@@ -174,7 +327,11 @@ export class SessionValidator {
 
 export function validateSession(session: RecordedSession, options: ValidateOptions): Violation[] {
   const v = new SessionValidator(session, options);
-  const out = session.messages.flatMap((m) => v.check(m));
+  const out: Violation[] = [];
+  for (const m of session.messages) {
+    const found = v.check(m);
+    if (found.length > 0) out.push(...found);
+  }
   // HTTP: then every exchange, in the order the exchanges ended, as the live validator judges
   // each one when it ends (those without a message by the bare-exchange rules).
   const first = new Map<number, RecordedMessage>();

@@ -39,7 +39,35 @@ export interface Observed {
 
 export type Report = (path: string, message: string) => void;
 
+/**
+ * Who sent a message and what shape it has, as the engine tells them once per message for
+ * dispatch (validators/engine.ts, `classify`). For a JSON object: `request` has a string `method`
+ * and an `id` member, `notification` a string `method` and no `id`, `result` a `result` member,
+ * `error` an `error` member (a malformed message may have several of these at once), and `other`
+ * none of them. `nonjson` is everything that is no JSON object: a text line, invalid UTF-8, a
+ * batch array, a JSON scalar. The recorded `kind` of the frame counts as well, should a cassette's
+ * `kind` and `json` disagree.
+ */
+export type Sender = 'client' | 'server';
+export type Shape = 'request' | 'notification' | 'result' | 'error' | 'other' | 'nonjson';
+/** A sender's shape (`server-result`), a shape from either side (`result`), every message of one
+ * side (`client`), `response` (`result` or `error`), or `json` (every JSON object). */
+export type Kind = `${Sender}-${Shape}` | Shape | Sender | 'response' | `${Sender}-response` | 'json' | `${Sender}-json`;
+/**
+ * What a rule looks at: a kind, optionally followed by a space and a method, which is the
+ * message's own `method` for requests and notifications and, for a response, the method of the
+ * request it answers (`server-result tools/list`).
+ */
+export type Interest = Kind | `${Kind} ${string}`;
+
 export interface Rule extends RuleInfo {
+  /**
+   * The messages this rule can say anything about, or learn anything from (any of them): the
+   * engine runs `check` only on those. Without `on` it runs on every message; `[]` never (a rule
+   * that judges only exchanges, session ends or recordings). It must cover every message on
+   * which `check` could report or change rule-private state.
+   */
+  on?: readonly Interest[];
   check(o: Observed, report: Report, state: SessionState): void;
 }
 
@@ -67,9 +95,14 @@ export const SPEC_BASE = 'https://modelcontextprotocol.io/specification/2026-07-
 
 /** `basic/index.mdx §Requests` → a link to that page. */
 export function specLink(source: string): string {
-  const page = source.split(/[;§ ]/)[0]!.replace(/\.mdx$/, '').replace(/\/index$/, '');
-  return `${SPEC_BASE}${page}`;
+  let link = links.get(source);
+  if (link === undefined) {
+    const page = source.split(/[;§ ]/)[0]!.replace(/\.mdx$/, '').replace(/\/index$/, '');
+    links.set(source, (link = `${SPEC_BASE}${page}`));
+  }
+  return link;
 }
+const links = new Map<string, string>();
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -50,6 +50,8 @@ export class SessionState {
   responsesInExchange = new Map<number, number>();
   /** Values of id-like fields and requestStates the server handed out, for guessability. */
   handedOut: { field: string; value: string | number }[] = [];
+  /** Rule-private memory of this session, one slot per `sessionSlot` (see there). */
+  readonly slots: unknown[] = [];
 
   /** `target` (the recorded server) is known offline and, on HTTP, live. */
   constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }) {
@@ -59,7 +61,7 @@ export class SessionState {
   /** Reads one message in the light of everything before it. */
   observe(msg: RecordedMessage): Observed {
     const json = isObject(msg.json) ? msg.json : undefined;
-    const o: Observed = { msg, transport: this.session.transport, ...(json ? { json } : {}) };
+    const o: Observed = json ? { msg, transport: this.session.transport, json } : { msg, transport: this.session.transport };
     if (!json) return o;
     const method = typeof json.method === 'string' ? json.method : undefined;
     if (method !== undefined) {
@@ -161,7 +163,9 @@ export class SessionState {
     if (typeof json.method === 'string' && 'id' in json) {
       const token = progressToken(json);
       if (o.msg.direction === 'client-to-server' && token !== undefined) this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
-      this.pending[o.msg.direction].set(idKey(json.id), { msg: o.msg, json, method: json.method, ...(o.era ? { era: o.era } : {}) });
+      const pending: PendingRequest = { msg: o.msg, json, method: json.method };
+      if (o.era) pending.era = o.era;
+      this.pending[o.msg.direction].set(idKey(json.id), pending);
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;
     }
@@ -220,8 +224,25 @@ export class SessionState {
   }
 }
 
+let slotCount = 0;
+
+/**
+ * A slot of rule-private memory in every session: the returned function gives this session's
+ * value, made by `init` on first use. (A WeakMap keyed by the session did the same, but cost a
+ * hash lookup on every use and an ephemeron for the garbage collector per session.)
+ */
+export function sessionSlot<T>(init: () => T): (state: SessionState) => T {
+  const i = slotCount++;
+  return (state) => {
+    let v = state.slots[i] as T | undefined;
+    if (v === undefined) state.slots[i] = v = init();
+    return v;
+  };
+}
+
 export function idKey(id: unknown): string {
-  return JSON.stringify(id ?? null);
+  // A JSON number's text is what String gives (JSON has no NaN or Infinity); the rest as JSON.
+  return typeof id === 'number' ? String(id) : JSON.stringify(id ?? null);
 }
 
 export function revisionOf(json: Record<string, unknown>): string | undefined {

@@ -1,41 +1,105 @@
 import { isObject } from './rule.js';
 
 /**
- * One pass over a message that several rules need (every string, every `_meta`, every icon),
- * done once per message and shared: walking the whole message once per rule was most of the
- * validator's time. Paths are kept as segments and joined only when a rule reports.
+ * Passes over a message that several rules need, each done once per message and shared (walking
+ * the whole message once per rule was most of the validator's time): `marks` finds every `_meta`
+ * and every icon, `walk` every string. Paths become JSON Pointers only when a rule reports.
  */
-export interface Walked {
-  strings: [string, string[]][];
+
+/** Every `_meta` object and every icon (an element of an `icons` array), with its path. */
+export interface Marks {
   metas: [Record<string, unknown>, string[]][];
   icons: [unknown, string[]][];
 }
 
-const cache = new WeakMap<object, Walked>();
+/** The message marked last: the rules that ask ask about it in turn. */
+let lastMarks: { json: Record<string, unknown>; marks: Marks } | undefined;
 
-export function walk(json: Record<string, unknown>): Walked {
-  let w = cache.get(json);
-  if (w) return w;
-  w = { strings: [], metas: [], icons: [] };
-  const found = w;
-  const visit = (v: unknown, path: string[]): void => {
-    if (typeof v === 'string') found.strings.push([v, path]);
-    else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) visit(v[i], [...path, String(i)]);
-    else if (isObject(v)) {
-      for (const k of Object.keys(v)) {
-        const x = v[k];
-        if (k === '_meta' && isObject(x)) found.metas.push([x, [...path, k]]);
-        if (k === 'icons' && Array.isArray(x)) x.forEach((icon, i) => found.icons.push([icon, [...path, k, String(i)]]));
-        visit(x, [...path, k]);
+export function marks(json: Record<string, unknown>): Marks {
+  if (lastMarks?.json === json) return lastMarks.marks;
+  const found: Marks = { metas: [], icons: [] };
+  // One path, pushed and popped on the way down, copied only for what is found (a few per message).
+  const path: string[] = [];
+  const visit = (v: object): void => {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x === null || typeof x !== 'object') continue;
+        path.push(String(i));
+        visit(x);
+        path.pop();
       }
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const x = o[k];
+      if (x === null || typeof x !== 'object') continue;
+      path.push(k);
+      if (k === '_meta' && isObject(x)) found.metas.push([x, [...path]]);
+      if (k === 'icons' && Array.isArray(x)) for (let i = 0; i < x.length; i++) found.icons.push([x[i], [...path, String(i)]]);
+      visit(x);
+      path.pop();
     }
   };
-  visit(json, []);
-  cache.set(json, w);
-  return w;
+  visit(json);
+  lastMarks = { json, marks: found };
+  return found;
 }
+
+/** A place in a message: a chain of segments, shared by everything under it. */
+export interface Segment {
+  readonly up: Segment | undefined;
+  readonly key: string;
+  /** The first segment of the chain (`result`, `params`, …). */
+  readonly top: string;
+}
+
+export interface Walked {
+  /** Every string (`strings[i]`), the place of the object or array holding it (`stringsIn[i]`)
+   * and its key there (`stringKeys[i]`): three arrays, so a string costs no object of its own. */
+  strings: string[];
+  stringsIn: (Segment | undefined)[];
+  stringKeys: string[];
+}
+
+/** The message walked last. */
+let lastWalk: { json: Record<string, unknown>; walked: Walked } | undefined;
+
+const segment = (up: Segment | undefined, key: string): Segment => ({ up, key, top: up ? up.top : key });
+
+export function walk(json: Record<string, unknown>): Walked {
+  if (lastWalk?.json === json) return lastWalk.walked;
+  const found: Walked = { strings: [], stringsIn: [], stringKeys: [] };
+  const value = (x: unknown, at: Segment | undefined, k: string): void => {
+    if (typeof x === 'string') {
+      found.strings.push(x);
+      found.stringsIn.push(at);
+      found.stringKeys.push(k);
+    } else if (x !== null && typeof x === 'object') visit(x, segment(at, k));
+  };
+  const visit = (v: object, at: Segment | undefined): void => {
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) value(v[i], at, String(i));
+    else for (const k of Object.keys(v)) value((v as Record<string, unknown>)[k], at, k);
+  };
+  visit(json, undefined);
+  lastWalk = { json, walked: found };
+  return found;
+}
+
+const escape = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Segments as a JSON Pointer. */
 export function pointer(segments: readonly string[]): string {
-  return segments.length === 0 ? '' : `/${segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  return segments.length === 0 ? '' : `/${segments.map(escape).join('/')}`;
 }
+
+/** A place (and optionally a key inside it) as a JSON Pointer. */
+export function pointerAt(at: Segment | undefined, key?: string): string {
+  let out = key === undefined ? '' : `/${escape(key)}`;
+  for (let s = at; s; s = s.up) out = `/${escape(s.key)}${out}`;
+  return out;
+}
+
+/** The first segment of the path of the i-th string found by `walk`. */
+export const topOf = (w: Walked, i: number): string => w.stringsIn[i]?.top ?? w.stringKeys[i]!;

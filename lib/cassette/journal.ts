@@ -46,6 +46,9 @@ export class JournalWriter {
   readonly #fd: number;
   readonly #t0: number;
   #closed = false;
+  /** Records queued with `hold`, written in order with the next write or `flush()`. */
+  #held: Buffer[] = [];
+  #heldRecords: JournalRecord[] = [];
   /** Hears every chunk and event once it is on disk (the live validator's feed); not violations. */
   onRecord?: (record: JournalRecord) => void;
 
@@ -60,26 +63,46 @@ export class JournalWriter {
     return Math.round((performance.now() - this.#t0) * 1000) / 1000;
   }
 
-  /** Appends a chunk; returns the time stamp it was given. */
-  chunk(stream: JournalStream, data: Buffer, exchange?: number): number {
+  /**
+   * Appends a chunk; returns the time stamp it was given. With `hold`, the chunk is queued and
+   * reaches the disk with the next record written without `hold` (or `flush()`): for bytes that
+   * are not forwarded before then (an HTTP request body is forwarded once complete), so that
+   * one system call journals what took several.
+   */
+  chunk(stream: JournalStream, data: Buffer, exchange?: number, hold = false): number {
     const t = this.now();
     if (this.#closed) return t;
     const x = exchange === undefined ? '' : `,"x":${exchange}`;
-    const head = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
-    writevSync(this.#fd, [head, data, NEWLINE]);
-    this.onRecord?.({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
+    this.#held.push(Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`), data, NEWLINE);
+    this.#heldRecords.push({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
+    if (!hold) this.flush();
     return t;
   }
 
-  event(ev: string, fields: Record<string, unknown> = {}): void {
+  /** Appends an event; `hold` as for `chunk`. */
+  event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
     if (this.#closed) return;
     const record = { t: this.now(), ev, ...fields };
-    writeSync(this.#fd, JSON.stringify(record) + '\n');
-    if (ev !== 'violation') this.onRecord?.(record);
+    this.#held.push(Buffer.from(JSON.stringify(record) + '\n'));
+    if (ev !== 'violation') this.#heldRecords.push(record);
+    if (!hold) this.flush();
+  }
+
+  /** Writes the held records, if any, in one system call. Call it before forwarding anything
+   * that a held record describes. */
+  flush(): void {
+    if (this.#held.length === 0 || this.#closed) return;
+    const buffers = this.#held;
+    const records = this.#heldRecords;
+    this.#held = [];
+    this.#heldRecords = [];
+    writevSync(this.#fd, buffers);
+    if (this.onRecord) for (const r of records) this.onRecord(r);
   }
 
   close(): void {
     if (this.#closed) return;
+    this.flush();
     this.#closed = true;
     closeSync(this.#fd);
   }
@@ -134,7 +157,9 @@ export function readJournal(path: string): ParsedJournal {
     if (!stream || !Number.isInteger(n) || n < 0) throw invalid(path, `bad record header at byte ${pos}`);
     const end = pos + n;
     // A torn final chunk still holds bytes that were forwarded; keep what made it to disk.
-    const data = Buffer.from(buf.subarray(pos, Math.min(end, buf.length)));
+    // A view, not a copy: the records live as long as the file's buffer anyway, and a copy
+    // doubled the memory a fold of a 50 MB message needs.
+    const data = buf.subarray(pos, Math.min(end, buf.length));
     records.push({ t: Number(line.t), c: stream, ...(typeof line.x === 'number' ? { x: line.x } : {}), data });
     if (end >= buf.length) {
       torn = true; // the record's closing newline (or some of its bytes) never reached disk

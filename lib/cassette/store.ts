@@ -106,3 +106,23 @@ export async function withCassetteLock<T>(path: string, fn: () => Promise<T>): P
     await release();
   }
 }
+
+/**
+ * Drops the sessions with these ids from a cassette, under the same lock as `appendSessions`
+ * (`serve --mode all` replaces a cassette this way once a new run has recorded into it). A
+ * missing cassette is left missing; the number of sessions removed is returned.
+ */
+export async function removeSessions(path: string, ids: Iterable<string>): Promise<number> {
+  const drop = new Set(ids);
+  if (drop.size === 0) return 0;
+  return withCassetteLock(path, async () => {
+    const db = database(path);
+    await db.read();
+    if (db.data === null) return 0;
+    const before = db.data.sessions.length;
+    db.data.sessions = db.data.sessions.filter((s) => !drop.has(s.id));
+    const removed = before - db.data.sessions.length;
+    if (removed > 0) await db.write();
+    return removed;
+  });
+}

@@ -10,15 +10,32 @@ export type FrameHandler = (frame: Buffer, terminated: boolean) => void;
 export class LineSplitter {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  /** The current line passed `maxFrame`: its bytes are counted, no longer kept. */
+  #dropping = false;
 
-  constructor(private readonly onFrame: FrameHandler) {}
+  /**
+   * @param maxFrame a line longer than this is not kept in memory (or joined) at all:
+   *   `onOversize` hears of its length once it ends, instead of `onFrame`. Without it every line
+   *   is a frame, however long.
+   */
+  constructor(
+    private readonly onFrame: FrameHandler,
+    private readonly maxFrame = Infinity,
+    private readonly onOversize?: (bytes: number, terminated: boolean) => void,
+  ) {}
 
   push(chunk: Buffer): void {
     let start = 0;
     let nl = chunk.indexOf(0x0a, start);
     while (nl !== -1) {
       const piece = chunk.subarray(start, nl);
-      if (this.#pendingBytes > 0) {
+      if (this.#dropping || this.#pendingBytes + piece.length > this.maxFrame) {
+        const bytes = this.#pendingBytes + piece.length;
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#dropping = false;
+        this.#oversize(bytes, true);
+      } else if (this.#pendingBytes > 0) {
         this.#pending.push(piece);
         const frame = Buffer.concat(this.#pending, this.#pendingBytes + piece.length);
         this.#pending = [];
@@ -32,13 +49,28 @@ export class LineSplitter {
     }
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
-      this.#pending.push(rest);
       this.#pendingBytes += rest.length;
+      if (!this.#dropping) this.#pending.push(rest);
+      if (!this.#dropping && this.#pendingBytes > this.maxFrame) {
+        this.#pending = [];
+        this.#dropping = true;
+      }
     }
+  }
+
+  #oversize(bytes: number, terminated: boolean): void {
+    if (this.onOversize) this.onOversize(bytes, terminated);
   }
 
   /** Bytes received after the last newline, as a frame marked unterminated. */
   end(): void {
+    if (this.#dropping) {
+      const bytes = this.#pendingBytes;
+      this.#pendingBytes = 0;
+      this.#dropping = false;
+      this.#oversize(bytes, false);
+      return;
+    }
     if (this.#pendingBytes > 0) {
       const frame = Buffer.concat(this.#pending, this.#pendingBytes);
       this.#pending = [];

@@ -47,6 +47,7 @@ export class StdioFramer {
   #splitter(channel: StdioChannel): LineSplitter {
     let s = this.#splitters.get(channel);
     if (!s) {
+      // Frames above skipAbove are never held or joined: the splitter only counts their bytes.
       s = new LineSplitter((frame, terminated) => {
         this.#seq += 1;
         if (frame.length > this.skipAbove) {
@@ -54,6 +55,9 @@ export class StdioFramer {
           return;
         }
         this.onMessage(frameToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }));
+      }, this.skipAbove, (bytes) => {
+        this.#seq += 1;
+        this.onSkip?.(this.#seq, bytes);
       });
       this.#splitters.set(channel, s);
     }

@@ -34,13 +34,21 @@ export interface Outlet {
   send(frame: Json): void;
   /** True once the client went away (HTTP connection closed). */
   closed?(): boolean;
+  /** HTTP: the headers of the client's request this outlet answers (lower-case names), which a
+   * real Streamable HTTP server may need too (`Authorization`, `Mcp-Method`, `Mcp-Param-*`). */
+  requestHeaders?: Record<string, string>;
 }
 
-/** Answers what the cassette does not hold by asking the real server (record mode `new_episodes`). */
+/** Answers what the cassette does not hold by asking the real server (record mode
+ * `new_episodes`; with an empty cassette, every request: recording and passthrough bridges). */
 export interface Fallback {
   forward(request: Json, live: LiveSession, outlet: Outlet): Promise<void>;
+  /** A client notification, for the real server when this client already talks to it. */
+  notify?(message: Json, live: LiveSession): Promise<void>;
   /** A client→server response that may belong to a request the real server sent. */
   deliver(message: Json, live: LiveSession): boolean;
+  /** The client ended its session (HTTP DELETE): end the real server's side of it. */
+  release?(live: LiveSession): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,7 +67,11 @@ export class LiveSession {
   revision?: string;
   /** The live `initialize` request, which a fallback server needs for its own handshake. */
   initialize?: Json;
-  readonly pending = new Map<string, (answer: Json) => void>();
+  /** Where frames that belong to no request go (stdout; HTTP: the session's GET stream). */
+  outlet?: Outlet;
+  /** Waiters for the client's answers to server→client requests; `undefined` means the client
+   * went away first. */
+  readonly pending = new Map<string, (answer: Json | undefined) => void>();
   readonly cancelled = new Set<string>();
   constructor(readonly id: string) {}
 }
@@ -86,6 +98,9 @@ export interface ServeSummary {
   unmatched: UnmatchedReport[];
   answerMismatches: AnswerMismatch[];
   unused: Array<{ session: number; seq: number; method: string; name?: string }>;
+  /** The client only probed the protocol revision (`server/discover`) and went away, as the v2
+   * SDK's `auto` negotiation does in a process of its own: nothing counts as unused then. */
+  probe: boolean;
   /** Unmatched requests or wrong client answers were seen. */
   failed: boolean;
 }
@@ -111,7 +126,10 @@ export class ServeEngine {
   readonly #keys = new Map<number, string>();
   readonly #revisionsSeen = new Set<string>();
   readonly #hasLegacy: boolean;
-  #summary: Omit<ServeSummary, 'unused' | 'failed'> = { served: 0, repeated: 0, synthesised: 0, forwarded: 0, unmatched: [], answerMismatches: [] };
+  /** Requests seen, other than `server/discover`. */
+  #asked = 0;
+  #discovered = false;
+  #summary: Omit<ServeSummary, 'unused' | 'failed' | 'probe'> = { served: 0, repeated: 0, synthesised: 0, forwarded: 0, unmatched: [], answerMismatches: [] };
 
   constructor(cassette: Cassette, options: ServeOptions = {}) {
     this.interactions = interactionsOf(cassette);
@@ -133,12 +151,16 @@ export class ServeEngine {
     return k;
   }
 
-  /** Pools to search, best first: the live revision's sessions, the same era's, then all. */
+  /** Pools to search, best first: the live revision's sessions, the same era's, then the other
+   * era's. The other era is left out when a real server can answer in the client's own era
+   * (`new_episodes`), and a 2026-07-28 `input_required` result is never served to a 2025-era
+   * client, which could not retry it. */
   #pools(candidates: Interaction[], revision: string | undefined): Interaction[][] {
     if (revision === undefined) return [candidates];
     const same = candidates.filter((it) => it.revision === revision);
     const era = candidates.filter((it) => it.revision !== revision && isModern(it.revision) === isModern(revision));
-    const rest = candidates.filter((it) => !same.includes(it) && !era.includes(it));
+    const rest = this.fallback ? [] : candidates.filter((it) => !same.includes(it) && !era.includes(it))
+      .filter((it) => isModern(revision) || !isObject(it.response?.json.result) || it.response.json.result.resultType !== 'input_required');
     return [same, era, rest].filter((p) => p.length > 0);
   }
 
@@ -149,6 +171,8 @@ export class ServeEngine {
     const meta = isObject(params._meta) ? params._meta : {};
     const revision = (typeof meta[PROTOCOL_META] === 'string' ? meta[PROTOCOL_META] : undefined) ?? hints.revision ?? live.revision;
     const requests = this.interactions.filter((it) => !it.notification && it.response);
+    if (method === 'server/discover') this.#discovered = true;
+    else this.#asked += 1;
 
     if (HANDSHAKE.has(method)) {
       const recorded = requests.filter((it) => it.method === method);
@@ -159,7 +183,8 @@ export class ServeEngine {
         if (method === 'initialize') return result.protocolVersion === wanted;
         return Array.isArray(result.supportedVersions) && result.supportedVersions.includes(wanted);
       };
-      const chosen = recorded.find(fits) ?? recorded.find((it) => it.response?.kind === 'response') ?? recorded[0];
+      // With a real server behind us (new_episodes), a revision the cassette lacks is its to answer.
+      const chosen = recorded.find(fits) ?? (this.fallback ? undefined : recorded.find((it) => it.response?.kind === 'response') ?? recorded[0]);
       if (method === 'initialize') live.initialize = request;
       if (chosen) {
         const result = chosen.response?.json.result;
@@ -168,12 +193,15 @@ export class ServeEngine {
         const repeated = this.#used.has(chosen.index);
         return { kind: 'matched', interaction: chosen, repeated, ...(live.revision ? { revision: live.revision } : {}) };
       }
+      if (this.fallback) return { kind: 'forward' };
       if (method === 'server/discover' && this.#hasLegacy) {
         // What a 2025-only server answers: the client falls back to `initialize`, which we have.
         return { kind: 'synthesised', response: { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } } };
       }
     }
     if (revision) live.revision ??= revision;
+    // The revision the client speaks decides which recorded requests count as unused.
+    if (revision) this.#revisionsSeen.add(revision);
 
     const key = identityKey(request, this.match, this.ignore);
     const sameMethod = requests.filter((it) => it.method === method);
@@ -319,10 +347,10 @@ export class ServeEngine {
       outlet.send(out);
       return;
     }
-    const answer = await new Promise<Json | undefined>((resolve) => {
+    const answer = await new Promise<Json | 'timeout' | undefined>((resolve) => {
       const timer = setTimeout(() => {
         live.pending.delete(idKey(out.id));
-        resolve(undefined);
+        resolve('timeout');
       }, this.answerTimeoutMs);
       live.pending.set(idKey(out.id), (a) => {
         clearTimeout(timer);
@@ -333,10 +361,14 @@ export class ServeEngine {
     this.#checkAnswer(String(out.method), frame, answer, it);
   }
 
-  #checkAnswer(method: string, frame: ServerFrame, answer: Json | undefined, it: Interaction): void {
+  #checkAnswer(method: string, frame: ServerFrame, answer: Json | 'timeout' | undefined, it: Interaction): void {
     const where = describe(it);
+    if (answer === 'timeout') {
+      this.#mismatch(where, method, `the client did not answer ${method} within ${this.answerTimeoutMs} ms (--answer-timeout)`, []);
+      return;
+    }
     if (!answer) {
-      this.#mismatch(where, method, `the client did not answer ${method} within ${this.answerTimeoutMs} ms`, []);
+      this.#mismatch(where, method, `the client went away without answering ${method}`, []);
       return;
     }
     if (!frame.clientAnswer) return; // nothing recorded to compare with (a cut session)
@@ -359,6 +391,7 @@ export class ServeEngine {
 
   /** A client notification: cancellations stop a request; recorded ones release their trailing frames. */
   async notify(message: Json, live: LiveSession, outlet: Outlet): Promise<void> {
+    await this.fallback?.notify?.(message, live);
     if (message.method === 'notifications/cancelled' && isObject(message.params)) {
       live.cancelled.add(idKey(message.params.requestId));
       return;
@@ -369,6 +402,13 @@ export class ServeEngine {
     if (!it) return;
     this.#used.add(it.index);
     await this.#playAfter(it, it.t, undefined, live, outlet);
+  }
+
+  /** The client ended its session (HTTP DELETE). */
+  async release(live: LiveSession): Promise<void> {
+    for (const waiter of live.pending.values()) waiter(undefined);
+    live.pending.clear();
+    await this.fallback?.release?.(live);
   }
 
   /** A client→server response: the answer to a server→client request we are waiting on. */
@@ -384,12 +424,13 @@ export class ServeEngine {
 
   summary(): ServeSummary {
     const revisions = this.#revisionsSeen;
-    const unused = this.interactions
+    const probe = this.#discovered && this.#asked === 0;
+    const unused = probe ? [] : this.interactions
       .filter((it) => !it.notification && it.response && !this.#used.has(it.index) && !HANDSHAKE.has(it.method))
       .filter((it) => revisions.size === 0 || (it.revision !== undefined && revisions.has(it.revision)))
       .map((it) => ({ session: it.session, seq: it.seq, method: it.method, ...(nameOf(it.request) !== undefined ? { name: nameOf(it.request)! } : {}) }));
     const s = this.#summary;
-    return { ...s, unmatched: [...s.unmatched], answerMismatches: [...s.answerMismatches], unused, failed: s.unmatched.length > 0 || s.answerMismatches.length > 0 };
+    return { ...s, unmatched: [...s.unmatched], answerMismatches: [...s.answerMismatches], unused, probe, failed: s.unmatched.length > 0 || s.answerMismatches.length > 0 };
   }
 }
 

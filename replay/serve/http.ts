@@ -54,6 +54,17 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
+/** What a real Streamable HTTP server behind a bridge may need from the client's request. */
+const FORWARDED = /^(authorization|mcp-method|mcp-name|mcp-param-.*|mcp-protocol-version|x-api-key)$/;
+
+function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string' && FORWARDED.test(name)) out[name] = value;
+  }
+  return out;
+}
+
 function sseEvent(frame: Json): string {
   return `event: message\ndata: ${JSON.stringify(frame)}\n\n`;
 }
@@ -75,6 +86,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     },
     closed: () => false,
   });
+  stateless.outlet = streamOf(stateless);
 
   const track = (p: Promise<void>) => {
     const q = p.catch((err: unknown) => engine.logger?.error({ err }, 'serve: playing an interaction failed'));
@@ -119,23 +131,48 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     const canStream = accepts.includes('text/event-stream');
 
     if (requests.length > 1 || Array.isArray(json)) {
-      // A batch (2025-03-26): answered as one JSON array, without intermediate frames.
+      // A batch (2025-03-26): one JSON array of answers, or, when frames come before the answers
+      // and the client takes SSE, a stream of those frames and each answer as its own event.
+      const ids = new Set(requests.map((r) => JSON.stringify(r.id)));
       const answers: Json[] = [];
-      for (const r of requests) {
-        const sink: Outlet = { send: (f) => { if (classify(f) === 'response' || classify(f) === 'error') answers.push(f); } };
-        await track(engine.play(engine.plan(r, live, hints), r, live, sink));
+      let streaming = false;
+      const sink: Outlet = {
+        send: (f) => {
+          const k = classify(f);
+          const answer = (k === 'response' || k === 'error') && ids.has(JSON.stringify(f.id));
+          if (answer && !streaming) return void answers.push(f);
+          if (!answer && !canStream) return streamOf(live).send(f);
+          if (!streaming) {
+            streaming = true;
+            res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', ...(sessionHeader ? { 'mcp-session-id': sessionHeader } : {}) });
+            for (const a of answers.splice(0)) res.write(sseEvent(a));
+          }
+          if (!res.destroyed) res.write(sseEvent(f));
+        },
+        closed: () => res.destroyed,
+        requestHeaders: forwardedHeaders(req),
+      };
+      for (const r of requests) await track(engine.play(engine.plan(r, live, hints), r, live, sink));
+      if (streaming) {
+        res.end();
+        return;
       }
-      res.writeHead(200, JSON_TYPE);
+      res.writeHead(200, { ...JSON_TYPE, ...(sessionHeader ? { 'mcp-session-id': sessionHeader } : {}) });
       res.end(JSON.stringify(answers));
       return;
     }
 
     const request = requests[0]!;
     let target = live;
-    if (request.method === 'initialize' && !sessionHeader) target = new LiveSession(randomUUID());
+    if (request.method === 'initialize' && !sessionHeader) {
+      target = new LiveSession(randomUUID());
+      target.outlet = streamOf(target);
+    }
     const plan = engine.plan(request, target, hints);
     const headers: Record<string, string> = {};
-    if (target !== live && plan.kind === 'matched' && plan.interaction.stateful) {
+    // A forwarded `initialize` (record and passthrough bridges) gets a session too: the real
+    // server behind us keeps one connection per client.
+    if (target !== live && ((plan.kind === 'matched' && plan.interaction.stateful) || plan.kind === 'forward')) {
       sessions.set(target.id, target);
       headers['mcp-session-id'] = target.id;
     } else if (target !== live) {
@@ -144,14 +181,25 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     }
     if (sessionHeader) headers['mcp-session-id'] = sessionHeader;
     const useSse = canStream && (engine.streams(plan, request) || (plan.kind === 'matched' && plan.interaction.contentType === 'text/event-stream'));
+    const requestHeaders = forwardedHeaders(req);
+    const isAnswer = (f: Json) => {
+      const k = classify(f);
+      return (k === 'response' || k === 'error') && JSON.stringify(f.id) === JSON.stringify(request.id);
+    };
     if (useSse) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', ...headers });
       res.flushHeaders();
+      let answered = false;
       const outlet: Outlet = {
         send: (f) => {
+          // Frames recorded after the answer go to the session's GET stream when it has one
+          // (the server closes a POST's stream once it answered).
+          if (answered && standalone.has(target)) return streamOf(target).send(f);
           if (!res.destroyed) res.write(sseEvent(f));
+          if (isAnswer(f)) answered = true;
         },
-        closed: () => res.destroyed,
+        closed: () => (answered && standalone.has(target) ? false : res.destroyed),
+        requestHeaders,
       };
       await track(engine.play(plan, request, target, outlet));
       res.end();
@@ -160,10 +208,11 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     let answer: Json | undefined;
     const outlet: Outlet = {
       send: (f) => {
-        const k = classify(f);
-        if (k === 'response' || k === 'error') answer = f;
+        if (isAnswer(f) && answer === undefined) answer = f;
+        else streamOf(target).send(f); // after the answer: the session's GET stream, if any
       },
       closed: () => res.destroyed,
+      requestHeaders,
     };
     await track(engine.play(plan, request, target, outlet));
     if (res.destroyed) return;
@@ -204,6 +253,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
         sessions.delete(live.id);
         standalone.get(live)?.end();
         standalone.delete(live);
+        await track(engine.release(live));
         res.writeHead(200);
         res.end();
         return;
@@ -230,6 +280,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      for (const live of [...sessions.values(), stateless]) for (const waiter of live.pending.values()) waiter(undefined);
       await Promise.all([...inFlight]);
     },
   };

@@ -2,7 +2,7 @@
  * The public API of `mcp-cassette serve` and the test-runner helper. Named exports only.
  */
 export { withCassette, cassettePath } from './with-cassette.js';
-export type { WithCassetteOptions, CassetteRun } from './with-cassette.js';
+export type { WithCassetteOptions, CassetteRun, RealHttpServer } from './with-cassette.js';
 export { ServeEngine, LiveSession, NO_MATCH_CODE, formatSummary, parseTiming } from './engine.js';
 export type { ServeOptions, ServeSummary, Timing, Outlet, Fallback, UnmatchedReport, AnswerMismatch } from './engine.js';
 export { serveStdio } from './stdio.js';
@@ -10,6 +10,11 @@ export { serveHttp } from './http.js';
 export type { HttpServeOptions, HttpServer } from './http.js';
 export { RECORD_MODES, MODE_ENV, effectiveMode, decide, ServeError } from './modes.js';
 export type { RecordMode, Action, ServeErrorCode } from './modes.js';
+export { RUN_ENV, RUN_GAP_MS } from './runs.js';
+export { StdioFallback } from './fallback.js';
+export { HttpFallback } from './http-fallback.js';
+export type { FallbackOptions } from './fallback.js';
+export type { HttpFallbackOptions } from './http-fallback.js';
 export { MATCH_MODES } from './matcher.js';
 export type { MatchMode } from './matcher.js';
 export { serveCommand } from './serve-command.js';

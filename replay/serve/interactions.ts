@@ -143,13 +143,14 @@ function sessionInteractions(session: RecordedSession, number: number): Interact
   return out;
 }
 
-/** Which open request a server-initiated frame belongs to: its progress token's, its SSE
- * stream's, or (stdio) the most recent open request. Frames with no owner follow the client's
- * last message. */
+/** Which open request a server-initiated frame belongs to: its SSE stream's (HTTP), else its
+ * progress token's, else the most recent open request. A frame on the standalone GET stream
+ * while a request is open is that request's (a server→client request the tool waits on, as the
+ * v1 SDK sends elicitation). Frames with no owner follow the client's last message. */
 function ownerOf(frame: ServerFrame, m: RecordedMessage, open: Map<string, Interaction>, byExchange: Map<number, Interaction>, http: boolean): Interaction | undefined {
   if (http) {
     const it = m.http ? byExchange.get(m.http.exchange) : undefined;
-    return it && !it.response && !it.notification ? it : undefined;
+    if (it) return !it.response && !it.notification ? it : undefined;
   }
   const method = frame.json.method;
   if (method === 'notifications/progress') {

@@ -41,7 +41,7 @@ export function effectiveMode(option: string | undefined, env: NodeJS.ProcessEnv
 export function decide(mode: RecordMode, cassette: string, hasServer: boolean): Action {
   const exists = existsSync(cassette);
   const needServer = (why: string): void => {
-    if (!hasServer) throw new ServeError('MCPC_SERVE_USAGE', `record mode ${mode}: ${why}, but no real server was given (put its command after --)`);
+    if (!hasServer) throw new ServeError('MCPC_SERVE_USAGE', `record mode ${mode}: ${why}, but no real server was given (put its command after --, or give --upstream <url>; withCassette: the server option)`);
   };
   switch (mode) {
     case 'none':

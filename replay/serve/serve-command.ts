@@ -1,33 +1,49 @@
 /**
- * `mcp-cassette serve <cassette> [--listen host:port] [options] [-- <real server command>]`: the
- * cassette as a mock MCP server over stdio (default) or Streamable HTTP. Returns the exit status:
- * 0 when every request was answered from the cassette, 1 when one was not (or a client answered a
- * server→client request differently, or `--fail-on-unused` and something recorded went unused),
- * 2 for usage errors and missing or invalid cassettes (thrown as coded errors).
+ * `mcp-cassette serve <cassette> [--listen host:port] [options] [-- <real server command> | --upstream <url>]`:
+ * the cassette as a mock MCP server over stdio (default) or Streamable HTTP. Returns the exit
+ * status: 0 when every request was answered from the cassette (or the real server, in the modes
+ * that use it), 1 when one was not (or a client answered a server→client request differently, or
+ * `--fail-on-unused` and something recorded went unused), 2 for usage errors and missing or
+ * invalid cassettes (thrown as coded errors).
+ *
+ * Record modes pick the path. Recording with the client and the real server on the same
+ * transport runs the recording proxy in our place (`record -- <command>`, or `record --upstream`
+ * when no `--header` is to be added), so the cassette is byte-exact; passthrough over stdio runs
+ * the server itself. Everything else (across transports, passthrough over HTTP, headers to add)
+ * is bridged by the serve engine with an empty cassette and the real server as its fallback,
+ * which records what passed (or, in passthrough, nothing). Over stdio, `once` and `all` record in
+ * runs that span a client's processes (runs.ts).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { cliPath } from '../../lib/paths.js';
 import { compileIgnore } from '../normalise.js';
-import { formatSummary, parseTiming, ServeEngine, type ServeSummary } from './engine.js';
-import { StdioFallback } from './fallback.js';
+import { formatSummary, parseTiming, ServeEngine, type Fallback, type ServeSummary } from './engine.js';
 import { serveHttp } from './http.js';
 import { MATCH_MODES, type MatchMode } from './matcher.js';
-import { decide, effectiveMode, ServeError } from './modes.js';
+import { decide, effectiveMode, ServeError, type Action, type RecordMode } from './modes.js';
+import { beginRun, soloRun, type Run } from './runs.js';
 import { serveStdio } from './stdio.js';
 
 export interface ServeArgs {
   cassette: string;
-  /** The real server, for record modes that need one. */
+  /** The real server, for record modes that need one: its command line (stdio)… */
   command: string[];
+  /** …or its Streamable HTTP endpoint. */
+  upstream?: string;
+  /** `Name: value` headers for every request to the upstream (credentials). */
+  header?: string[];
   listen?: string;
   match?: string;
   timing?: string;
   ignore?: string[];
   mode?: string;
+  /** The recording run this process belongs to (see runs.ts; default MCP_CASSETTE_RUN). */
+  run?: string;
   /** Write the JSON summary here (`{pid}` is replaced by our pid); written once at start with
    * `running: true`, so a test helper can tell how many serve processes a client started. */
   report?: string;
@@ -53,6 +69,8 @@ export interface ServeReport extends ServeSummary {
   pid: number;
   cassette: string;
   transport: 'stdio' | 'http';
+  mode: RecordMode;
+  action: Action;
   url?: string;
   exitCode?: number;
 }
@@ -88,40 +106,110 @@ function runInPlace(argv: string[], io: ServeIo): Promise<number> {
   });
 }
 
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of lines) {
+    const m = /^([^:\s]+)\s*:\s*(.*)$/.exec(line);
+    if (!m) throw new ServeError('MCPC_SERVE_USAGE', `--header ${JSON.stringify(line)} is not "Name: value"`);
+    out[m[1]!.toLowerCase()] = m[2]!;
+  }
+  return out;
+}
+
+function parseUpstream(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ServeError('MCPC_SERVE_USAGE', `--upstream ${JSON.stringify(text)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ServeError('MCPC_SERVE_USAGE', `--upstream ${JSON.stringify(text)}: use an http or https URL`);
+  return url.href;
+}
+
+const emptySummary = (): ServeSummary => ({ served: 0, repeated: 0, synthesised: 0, forwarded: 0, unmatched: [], answerMismatches: [], unused: [], probe: false, failed: false });
+
 export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number> {
   const match = (args.match ?? 'params') as MatchMode;
   if (!MATCH_MODES.includes(match)) throw new ServeError('MCPC_SERVE_USAGE', `--match ${JSON.stringify(args.match)}: use one of ${MATCH_MODES.join(', ')}`);
   const timing = parseTiming(args.timing ?? 'fast');
   if (!timing) throw new ServeError('MCPC_SERVE_USAGE', `--timing ${JSON.stringify(args.timing)}: use fast, recorded or xN (x2 is twice as fast)`);
   const listen = args.listen !== undefined ? parseListen(args.listen) : undefined;
+  if (args.upstream !== undefined && args.command.length > 0) throw new ServeError('MCPC_SERVE_USAGE', 'give the real server either as a command after -- or as --upstream <url>, not both');
+  const upstream = args.upstream !== undefined ? parseUpstream(args.upstream) : undefined;
+  const headers = parseHeaders(args.header ?? []);
+  if (Object.keys(headers).length > 0 && upstream === undefined) throw new ServeError('MCPC_SERVE_USAGE', '--header is for the requests to an --upstream server; give --upstream <url> too');
+  if (args.answerTimeout !== undefined && !(args.answerTimeout > 0)) throw new ServeError('MCPC_SERVE_USAGE', `--answer-timeout ${args.answerTimeout}: give a number of milliseconds above 0`);
   const env = io.env ?? process.env;
-  const mode = args.mode !== undefined || env.MCP_CASSETTE_MODE ? effectiveMode(args.mode, env) : args.command.length > 0 ? 'once' : 'none';
-  const action = decide(mode, args.cassette, args.command.length > 0);
-
-  if (action === 'record' || action === 'passthrough') {
-    if (listen) throw new ServeError('MCPC_SERVE_USAGE', `record mode ${mode} with --listen: record a Streamable HTTP server with \`mcp-cassette record --upstream <url>\` instead`);
-    const argv = action === 'passthrough'
-      ? args.command
-      : [process.execPath, cliPath, 'record', '--cassette', args.cassette, '--log-level', args.logLevel ?? 'warn',
-        ...(mode === 'all' ? ['--overwrite'] : []), ...(args.logFile ? ['--log-file', args.logFile] : []), '--', ...args.command];
-    return runInPlace(argv, io);
+  const hasServer = args.command.length > 0 || upstream !== undefined;
+  const mode: RecordMode = args.mode !== undefined || env.MCP_CASSETTE_MODE ? effectiveMode(args.mode, env) : hasServer ? 'once' : 'none';
+  const decideNow = (): Action => decide(mode, args.cassette, hasServer);
+  let action: Action;
+  let run: Run | undefined;
+  if (listen) {
+    // One process serves the whole run over HTTP.
+    action = decideNow();
+    if (action === 'record') run = soloRun(args.cassette, mode);
+  } else {
+    ({ action, run } = await beginRun(args.cassette, mode, decideNow, args.run !== undefined ? { ...env, MCP_CASSETTE_RUN: args.run } : env));
   }
+  const report = reportPath(args.report);
+  const base = { pid: process.pid, cassette: args.cassette, transport: listen ? 'http' as const : 'stdio' as const, mode, action };
+  try {
+    // The same transport on both sides: the recording proxy, or the server, in our place.
+    const inPlace = action === 'record' && !listen && !upstream
+      ? [process.execPath, cliPath, 'record', '--cassette', args.cassette, '--log-level', args.logLevel ?? 'warn', ...(args.logFile ? ['--log-file', args.logFile] : []), '--', ...args.command]
+      : action === 'record' && listen && upstream && Object.keys(headers).length === 0 // the proxy adds no headers
+        ? [process.execPath, cliPath, 'record', '--upstream', upstream, '--listen', `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, '--cassette', args.cassette,
+          '--log-level', args.logLevel ?? 'warn', ...(args.logFile ? ['--log-file', args.logFile] : []),
+          ...(args.allowHost ?? []).flatMap((h) => ['--allow-host', h]), ...(args.allowOrigin ?? []).flatMap((o) => ['--allow-origin', o])]
+        : action === 'passthrough' && !listen && !upstream ? args.command : undefined;
+    if (inPlace) {
+      writeReport(report, { ...emptySummary(), ...base, running: true });
+      const exitCode = await runInPlace(inPlace, io);
+      writeReport(report, { ...emptySummary(), ...base, running: false, exitCode });
+      return exitCode;
+    }
+    return await serveWithEngine(args, io, { match, timing, listen, upstream, headers, action, report, base });
+  } finally {
+    await run?.end();
+  }
+}
 
+interface EngineRun {
+  match: MatchMode;
+  timing: NonNullable<ReturnType<typeof parseTiming>>;
+  listen: { host: string; port: number } | undefined;
+  upstream: string | undefined;
+  headers: Record<string, string>;
+  action: Action;
+  report: string | undefined;
+  base: Omit<ServeReport, keyof ServeSummary | 'running' | 'url' | 'exitCode'>;
+}
+
+async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Promise<number> {
+  const { listen, action, report, base } = o;
   const logger: Logger = await createLogger({ level: args.logLevel ?? 'info', ...(args.logFile ? { file: args.logFile } : {}) });
-  const cassette = loadCassette(args.cassette);
-  const fallback = action === 'replay-and-record' ? new StdioFallback(args.command, args.cassette, logger) : undefined;
+  // Replays read the cassette; the bridges (record, passthrough) start from nothing.
+  const cassette = action === 'replay' || action === 'replay-and-record' ? loadCassette(args.cassette) : emptyCassette();
+  let fallback: Fallback | undefined;
+  if (action !== 'replay') {
+    const keep = action === 'passthrough' ? {} : { cassette: args.cassette };
+    const label = action === 'replay-and-record' ? 'new episodes (mcp-cassette serve)' : action === 'record' ? 'recorded by mcp-cassette serve' : undefined;
+    // Loaded on need: a replay (a host's server command) starts without them.
+    fallback = o.upstream
+      ? new (await import('./http-fallback.js')).HttpFallback(o.upstream, { ...keep, logger, headers: o.headers, ...(label ? { label } : {}) })
+      : new (await import('./fallback.js')).StdioFallback(args.command, { ...keep, logger, ...(label ? { label } : {}) });
+  }
   const engine = new ServeEngine(cassette, {
-    match,
-    timing,
+    match: o.match,
+    timing: o.timing,
     ignore: (args.ignore ?? []).map(compileIgnore),
     ...(args.answerTimeout !== undefined ? { answerTimeoutMs: args.answerTimeout } : {}),
     logger,
     ...(fallback ? { fallback } : {}),
   });
-  const report = reportPath(args.report);
-  const base = { pid: process.pid, cassette: args.cassette, transport: listen ? 'http' as const : 'stdio' as const };
   writeReport(report, { ...engine.summary(), ...base, running: true });
-
   let url: string | undefined;
   if (listen) {
     const server = await serveHttp(engine, {

@@ -24,6 +24,7 @@ export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Pr
       streams.output.write(JSON.stringify(frame) + '\n');
     },
   };
+  live.outlet = outlet;
   const track = (p: Promise<void>) => {
     const q = p.catch((err: unknown) => engine.logger?.error({ err }, 'serve: playing an interaction failed'));
     inFlight.add(q);
@@ -40,8 +41,25 @@ export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Pr
       outlet.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       return;
     }
-    const messages = Array.isArray(json) ? json : [json];
-    for (const m of messages) handle(m as Json);
+    if (!Array.isArray(json)) return handle(json as Json);
+    // A batch (2025-03-26): its answers go back as one array, after any frames before them.
+    const batch = json as Json[];
+    const requests = batch.filter((m) => classify(m) === 'request');
+    for (const m of batch) if (classify(m) !== 'request') handle(m);
+    if (requests.length === 0) return;
+    const ids = new Set(requests.map((r) => JSON.stringify(r.id)));
+    const answers: Json[] = [];
+    const sink: Outlet = {
+      send: (frame) => {
+        const k = classify(frame);
+        if ((k === 'response' || k === 'error') && ids.has(JSON.stringify(frame.id))) answers.push(frame);
+        else outlet.send(frame);
+      },
+    };
+    chain = chain.then(() => {
+      const plays = requests.map((r) => engine.play(engine.plan(r, live), r, live, sink));
+      track(Promise.all(plays).then(() => void streams.output.write(JSON.stringify(answers) + '\n')));
+    });
   };
 
   const handle = (message: Json): void => {
@@ -79,6 +97,6 @@ export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Pr
   });
   await chain;
   // Answers still being played (timing) are finished; waits for client answers end with stdin.
-  for (const waiter of live.pending.values()) waiter(undefined as unknown as Json);
+  for (const waiter of live.pending.values()) waiter(undefined);
   await Promise.all([...inFlight]);
 }

@@ -15,3 +15,5 @@ const server = createServer((req, res) => {
   req.pipe(up);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}\n`));
+// Exit normally on SIGTERM, so that `--cpu-prof` (BENCH_CPU_PROF) can write its profile.
+process.on('SIGTERM', () => process.exit(0));

@@ -1,50 +1,123 @@
 #!/usr/bin/env node
-/** `npm run bench`: prints one table. Numbers are medians and p99 over alternating runs. */
-import { cpus } from 'node:os';
-import { coldStart, roundTrips, VARIANTS } from './stdio-bench.js';
-import { httpRoundTrips, HTTP_VARIANTS } from './http-bench.js';
+/**
+ * `npm run bench`: every scenario of issue 7 in one run, printed as one README-ready markdown
+ * table (medians with p99, ratios against the direct connection and the reference floors, the
+ * variants alternated within the run), then the targets with met/missed, then notes. Progress
+ * goes to stderr, so `npm run bench > bench.md` keeps only the report.
+ *
+ * Settings (environment):
+ *   BENCH_QUICK=1            small rounds everywhere (a smoke run of the whole suite, 3-4 minutes)
+ *   BENCH_ONLY=1,3,8         only these scenarios (numbers as in the table)
+ *   BENCH_COLD_ROUNDS        7: starts per variant (30)
+ *   BENCH_RT_COUNT           1: stdio sequential calls per variant (6000)
+ *   BENCH_TP_COUNT           2: stdio calls per variant (40000), BENCH_TP_WINDOW in flight (64)
+ *   BENCH_HTTP_COUNT         3: HTTP sequential calls per variant and format (3000; talkback a tenth)
+ *   BENCH_HTTP_TP_COUNT      3: HTTP calls per variant and format (8000), BENCH_HTTP_WINDOW in flight (16)
+ *   BENCH_PEERS              3/4: talkback,mcp-proxy,supergateway (default all), or none
+ *   BENCH_LARGE_MB           4: size of the large tool result in MB (50); BENCH_LARGE_ROUNDS (3)
+ *   BENCH_LONG_MESSAGES      5: messages in the long session (200000); cassette write is also timed at 1/8, 1/4, 1/2
+ *   BENCH_VALIDATOR_ROUNDS   6: passes over the example cassettes (400)
+ *   BENCH_REPLAY_INTERACTIONS 8: interactions in the replay cassette (10000); BENCH_REPLAY_ROUNDS (2)
+ *   BENCH_SERVE_MAX_SECONDS  8: stop a serve run after this long and rate the calls done (20)
+ *   BENCH_CPU_PROF=<dir>     write CPU profiles of every mcp-cassette process there
+ *                            (summarise with `node dist/test/bench/profile-summary.js <dir>`)
+ *   BENCH_JSON=<file>        also write rows and targets as JSON
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { httpLargeMessage, httpRoundTrips, httpThroughput, sseStreaming } from './http-bench.js';
+import { replayBench } from './replay-bench.js';
+import { markdownTable, section, type Section } from './report.js';
+import { fmt, int } from './stats.js';
+import { coldStart, largeMessage, longSession, roundTrips, throughput } from './stdio-bench.js';
 import { validatorThroughput } from './validator-bench.js';
 import { RULES } from '../../validators/rules/index.js';
 
-const RULES_COUNT = RULES.length;
-import { fmt, summary } from './stats.js';
+const quick = process.env.BENCH_QUICK === '1';
+const num = (name: string, full: number, small: number): number => {
+  const v = process.env[name];
+  return v !== undefined && v !== '' ? Number(v) : quick ? small : full;
+};
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const wanted = (n: number): boolean => only.length === 0 || only.includes(String(n));
 
-const rows: string[][] = [];
-const cold = await coldStart(Number(process.env.BENCH_COLD_ROUNDS ?? 40));
-const coldDirect = summary(cold.direct).median;
-const coldFloor = summary(cold['pipe floor']).median;
-for (const v of VARIANTS) {
-  const s = summary(cold[v]);
-  rows.push(['stdio cold start (spawn → first answer)', v, `${fmt(s.median)} ms`, `${fmt(s.p99)} ms`,
-    v === 'direct' ? '' : `+${fmt(s.median - coldDirect)} ms vs direct${v.includes('record') ? `, +${fmt(s.median - coldFloor)} ms vs floor` : ''}`]);
-}
-const rt = await roundTrips(Number(process.env.BENCH_RT_COUNT ?? 6000), 20);
-const rtDirect = summary(rt.direct).median;
-const floorAdded = summary(rt['pipe floor']).median - rtDirect;
-for (const v of VARIANTS) {
-  const s = summary(rt[v]);
-  const added = s.median - rtDirect;
-  rows.push(['stdio round trip (1 in flight)', v, `${fmt(s.median)} µs`, `${fmt(s.p99)} µs`,
-    v === 'direct' ? '' : `+${fmt(added)} µs added${v.includes('record') ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
-}
+const settings = {
+  coldRounds: num('BENCH_COLD_ROUNDS', 30, 4),
+  rtCount: num('BENCH_RT_COUNT', 6000, 600),
+  tpCount: num('BENCH_TP_COUNT', 40000, 4000),
+  tpWindow: num('BENCH_TP_WINDOW', 64, 64),
+  httpCount: num('BENCH_HTTP_COUNT', 3000, 300),
+  httpTpCount: num('BENCH_HTTP_TP_COUNT', 8000, 800),
+  httpWindow: num('BENCH_HTTP_WINDOW', 16, 16),
+  largeMb: num('BENCH_LARGE_MB', 50, 50),
+  largeRounds: num('BENCH_LARGE_ROUNDS', 3, 1),
+  longMessages: num('BENCH_LONG_MESSAGES', 200_000, 20_000),
+  validatorRounds: num('BENCH_VALIDATOR_ROUNDS', 400, 40),
+  replayInteractions: num('BENCH_REPLAY_INTERACTIONS', 10_000, 1000),
+  replayRounds: num('BENCH_REPLAY_ROUNDS', 2, 1),
+};
+process.env.BENCH_SERVE_MAX_SECONDS ??= quick ? '10' : '20';
 
-for (const format of ['json', 'sse'] as const) {
-  const http = await httpRoundTrips(format, Number(process.env.BENCH_HTTP_COUNT ?? 3000), 20);
-  const direct = summary(http.direct).median;
-  const floorAdded = summary(http['http floor']).median - direct;
-  for (const v of HTTP_VARIANTS) {
-    const s = summary(http[v]);
-    const added = s.median - direct;
-    rows.push([`HTTP round trip, ${format.toUpperCase()} answer (1 in flight)`, v, `${fmt(s.median)} µs`, `${fmt(s.p99)} µs`,
-      v === 'direct' ? '' : `+${fmt(added)} µs added${v.includes('record') ? ` = ${fmt(added / floorAdded, 2)}x the floor's` : ''}`]);
+const started = Date.now();
+const loadBefore = loadavg();
+const sections: Section[] = [];
+async function run(n: number, name: string, fn: () => Promise<Section> | Section): Promise<void> {
+  if (!wanted(n)) return;
+  const t0 = Date.now();
+  process.stderr.write(`bench: ${name} ...`);
+  try {
+    sections.push(await fn());
+    process.stderr.write(` ${fmt((Date.now() - t0) / 1000, 1)} s\n`);
+  } catch (err) {
+    process.stderr.write(` FAILED: ${(err as Error).stack ?? String(err)}\n`);
+    const s = section();
+    s.rows.push({ scenario: name, variant: '-', median: 'failed', tail: '', compared: (err as Error).message.split('\n')[0]!.slice(0, 200) });
+    s.targets.push({ goal: name, measured: 'scenario failed', met: false });
+    sections.push(s);
+    process.exitCode = 1;
   }
 }
 
-const v = validatorThroughput(Number(process.env.BENCH_VALIDATOR_ROUNDS ?? 400));
-rows.push([`validator throughput (${RULES_COUNT} rules, recorded traffic)`, 'one core', `${fmt(v.perSecond, 0)} msg/s`, '', `${v.messages} messages in ${fmt(v.seconds, 2)} s`]);
+await run(1, '1. stdio round trip', () => roundTrips(settings.rtCount, 20));
+await run(2, '2. stdio throughput', () => throughput(settings.tpCount, settings.tpWindow, 10));
+await run(3, '3. HTTP round trip, JSON', () => httpRoundTrips('json', settings.httpCount, 10));
+await run(3, '3. HTTP round trip, SSE', () => httpRoundTrips('sse', settings.httpCount, 10));
+await run(3, '3. HTTP throughput, JSON', () => httpThroughput('json', settings.httpTpCount, settings.httpWindow, 8));
+await run(3, '3. HTTP throughput, SSE', () => httpThroughput('sse', settings.httpTpCount, settings.httpWindow, 8));
+await run(4, '4. large message, stdio', () => largeMessage(settings.largeRounds, settings.largeMb));
+await run(4, '4. large message, HTTP JSON', () => httpLargeMessage('json', settings.largeRounds, settings.largeMb));
+await run(4, '4. large message, HTTP SSE', () => httpLargeMessage('sse', settings.largeRounds, settings.largeMb));
+await run(4, '4. SSE streaming', () => sseStreaming(quick ? 3 : 10, 200));
+await run(5, '5. long session', () => {
+  const n = settings.longMessages;
+  return longSession([n / 8, n / 4, n / 2, n].map((x) => Math.round(x)), 64, 20);
+});
+await run(6, '6. validator throughput', () => {
+  const v = validatorThroughput(settings.validatorRounds);
+  const s = section();
+  s.rows.push({ scenario: `6. validator throughput (${RULES.length} rules, recorded traffic)`, variant: 'one core', median: `${int(v.perSecond)} msg/s`, tail: '', compared: `${int(v.messages)} messages in ${fmt(v.seconds, 2)} s` });
+  s.targets.push({ goal: 'Validator: >= 50,000 typical messages per second on one core', measured: `${int(v.perSecond)} msg/s`, met: v.perSecond >= 50_000 });
+  return s;
+});
+await run(7, '7. cold start', () => coldStart(settings.coldRounds));
+await run(8, '8. replay and serve', () => replayBench(settings.replayInteractions, settings.replayRounds));
 
-const header = ['scenario', 'variant', 'median', 'p99', 'compared'];
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-process.stdout.write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n`);
-process.stdout.write([line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n') + '\n');
+const rows = sections.flatMap((s) => s.rows);
+const targets = sections.flatMap((s) => s.targets);
+const notes = sections.flatMap((s) => s.notes);
+const cpu = cpus();
+const minutes = (Date.now() - started) / 60_000;
+const out: string[] = [];
+out.push(`Command: \`${quick ? 'BENCH_QUICK=1 ' : ''}${only.length ? `BENCH_ONLY=${only.join(',')} ` : ''}npm run bench\` (${fmt(minutes, 1)} min), ${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
+out.push(`Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore.map((l) => fmt(l, 2)).join(' ')} before, ${loadavg().map((l) => fmt(l, 2)).join(' ')} after.`);
+out.push(`Settings: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
+out.push('');
+out.push(markdownTable(['scenario', 'variant', 'median', 'p99 (rates: p1)', 'compared'], rows.map((r) => [r.scenario, r.variant, r.median, r.tail, r.compared])));
+out.push('');
+out.push(markdownTable(['target (issue 7)', 'measured', 'met'], targets.map((t) => [t.goal, t.measured, t.met === undefined ? 'not measured' : t.met ? 'yes' : '**no**'])));
+if (notes.length > 0) {
+  out.push('');
+  for (const n of notes) out.push(`- ${n}`);
+}
+process.stdout.write(out.join('\n') + '\n');
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ started: new Date(started).toISOString(), settings, rows, targets, notes }, null, 2) + '\n');

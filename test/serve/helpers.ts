@@ -1,8 +1,10 @@
 /** Shared pieces of the serve tests: starting `serve` as a host or an HTTP server, and a raw
  * JSON-lines client for the error cases. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import type { ExecutionContext } from 'ava';
-import { cli, node } from '../helpers/paths.js';
+import type { Cassette } from '../../lib/cassette/cassette.js';
+import { cli, exampleServer, node } from '../helpers/paths.js';
 import { collect, spawnTracked, type Finished } from '../helpers/proc.js';
 
 export function serveArgs(cassette: string, extra: string[] = []): string[] {
@@ -43,6 +45,7 @@ export async function startListening(t: ExecutionContext, args: string[], env?: 
 }
 
 export interface RawSession {
+  pid: number;
   /** Sends one message and resolves with the next message whose id equals its id. */
   request(message: Record<string, unknown>): Promise<Record<string, unknown>>;
   send(message: Record<string, unknown>): void;
@@ -87,6 +90,7 @@ export function rawServe(t: ExecutionContext, cassette: string, extra: string[] 
   };
   const send = (m: Record<string, unknown>) => child.stdin.write(JSON.stringify(m) + '\n');
   return {
+    pid: child.pid!,
     received,
     send,
     next,
@@ -107,3 +111,15 @@ export const LEGACY_INIT = {
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw-test', version: '0.0.1' } },
 };
+
+/** The example server (stdio, both eras) behind a shell that notes every start in `marker`. */
+export function countedServer(marker: string, mode = 'stdio'): string[] {
+  return ['/bin/sh', '-c', 'echo started >> "$0"; exec "$1" "$2" "$3"', marker, node, exampleServer, mode];
+}
+
+/** How many times a counted server was started. */
+export const starts = (marker: string): number => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0);
+
+export const readJson = <T = Cassette>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -2,18 +2,17 @@ import test from 'ava';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Cassette } from '../../lib/cassette/cassette.js';
-import { withCassette, type CassetteRun } from '../../replay/serve/index.js';
+import { RUN_GAP_MS, withCassette, type CassetteRun } from '../../replay/serve/index.js';
+import { runExampleScenario } from '../../recorder/demo/example-client.js';
 import { exampleServer, node } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
-import { startListening } from './helpers.js';
-
-/** The real server, behind a shell that notes every start in `marker`. */
-function countedServer(marker: string): string[] {
-  return ['/bin/sh', '-c', 'echo started >> "$0"; exec "$1" "$2" stdio', marker, node, exampleServer];
-}
-const starts = (marker: string) => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0);
+import { runV1HttpScenario } from '../peers/v1-http-client.js';
+import { v1SessionfulHandler } from '../servers/v1-http-server.js';
+import { countedServer, startListening, starts } from './helpers.js';
 const sessions = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as Cassette).sessions.length;
 
 async function connect(run: CassetteRun): Promise<Client> {
@@ -130,7 +129,105 @@ test.serial('the serve CLI applies record modes too: once records a missing cass
   t.deepEqual((await sums([[3, 4]])(run)).out, [{ sum: 7 }]);
   for (let i = 0; i < 100 && !existsSync(cassette); i++) await new Promise((r) => setTimeout(r, 50));
   t.true(existsSync(cassette));
+  // A process starting less than RUN_GAP_MS after the last one ended would join its recording run.
+  await new Promise((r) => setTimeout(r, RUN_GAP_MS + 300));
   writeFileSync(marker, '');
   t.deepEqual((await sums([[3, 4]])(run)).out, [{ sum: 7 }]);
   t.is(starts(marker), 0, 'the second run replayed');
+});
+
+test.serial('new_episodes with a Streamable HTTP real server ({ url }): replays what is recorded, forwards the rest, appends it; both transports, both eras', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'remote.cassette.json');
+  const upstream = await startListening(t, [exampleServer, 'http', '0']);
+  const server = { url: upstream.url };
+  const live = await runExampleScenario({ url: upstream.url }, 'auto');
+  t.deepEqual(await withCassette('remote', { dir, mode: 'once', server, env: {} }, sums([[2, 3]])), { action: 'record', out: [{ sum: 5 }] });
+  const recorded = sessions(cassette);
+
+  // HTTP: 2+3 from the cassette, 4+5 from the real server.
+  t.deepEqual(await withCassette('remote', { dir, mode: 'new_episodes', server, env: {} }, sums([[2, 3], [4, 5]])), { action: 'replay-and-record', out: [{ sum: 5 }, { sum: 9 }] });
+  const afterHttp = JSON.parse(readFileSync(cassette, 'utf8')) as Cassette;
+  const added = afterHttp.sessions.slice(recorded);
+  t.true(added.length >= 1, 'the new episode was appended');
+  t.true(added.every((s) => s.transport === 'streamable-http' && s.label === 'new episodes (mcp-cassette serve)'));
+  t.regex(JSON.stringify(added), /"a":4,"b":5/);
+  t.notRegex(JSON.stringify(added), /"a":2,"b":3/, 'what the cassette answered is not recorded again');
+
+  // stdio in front of the HTTP server: 6+7 is new (the 2025 initialize is replayed to the real server first).
+  t.deepEqual(await withCassette('remote', { dir, mode: 'new_episodes', server, transport: 'stdio', env: {} }, sums([[2, 3], [4, 5], [6, 7]])), { action: 'replay-and-record', out: [{ sum: 5 }, { sum: 9 }, { sum: 13 }] });
+  t.regex(JSON.stringify(JSON.parse(readFileSync(cassette, 'utf8'))), /"a":6,"b":7/);
+
+  // A 2026-07-28 client (v2 SDK, auto): the whole scenario, its unrecorded requests forwarded statelessly.
+  t.deepEqual(await withCassette('remote', { dir, mode: 'new_episodes', server, env: {} }, (run) => runExampleScenario({ url: run.url! }, 'auto')), live);
+  await upstream.stop();
+  // Everything is in the cassette now: replayed with the real server down.
+  t.deepEqual(await withCassette('remote', { dir, mode: 'none', server, env: {} }, (run) => runExampleScenario({ url: run.url! }, 'auto')), live);
+  t.deepEqual(await withCassette('remote', { dir, mode: 'none', server, transport: 'stdio', env: {} }, sums([[6, 7], [4, 5], [2, 3]])), { action: 'replay', out: [{ sum: 13 }, { sum: 9 }, { sum: 5 }] });
+});
+
+test.serial('withCassette records and passes through across transports: a stdio server for an HTTP client, an HTTP server for a stdio client', async (t) => {
+  const dir = tempDir(t);
+  const marker = join(dir, 'starts');
+  // A stdio server, the test speaking HTTP: recorded through the `serve --listen` bridge.
+  const toHttp = { dir, mode: 'once' as const, server: countedServer(marker), transport: 'http' as const, env: {} };
+  const first = await withCassette('bridged', toHttp, async (run) => ({ url: Boolean(run.url), ...(await sums([[1, 2]])(run)) }));
+  t.deepEqual(first, { url: true, action: 'record', out: [{ sum: 3 }] });
+  t.is(starts(marker), 1);
+  t.deepEqual(await withCassette('bridged', toHttp, sums([[1, 2]])), { action: 'replay', out: [{ sum: 3 }] });
+  t.deepEqual(await withCassette('bridged', { ...toHttp, transport: 'stdio' }, sums([[1, 2]])), { action: 'replay', out: [{ sum: 3 }] });
+  t.is(starts(marker), 1, 'replays did not start the server');
+  // new_episodes over the HTTP bridge: the stdio server is started for the HTTP client's session.
+  t.deepEqual(await withCassette('bridged', { ...toHttp, mode: 'new_episodes' }, sums([[1, 2], [8, 9]])), { action: 'replay-and-record', out: [{ sum: 3 }, { sum: 17 }] });
+  t.is(starts(marker), 2);
+  t.deepEqual(await withCassette('bridged', { ...toHttp, mode: 'none' }, sums([[8, 9]])), { action: 'replay', out: [{ sum: 17 }] });
+
+  // An HTTP server, the test speaking stdio: recorded through the stdio bridge.
+  const upstream = await startListening(t, [exampleServer, 'http', '0']);
+  const toStdio = { dir, mode: 'once' as const, server: { url: upstream.url }, transport: 'stdio' as const, env: {} };
+  const recorded = await withCassette('remote-stdio', toStdio, async (run) => ({ command: run.command === node, ...(await sums([[5, 5]])(run)) }));
+  t.deepEqual(recorded, { command: true, action: 'record', out: [{ sum: 10 }] });
+  t.is((JSON.parse(readFileSync(join(dir, 'remote-stdio.cassette.json'), 'utf8')) as Cassette).sessions[0]!.transport, 'streamable-http');
+
+  // Passthrough across transports keeps nothing.
+  t.deepEqual(await withCassette('through', { ...toStdio, mode: 'passthrough' }, sums([[3, 3]])), { action: 'passthrough', out: [{ sum: 6 }] });
+  t.deepEqual(await withCassette('through', { ...toHttp, mode: 'passthrough' }, sums([[4, 4]])), { action: 'passthrough', out: [{ sum: 8 }] });
+  t.false(existsSync(join(dir, 'through.cassette.json')));
+  await upstream.stop();
+  t.deepEqual(await withCassette('remote-stdio', toStdio, sums([[5, 5]])), { action: 'replay', out: [{ sum: 10 }] }, 'replayed with the server down');
+});
+
+test.serial('a Streamable HTTP real server that needs credentials: { url, headers } sends them on every request (record and new_episodes), and the cassette keeps them masked', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'guarded.cassette.json');
+  const handler = v1SessionfulHandler();
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(String(req.headers.authorization));
+    if (req.headers.authorization !== 'Bearer s3cret') {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } }));
+      return;
+    }
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const real = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, headers: { authorization: 'Bearer s3cret' } };
+  const adds = (pairs: Array<[number, number]>) => async (run: CassetteRun) => runV1HttpScenario(run.url!, async (client) => {
+    const out: unknown[] = [];
+    for (const [a, b] of pairs) out.push((await client.callTool({ name: 'add', arguments: { a, b } })).content);
+    return { out };
+  });
+  const recorded = await withCassette(cassette, { mode: 'once', server: real, env: {} }, adds([[1, 2]]));
+  t.deepEqual(recorded.out, [[{ type: 'text', text: '3' }]]);
+  const episodes = await withCassette(cassette, { mode: 'new_episodes', server: real, env: {} }, adds([[1, 2], [3, 4]]));
+  t.deepEqual(episodes.out, [[{ type: 'text', text: '3' }], [{ type: 'text', text: '7' }]]);
+  t.true(seen.length > 0 && seen.every((h) => h === 'Bearer s3cret'), 'every request to the real server carried the credentials');
+  const text = readFileSync(cassette, 'utf8');
+  t.notRegex(text, /s3cret/);
+  t.regex(text, /"authorization": "Bearer \[REDACTED\]"/);
+  t.is((JSON.parse(text) as Cassette).sessions.length, 2);
 });

@@ -1,4 +1,6 @@
 import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { runExampleScenario, type NegotiationMode } from '../../recorder/demo/example-client.js';
 import { everythingServer, exampleServer, node, cli } from '../helpers/paths.js';
@@ -6,7 +8,8 @@ import { recordArgs, waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runV1EverythingScenario } from '../peers/v1-client.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
-import { serveArgs, startListening } from './helpers.js';
+import { v1SessionfulHandler } from '../servers/v1-http-server.js';
+import { LEGACY_INIT, rawServe, serveArgs, startListening } from './helpers.js';
 
 const MODES: NegotiationMode[] = ['auto', 'legacy'];
 
@@ -72,4 +75,39 @@ test.serial('a Streamable HTTP recording is served over stdio with the live answ
   const http = await startListening(t, serveArgs(cassette, ['--listen', '0']));
   for (const mode of MODES) t.deepEqual(await runExampleScenario({ url: http.url }, mode), live[mode], `HTTP, ${mode}`);
   t.is((await http.stop()).code, 0);
+});
+
+test.serial('a sessionful HTTP recording (v1 server, elicitation on its GET stream) is served in recorded order: the question inside the call that waited for it, over HTTP and stdio', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'sessionful.cassette.json');
+  const server = createServer(v1SessionfulHandler());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  const steps = async (client: { callTool(c: unknown): Promise<unknown> }) => ({
+    add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+    confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
+  });
+  const proxy = await startListening(t, [cli, 'record', '--upstream', upstream, '--cassette', cassette, '--log-level', 'error']);
+  const live = await runV1HttpScenario(proxy.url, steps);
+  t.is((await proxy.stop()).code, 0);
+
+  const http = await startListening(t, serveArgs(cassette, ['--listen', '0']));
+  t.deepEqual(await runV1HttpScenario(http.url, steps), live);
+  const done = await http.stop();
+  t.is(done.code, 0, done.stderr);
+
+  const s = rawServe(t, cassette);
+  t.like(await s.request(LEGACY_INIT), { result: { serverInfo: { name: 'v1-http-test-server' } } });
+  s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  s.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'confirm', arguments: { action: 'deploy' } } });
+  const question = await s.next((m) => m.method === 'elicitation/create' || m.id === 5);
+  t.is(question.method, 'elicitation/create', 'the question comes first, as recorded');
+  t.false(s.received.some((m) => m.id === 5), 'the call is not answered before the client answers the question');
+  s.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { ok: true } } });
+  t.like(await s.next((m) => m.id === 5), { result: { content: [{ text: 'answer=accept ok=true' }] } });
+  t.is((await s.end()).code, 0);
 });

@@ -2,7 +2,7 @@ import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import type { ExchangeRule } from '../engine.js';
 import { isObject } from '../rule.js';
-import { MODERN_REVISION, revisionOf, type SessionState } from '../session-state.js';
+import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 import { headerOf } from './wire-http.js';
 
 /** One challenge of a WWW-Authenticate header (RFC 9110 §11.6.1): scheme and auth-params. */
@@ -76,7 +76,7 @@ const fromServer = (x: HttpExchange): boolean => x.status !== undefined && x.out
 const STATUS_OF: Record<string, number> = { invalid_request: 400, invalid_token: 401, insufficient_scope: 403 };
 
 /** AUTH-SCOPE-ONESHOT: the scopes challenged so far for each operation (method and params). */
-const challenged = new WeakMap<SessionState, Map<string, Set<string>>>();
+const challenged = sessionSlot(() => new Map<string, Set<string>>());
 
 function operationKey(first: RecordedMessage): string | undefined {
   const json = isObject(first.json) ? first.json : undefined;
@@ -89,18 +89,26 @@ function operationKey(first: RecordedMessage): string | undefined {
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 function urlOf(text: string): URL | undefined {
+  if (urls.has(text)) return urls.get(text);
+  let url: URL | undefined;
   try {
-    return new URL(text);
+    url = new URL(text);
   } catch {
-    return undefined;
+    url = undefined;
   }
+  if (urls.size >= 64) urls.clear();
+  urls.set(text, url);
+  return url;
 }
+/** The session's target URL is parsed once, not once per exchange (only read, never changed). */
+const urls = new Map<string, URL | undefined>();
 
 /** §20 and §22 of RULES.md: what the server's HTTP answers show about authorization. */
 export const authRules: ExchangeRule[] = [
   {
     id: 'AUTH-STATUS-MAP', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Error Handling',
     title: '401 for a missing or invalid token, 403 for insufficient scope, 400 for a malformed request',
+    on: [],
     check() {},
     checkExchange(x, _first, report) {
       const bearer = bearerOf(x);
@@ -114,6 +122,7 @@ export const authRules: ExchangeRule[] = [
   {
     id: 'AUTH-401-SCOPE', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Scope Selection Strategy',
     title: 'A 401 challenge names the scopes needed',
+    on: [],
     check() {},
     checkExchange(x, first, report, state) {
       const bearer = bearerOf(x);
@@ -125,6 +134,7 @@ export const authRules: ExchangeRule[] = [
   {
     id: 'AUTH-403-INSUFFICIENT', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
     title: 'An insufficient_scope 403 names the scopes and the resource metadata',
+    on: [],
     check() {},
     checkExchange(x, first, report, state) {
       const bearer = bearerOf(x);
@@ -139,13 +149,14 @@ export const authRules: ExchangeRule[] = [
     // and in fixtures. The rule itself is 2026-07-28 text.
     id: 'AUTH-SCOPE-ONESHOT', level: 'SHOULD', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
     title: 'One insufficient_scope challenge lists every scope the operation needs',
+    on: [],
     check() {},
     checkExchange(x, first, report, state) {
+      if (x.status !== 403) return;
       const bearer = bearerOf(x);
       const key = operationKey(first);
-      if (x.status !== 403 || bearer?.params.error !== 'insufficient_scope' || !key || !fromServer(x) || (revisionOfExchange(x, first, state) ?? '') < MODERN_REVISION) return;
-      let seen = challenged.get(state);
-      if (!seen) challenged.set(state, (seen = new Map()));
+      if (bearer?.params.error !== 'insufficient_scope' || !key || !fromServer(x) || (revisionOfExchange(x, first, state) ?? '') < MODERN_REVISION) return;
+      const seen = challenged(state);
       const before = seen.get(key);
       const scopes = scopesOf(bearer);
       const added = before ? scopes.filter((s) => !before.has(s)) : [];
@@ -156,6 +167,7 @@ export const authRules: ExchangeRule[] = [
   {
     id: 'AUTH-NO-OFFLINE', level: 'SHOULD NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Refresh Tokens',
     title: 'No offline_access in the challenge scope',
+    on: [],
     check() {},
     checkExchange(x, first, report, state) {
       const bearer = bearerOf(x);
@@ -167,6 +179,7 @@ export const authRules: ExchangeRule[] = [
     // Needs to know where the server runs: the session's target (offline and live).
     id: 'SEC-LOCAL-HTTP-OPEN', level: 'desc', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Security & Endpoint', severity: 'info',
     title: 'A loopback HTTP server answers MCP requests without authorization',
+    on: [],
     check() {},
     checkExchange(x, first, report, state) {
       const target = state.session.target;

@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
@@ -29,6 +29,7 @@ function invariance(method: string): Rule {
   return {
     id: RULE_OF_LIST[method]!, level: 'MUST NOT', obs: 'N', era: 'all', source: `server/${method.split('/')[0]}.mdx §Capabilities`,
     title: `${method} does not change between calls or as a side effect of other requests`,
+    on: [`result ${method}`],
     check(o, report, state) {
       const r = relist(o, state, method);
       if (!r) return;
@@ -46,10 +47,11 @@ function invariance(method: string): Rule {
 }
 
 /** A server feature seen in use although the capabilities it declared (in this session) lack it. */
-function declares(id: string, capability: string, what: string, used: (o: Parameters<Rule['check']>[0]) => boolean, source: string): Rule {
+function declares(id: string, capability: string, what: string, used: (o: Parameters<Rule['check']>[0]) => boolean, on: Interest[], source: string): Rule {
   return {
     id, level: 'MUST', obs: 'N', era: 'all', source,
     title: `A server that ${what} declares the ${capability} capability`,
+    on,
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !state.serverCapabilities || capability in state.serverCapabilities || !used(o)) return;
       report('', `the server ${what}, but its declared capabilities (${Object.keys(state.serverCapabilities).join(', ') || 'none'}) lack ${capability}`);
@@ -60,14 +62,15 @@ const answered = (method: string) => (o: Parameters<Rule['check']>[0]) => o.requ
 
 /** §4 (capabilities) and the list rules of §5-7 of RULES.md. */
 export const capabilityRules: Rule[] = [
-  declares('CAP-DECL-TOOLS', 'tools', 'answers tools/list', answered('tools/list'), 'server/tools.mdx §Capabilities'),
-  declares('CAP-DECL-RESOURCES', 'resources', 'answers resources/list', answered('resources/list'), 'server/resources.mdx §Capabilities'),
-  declares('CAP-DECL-PROMPTS', 'prompts', 'answers prompts/list', answered('prompts/list'), 'server/prompts.mdx §Capabilities'),
-  declares('CAP-DECL-COMPLETIONS', 'completions', 'answers completion/complete', answered('completion/complete'), 'server/utilities/completion.mdx §Capabilities'),
-  declares('CAP-DECL-LOGGING', 'logging', 'sends notifications/message', (o) => o.json?.method === 'notifications/message', 'server/utilities/logging.mdx §Capabilities'),
+  declares('CAP-DECL-TOOLS', 'tools', 'answers tools/list', answered('tools/list'), ['server-result tools/list'], 'server/tools.mdx §Capabilities'),
+  declares('CAP-DECL-RESOURCES', 'resources', 'answers resources/list', answered('resources/list'), ['server-result resources/list'], 'server/resources.mdx §Capabilities'),
+  declares('CAP-DECL-PROMPTS', 'prompts', 'answers prompts/list', answered('prompts/list'), ['server-result prompts/list'], 'server/prompts.mdx §Capabilities'),
+  declares('CAP-DECL-COMPLETIONS', 'completions', 'answers completion/complete', answered('completion/complete'), ['server-result completion/complete'], 'server/utilities/completion.mdx §Capabilities'),
+  declares('CAP-DECL-LOGGING', 'logging', 'sends notifications/message', (o) => o.json?.method === 'notifications/message', ['server-request notifications/message', 'server-notification notifications/message'], 'server/utilities/logging.mdx §Capabilities'),
   {
     id: 'CAP-DECLARED-ANSWERS', level: 'MUST', obs: 'N', era: 'all', source: 'server/tools.mdx §Capabilities',
     title: 'A declared tools/resources/prompts capability answers its */list with a result, never an error',
+    on: ['error tools/list', 'error resources/list', 'error prompts/list'],
     check(o, report, state) {
       const method = o.request?.method;
       const cap = method ? CAPABILITY_OF_LIST[method] : undefined;
@@ -81,6 +84,7 @@ export const capabilityRules: Rule[] = [
   {
     id: 'TOOLS-LIST-ORDER', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Capabilities',
     title: 'Tools come in the same order while the set is unchanged',
+    on: ['result tools/list'],
     check(o, report, state) {
       const r = relist(o, state, 'tools/list');
       if (!r) return;
@@ -94,6 +98,7 @@ export const capabilityRules: Rule[] = [
   {
     id: 'TOOLS-ERR-EXECUTION', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Error Handling',
     title: 'Errors from inside a tool are isError results, not JSON-RPC errors',
+    on: ['error tools/call'],
     check(o, report, state) {
       if (o.request?.method !== 'tools/call' || !o.json || !isObject(o.json.error)) return;
       const params = isObject(o.request.json.params) ? o.request.json.params : {};

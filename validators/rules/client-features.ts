@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
 import { clientCapabilities } from './envelope.js';
 
 type O = Parameters<Rule['check']>[0];
@@ -15,6 +15,9 @@ function asks(o: O, method: string): [Record<string, unknown>, string][] {
     .map(([k, v]) => [(v as Record<string, unknown>).params as Record<string, unknown>, `/result/inputRequests/${k}/params`]);
 }
 
+/** What `asks` reads: a 2025 server→client message with the method, or an input_required result. */
+const asking = (method: string): Interest[] => [`server-request ${method}`, `server-notification ${method}`, 'server-result'];
+
 function isUrlMode(p: Record<string, unknown>): boolean {
   return p.mode === 'url';
 }
@@ -24,6 +27,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-MODE', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'client/elicitation.mdx §Capabilities',
     title: 'Elicitation uses only a mode the client declared (`elicitation: {}` means form only)',
+    on: ['server-result'],
     check(o, report) {
       const caps = o.request ? clientCapabilities(o.request.json) : undefined;
       const e = caps && isObject(caps.elicitation) ? caps.elicitation : undefined;
@@ -38,6 +42,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-MESSAGE', level: 'MUST', obs: '1', era: 'all', source: 'client/elicitation.mdx §Elicitation Requests',
     title: 'Every elicitation has a message',
+    on: asking('elicitation/create'),
     check(o, report) {
       for (const [p, at] of asks(o, 'elicitation/create')) if (typeof p.message !== 'string') report(`${at}/message`, 'an elicitation without a message');
     },
@@ -45,6 +50,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-FORM-SHAPE', level: 'MUST', obs: '1', era: 'all', source: 'client/elicitation.mdx §Requested Schema',
     title: 'A form\'s requestedSchema is a flat object of primitive fields',
+    on: asking('elicitation/create'),
     check(o, report) {
       for (const [p, at] of asks(o, 'elicitation/create')) {
         if (isUrlMode(p)) continue;
@@ -64,6 +70,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-URL-SHAPE', level: 'MUST', obs: '1', era: 'modern', source: 'client/elicitation.mdx §URL Mode Elicitation Requests',
     title: 'URL mode has a message and a valid url, and no elicitationId (removed in 2026-07-28)',
+    on: asking('elicitation/create'),
     check(o, report) {
       for (const [p, at] of asks(o, 'elicitation/create')) {
         if (!isUrlMode(p)) continue;
@@ -81,6 +88,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-URL-HTTPS', level: 'SHOULD', obs: '1', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
     title: 'Elicitation URLs use https outside development',
+    on: asking('elicitation/create'),
     check(o, report) {
       for (const [p, at] of asks(o, 'elicitation/create')) {
         if (!isUrlMode(p) || typeof p.url !== 'string') continue;
@@ -96,6 +104,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-NO-SECRETS-FORM', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
     title: 'Form mode never asks for passwords, API keys, tokens or payment data',
+    on: asking('elicitation/create'),
     check(o, report) {
       for (const [p, at] of asks(o, 'elicitation/create')) {
         if (isUrlMode(p) || !isObject(p.requestedSchema) || !isObject(p.requestedSchema.properties)) continue;
@@ -109,6 +118,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-REMOVED', level: 'MUST NOT', obs: '1', era: 'modern', source: 'changelog.mdx',
     title: 'No notifications/elicitation/complete in 2026-07-28',
+    on: ['request notifications/elicitation/complete', 'notification notifications/elicitation/complete'],
     check(o, report) {
       if (o.json?.method === 'notifications/elicitation/complete') report('/method', 'notifications/elicitation/complete was removed in 2026-07-28');
     },
@@ -116,6 +126,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'SAMP-TOOLRESULT-PURE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Result Messages',
     title: 'A user message with tool_result holds only tool_result blocks',
+    on: asking('sampling/createMessage'),
     check(o, report) {
       for (const [p, at] of asks(o, 'sampling/createMessage')) {
         (Array.isArray(p.messages) ? p.messages : []).forEach((m, i) => {
@@ -129,6 +140,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'SAMP-TOOLUSE-BALANCE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Use and Result Balance',
     title: 'Every tool_use is answered by tool_result in the next message',
+    on: asking('sampling/createMessage'),
     check(o, report) {
       for (const [p, at] of asks(o, 'sampling/createMessage')) {
         const msgs = (Array.isArray(p.messages) ? p.messages : []).filter(isObject);
@@ -147,6 +159,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ROOTS-FILE-URI', level: 'MUST', obs: '1', era: 'all', source: 'client/roots.mdx §Root',
     title: 'Root URIs are file:// URIs',
+    on: ['client-json'],
     check(o, report) {
       if (o.msg.direction !== 'client-to-server' || !o.json) return;
       const roots: [unknown, string][] = [];
@@ -159,6 +172,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'DEPRECATED-USE', level: 'SHOULD NOT', obs: '1', era: 'modern', source: 'deprecated.mdx', severity: 'info',
     title: 'Roots, Sampling and includeContext thisServer/allServers are deprecated',
+    on: [...asking('sampling/createMessage'), ...asking('roots/list')],
     check(o, report) {
       for (const method of ['sampling/createMessage', 'roots/list']) {
         for (const [p, at] of asks(o, method)) {
@@ -171,6 +185,7 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'LOG-DEPRECATED', level: 'SHOULD NOT', obs: '1', era: 'modern', source: 'server/utilities/logging.mdx', severity: 'info',
     title: 'The Logging feature is deprecated in 2026-07-28',
+    on: ['server-request notifications/message', 'server-notification notifications/message'],
     check(o, report) {
       if (o.msg.direction === 'server-to-client' && o.json?.method === 'notifications/message') report('/method', 'notifications/message (Logging) is deprecated in 2026-07-28; log to stderr or your own channel');
     },

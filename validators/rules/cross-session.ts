@@ -87,6 +87,7 @@ export const crossSessionRules: RecordingRule[] = [
     // `initialize`, sent within a few seconds. Without a User-Agent the client cannot be told.
     id: 'HTTP-ERA-DETECT', level: 'SHOULD', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Backward Compatibility',
     title: 'A client that gets a recognised 2026-07-28 error in a 400 stays modern instead of falling back to initialize',
+    on: [],
     check() {},
     checkRecording(sessions, report) {
       const xs = exchangesOf(sessions);
@@ -116,6 +117,7 @@ export const crossSessionRules: RecordingRule[] = [
     // traffic (no PRM at all) is not judged. One report per endpoint and recording.
     id: 'AUTH-PRM-LOCATION', level: 'MUST', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Protected Resource Metadata Discovery Requirements',
     title: 'A 401 names resource_metadata, or the Protected Resource Metadata is at the well-known URI',
+    on: [],
     check() {},
     checkRecording(sessions, report) {
       const xs = exchangesOf(sessions);
@@ -152,6 +154,7 @@ export const crossSessionRules: RecordingRule[] = [
     // TOOLS-LIST-ORDER's and not compared here.
     id: 'STATE-LIST-INVARIANT', level: 'MUST NOT', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'server/tools.mdx §Capabilities; server/resources.mdx §Capabilities; server/prompts.mdx §Capabilities',
     title: 'The same list question gets the same answer on every connection (lists vary only with authorization)',
+    on: [],
     check() {},
     checkRecording(sessions, report) {
       const answers = sessions
@@ -188,6 +191,7 @@ export const crossSessionRules: RecordingRule[] = [
     // judged only if it lasted long enough to re-subscribe: it made another request.
     id: 'SUB-STDIO-RESUB', level: 'MUST', obs: 'N', era: 'modern', transport: 'stdio', source: 'basic/patterns/subscriptions.mdx §Graceful Closure',
     title: 'After a stdio reconnect the client re-sends subscriptions/listen',
+    on: [],
     check() {},
     checkRecording(sessions, report) {
       const byStart = [...sessions].sort((a, b) => a.startT - b.startT);
@@ -210,6 +214,7 @@ export const crossSessionRules: RecordingRule[] = [
     // client itself (stdin closed).
     id: 'STATE-STDIO-LIFETIME', level: 'SHOULD NOT', obs: 'H', era: 'modern', transport: 'stdio', source: 'basic/index.mdx §Statelessness', severity: 'info',
     title: 'The client does not start a stdio process per conversation (heuristic)',
+    on: [],
     check() {},
     checkRecording(sessions, report) {
       const groups = new Map<string, SessionDigest[]>();

@@ -9,6 +9,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-UTF8', level: 'MUST', obs: '1', era: 'all', source: 'basic/transports/index.mdx §Messages',
     title: 'Every JSON-RPC message is UTF-8 encoded',
+    on: ['nonjson'],
     check(o, report) {
       if (o.msg.rawBase64 !== undefined && onWire(o.msg.channel)) report('', `${o.msg.bytes} bytes that are not valid UTF-8`);
     },
@@ -16,6 +17,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-JSONRPC20', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Messages',
     title: 'Every message is JSON-RPC 2.0 with `jsonrpc: "2.0"`',
+    on: ['json'],
     check(o, report) {
       if (o.json && o.json.jsonrpc !== '2.0') {
         report('/jsonrpc', o.json.jsonrpc === undefined ? 'the `jsonrpc` member is missing' : `\`jsonrpc\` is ${JSON.stringify(o.json.jsonrpc)}, not "2.0"`);
@@ -25,6 +27,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-NO-BATCH', level: 'MUST', obs: '1', era: 'all', source: 'basic/transports/stdio.mdx',
     title: 'Each message is a single JSON object, never a batch array',
+    on: ['nonjson'],
     check(o, report) {
       if (o.msg.kind === 'batch') report('', `a JSON-RPC batch of ${(o.msg.json as unknown[]).length} messages; send one message per line or POST`);
     },
@@ -32,6 +35,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-REQ-ID-TYPE', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Requests',
     title: 'A request id is a string or an integer, never null or a fraction',
+    on: ['request'],
     check(o, report) {
       if (!isRpc(o.json) || typeof o.json.method !== 'string' || !('id' in o.json)) return;
       const id = o.json.id;
@@ -41,6 +45,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-REQ-ID-INFLIGHT', level: 'MUST NOT', obs: 'N', era: 'all', source: 'basic/index.mdx §Requests',
     title: 'A request id is not reused while the same sender still awaits it',
+    on: ['request'],
     check(o, report, state) {
       if (!isRpc(o.json) || typeof o.json.method !== 'string' || !('id' in o.json)) return;
       const earlier = state.pending[o.msg.direction].get(idKey(o.json.id));
@@ -50,6 +55,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-RES-ID-MATCH', level: 'MUST', obs: 'N', era: 'all', source: 'basic/index.mdx §Result Responses',
     title: 'A response carries the id of a pending request',
+    on: ['response'],
     check(o, report) {
       if (!isRpc(o.json) || typeof o.json.method === 'string' || !('result' in o.json || 'error' in o.json)) return;
       if (o.request) return;
@@ -61,6 +67,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-RES-RESULT', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Result Responses',
     title: 'A result response has a `result` object',
+    on: ['result'],
     check(o, report) {
       if (isRpc(o.json) && 'result' in o.json && !('error' in o.json) && !isObject(o.json.result)) {
         report('/result', `\`result\` is ${JSON.stringify(o.json.result)}, not an object`);
@@ -70,6 +77,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-RESULTTYPE-PRESENT', level: 'MUST', obs: '1', era: 'modern', source: 'basic/index.mdx §ResultType',
     title: 'Every 2026-07-28 result has `resultType`',
+    on: ['server-result'],
     check(o, report) {
       if (o.msg.direction === 'server-to-client' && isRpc(o.json) && isObject(o.json.result) && !('resultType' in o.json.result)) {
         report('/result/resultType', 'the result of a 2026-07-28 request has no `resultType` ("complete" or "input_required")');
@@ -79,6 +87,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-RESULTTYPE-KNOWN', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/index.mdx §ResultType',
     title: '`resultType` is "complete", "input_required" or a declared extension value',
+    on: ['server-result'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !isRpc(o.json) || !isObject(o.json.result)) return;
       const t = o.json.result.resultType;
@@ -92,6 +101,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-ERR-SHAPE', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Error Responses',
     title: '`error` has an integer `code` and a string `message`',
+    on: ['error'],
     check(o, report) {
       if (!isRpc(o.json) || !('error' in o.json)) return;
       const e = o.json.error;
@@ -103,6 +113,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-RESULT-XOR-ERROR', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Messages',
     title: 'A response never carries both `result` and `error`',
+    on: ['result'],
     check(o, report) {
       if (isRpc(o.json) && 'result' in o.json && 'error' in o.json) report('', 'the response has both `result` and `error`');
     },
@@ -110,6 +121,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-NOTIF-NO-ID', level: 'MUST NOT', obs: '1', era: 'all', source: 'basic/index.mdx §Notifications',
     title: 'A notification has no `id`',
+    on: ['request'],
     check(o, report) {
       if (isRpc(o.json) && typeof o.json.method === 'string' && o.json.method.startsWith('notifications/') && 'id' in o.json) {
         report('/id', `${o.json.method} is a notification but carries an id`);
@@ -119,6 +131,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-NO-SERVER-REQ', level: 'MUST NOT', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/index.mdx',
     title: 'A 2026-07-28 server never sends JSON-RPC requests',
+    on: ['server-request'],
     check(o, report) {
       // On an SSE stream it is HTTP-SSE-NO-REQ's.
       if (o.msg.direction === 'server-to-client' && o.msg.http?.part !== 'sse' && isRpc(o.json) && typeof o.json.method === 'string' && 'id' in o.json) {
@@ -129,6 +142,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-NO-CLIENT-RESP', level: 'MUST NOT', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/index.mdx',
     title: 'A 2026-07-28 client never sends JSON-RPC responses',
+    on: ['client-response'],
     check(o, report) {
       if (o.msg.direction === 'client-to-server' && isRpc(o.json) && typeof o.json.method !== 'string' && ('result' in o.json || 'error' in o.json)) {
         report('', 'client→server response; 2026-07-28 clients answer input requests by retrying with inputResponses');
@@ -138,6 +152,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-ERRCODE-RESERVED', level: 'MUST NOT', obs: '1', era: 'modern', source: 'basic/index.mdx §Error Codes',
     title: 'Codes -32020..-32099 are only -32020, -32021, -32022',
+    on: ['error'],
     check(o, report) {
       const code = errorCode(o.json);
       if (code !== undefined && code <= -32020 && code >= -32099 && code !== -32020 && code !== -32021 && code !== -32022 && code !== -32042) {
@@ -148,6 +163,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-ERRCODE-REMOVED', level: 'MUST NOT', obs: '1', era: 'modern', source: 'basic/index.mdx §Error Codes',
     title: 'A 2026-07-28 server never emits -32002 or -32042',
+    on: ['server-error'],
     check(o, report) {
       const code = errorCode(o.json);
       // -32002 on resources/read has its own rule (RES-NOTFOUND-NOT-32002).
@@ -159,6 +175,7 @@ export const envelopeRules: Rule[] = [
   {
     id: 'ENV-SERVERINFO', level: 'SHOULD', obs: '1', era: 'modern', source: 'basic/index.mdx §`_meta`',
     title: 'Every result carries `_meta["io.modelcontextprotocol/serverInfo"]`',
+    on: ['server-result'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !isRpc(o.json) || !isObject(o.json.result)) return;
       const meta = o.json.result._meta;

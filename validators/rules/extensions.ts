@@ -1,4 +1,4 @@
-import { isObject, type Observed, type Rule } from '../rule.js';
+import { isObject, type Observed, type Interest, type Rule } from '../rule.js';
 import { idKey } from '../session-state.js';
 import { pointer } from '../walk.js';
 import { clientCapabilities } from './envelope.js';
@@ -75,6 +75,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TOOLS-XMCPHEADER-VALID', level: 'MUST', obs: '1', era: 'modern', source: 'server/tools.mdx §x-mcp-header',
     title: 'x-mcp-header values are unique tokens on statically reachable string, integer or boolean properties',
+    on: ['server-result tools/list'],
     check(o, report, state) {
       memory(o, state);
       listedTools(o).forEach((t, i) => {
@@ -85,6 +86,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TOOLS-XMCPHEADER-REJECT', level: 'MUST', obs: 'H', era: 'modern', transport: 'streamable-http', source: 'server/tools.mdx §x-mcp-header',
     title: 'An HTTP client does not call a tool whose x-mcp-header annotations are invalid',
+    on: ['client-request tools/call'],
     check(o, report, state) {
       memory(o, state);
       const req = clientRequest(o);
@@ -97,6 +99,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TOOLS-XMCPHEADER-SENSITIVE', level: 'SHOULD NOT', obs: 'H', era: 'modern', source: 'server/tools.mdx §x-mcp-header',
     title: 'x-mcp-header does not mirror secrets or personal data into HTTP headers',
+    on: ['server-result tools/list'],
     check(o, report, state) {
       memory(o, state);
       listedTools(o).forEach((t, i) => {
@@ -112,6 +115,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-NEGOTIATED', level: 'MUST NOT', obs: 'N', era: 'all', source: TASKS_SOURCE,
     title: 'A CreateTaskResult answers only requests that declared the tasks extension',
+    on: ['server-result'],
     check(o, report, state) {
       memory(o, state);
       if (result(o)?.resultType !== 'task' || !o.request) return;
@@ -122,6 +126,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-32021', level: 'MUST', obs: 'N', era: 'modern', source: TASKS_SOURCE,
     title: 'A task-only request without the extension gets -32021 naming extensions["io.modelcontextprotocol/tasks"]',
+    on: ['server-error'],
     check(o, report, state) {
       memory(o, state);
       const e = o.msg.direction === 'server-to-client' ? obj(o.json?.error) : undefined;
@@ -134,6 +139,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-RESULTTYPE', level: 'MUST', obs: '1', era: 'modern', source: TASKS_SOURCE,
     title: 'resultType "task" only on a CreateTaskResult; tasks/* results are "complete"',
+    on: ['server-result'],
     check(o, report, state) {
       memory(o, state);
       const r = result(o);
@@ -149,6 +155,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-METHODS', level: 'MUST', obs: 'N', era: 'modern', source: TASKS_SOURCE,
     title: 'Only tools/call returns a CreateTaskResult',
+    on: ['server-result'],
     check(o, report, state) {
       memory(o, state);
       const method = o.request?.method;
@@ -160,6 +167,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-KEYS', level: 'MUST NOT', obs: 'N', era: 'modern', source: TASKS_SOURCE,
     title: 'An inputRequests key names one request over a task\'s lifetime',
+    on: ['server-result tasks/get', 'server-request', 'server-notification'],
     check(o, report, state) {
       const m = memory(o, state);
       const inputs = taskInputs(o);
@@ -176,6 +184,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-CANCEL-METHOD', level: 'MUST NOT', obs: 'N', era: 'modern', source: TASKS_SOURCE,
     title: 'Tasks are cancelled with tasks/cancel, never notifications/cancelled',
+    on: ['client-request notifications/cancelled', 'client-notification notifications/cancelled'],
     check(o, report, state) {
       const m = memory(o, state);
       if (o.msg.direction !== 'client-to-server' || o.json?.method !== 'notifications/cancelled') return;
@@ -188,6 +197,7 @@ export const extensionRules: Rule[] = [
   {
     id: 'TASKS-HTTP-MCP-NAME', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
     title: 'tasks/get, tasks/update and tasks/cancel send Mcp-Name equal to params.taskId',
+    on: [...TASK_METHODS].map((m): Interest => `client-request ${m}`),
     check(o, report, state) {
       memory(o, state);
       const req = clientRequest(o);

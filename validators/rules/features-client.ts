@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
 import { dataProblem } from '../json-schema.js';
 import { mrtrKey } from '../session-state.js';
 import { clientCapabilities } from './envelope.js';
@@ -27,13 +27,18 @@ const recall = memory<Asks>(
       const caps = json.params.capabilities;
       return () => (t.initCaps = caps);
     }
+    if (!o.request || !('id' in json) || !isObject(json.result)) return undefined;
     const forms = new Map<string, Record<string, unknown>>();
     for (const [p, , key] of asked(o, 'elicitation/create')) if (key !== undefined && p.mode !== 'url' && isObject(p.requestedSchema)) forms.set(key, p.requestedSchema);
-    if (forms.size === 0 || !o.request || !('id' in json) || !isObject(json.result)) return undefined;
+    if (forms.size === 0) return undefined;
     const retry = mrtrKey(o.request.json);
     return () => t.forms.set(retry, forms);
   },
 );
+
+/** What `recall` learns from: every rule of this file runs on these too (as well as on what it
+ * judges), so that no message that teaches something is missed. */
+const LEARNS: Interest[] = ['client-request initialize', 'client-notification initialize', 'server-result'];
 
 /** The client capabilities a server ask must respect: the triggering request's (2026-07-28) or initialize's (2025). */
 function capabilitiesFor(o: O, state: S): Record<string, unknown> | undefined {
@@ -82,6 +87,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'ELICIT-URL-SAFE', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
     title: 'An elicitation URL carries no credentials or personal data and is not pre-authenticated',
+    on: [...LEARNS, 'server-request elicitation/create', 'server-result'],
     check(o, report, state) {
       recall(o, state);
       for (const [p, path] of asked(o, 'elicitation/create')) {
@@ -93,6 +99,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'ELICIT-FORM-NO-LINKS', level: 'SHOULD NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
     title: 'Form elicitations contain no clickable URLs',
+    on: [...LEARNS, 'server-request elicitation/create', 'server-result'],
     check(o, report, state) {
       recall(o, state);
       for (const [p, path] of asked(o, 'elicitation/create')) {
@@ -105,6 +112,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'ELICIT-RESULT-VALID', level: 'SHOULD', obs: 'N', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
     title: 'Accepted form content validates against the requestedSchema',
+    on: [...LEARNS, 'client-json'],
     check(o, report, state) {
       const t = recall(o, state);
       if (o.msg.direction !== 'client-to-server' || !o.json) return;
@@ -126,6 +134,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'SAMP-TOOLS-CAP', level: 'MUST NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Tools in Sampling',
     title: 'tools and toolChoice in sampling only when the client declared sampling.tools',
+    on: [...LEARNS, 'server-request sampling/createMessage', 'server-result'],
     check(o, report, state) {
       const caps = capabilitiesFor(o, state);
       for (const [p, path] of asked(o, 'sampling/createMessage')) {
@@ -139,6 +148,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'SAMP-CONTEXT', level: 'SHOULD NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Capabilities',
     title: 'includeContext thisServer/allServers only when the client declared sampling.context',
+    on: [...LEARNS, 'server-request sampling/createMessage', 'server-result'],
     check(o, report, state) {
       const caps = capabilitiesFor(o, state);
       // sampling.context and the deprecation came with 2025-11-25; before it the values were plain.

@@ -1,5 +1,5 @@
 import { isObject, type Rule } from '../rule.js';
-import { idKey, type PendingRequest } from '../session-state.js';
+import { idKey, sessionSlot, type PendingRequest } from '../session-state.js';
 
 /** Helpers shared by the features-*.ts rule groups. */
 export type O = Parameters<Rule['check']>[0];
@@ -55,7 +55,9 @@ export function filterOf(listen: PendingRequest): Record<string, unknown> {
 }
 
 /** JSON with sorted keys and without `_meta`, to compare answers. */
-export function canonical(v: unknown, skip: ReadonlySet<string> = new Set(['_meta'])): string {
+const META_ONLY: ReadonlySet<string> = new Set(['_meta']);
+
+export function canonical(v: unknown, skip: ReadonlySet<string> = META_ONLY): string {
   if (Array.isArray(v)) return `[${v.map((x) => canonical(x, skip)).join(',')}]`;
   if (isObject(v)) return `{${Object.keys(v).filter((k) => !skip.has(k)).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k], skip)}`).join(',')}}`;
   return JSON.stringify(v);
@@ -64,14 +66,15 @@ export function canonical(v: unknown, skip: ReadonlySet<string> = new Set(['_met
 /**
  * Rule-private memory for one session. A rule sees each message before the engine commits it, so
  * what a message teaches is prepared from the state before it and applied when the next message
- * arrives: every rule of a group judges a message against the same "before". Each rule of the
- * group calls the returned function first, so no message the group sees is missed.
+ * of the group arrives: every rule of a group judges a message against the same "before". Each
+ * rule of the group calls the returned function first, so no message the group sees is missed;
+ * and each rule's `on` includes every message `learn` learns from (the group's LEARNS list), so
+ * the group sees them all.
  */
 export function memory<T>(init: () => T, learn: (t: T, o: O, state: S) => (() => void) | undefined) {
-  const all = new WeakMap<S, { t: T; seq?: number; pending?: (() => void) | undefined }>();
+  const slot = sessionSlot<{ t: T; seq?: number; pending?: (() => void) | undefined }>(() => ({ t: init() }));
   return (o: O, state: S): T => {
-    let m = all.get(state);
-    if (!m) all.set(state, (m = { t: init() }));
+    const m = slot(state);
     if (m.seq !== o.msg.seq) {
       m.pending?.();
       m.seq = o.msg.seq;

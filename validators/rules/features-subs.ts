@@ -1,5 +1,5 @@
 import type { ExchangeRule } from '../engine.js';
-import { isObject, type Rule } from '../rule.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
 import { idKey } from '../session-state.js';
 import { LISTEN, SUB_ID, at, canonical, filterOf, listenOf, memory, metaOf, notification } from './features-common.js';
 
@@ -34,11 +34,18 @@ const recall = memory<Subscriptions>(
     const key = idKey(listen.json.id);
     const ack = notification(o, 'notifications/subscriptions/acknowledged');
     if (ack) return () => t.acked.set(key, { seq: o.msg.seq, filter: isObject(ack.notifications) ? ack.notifications : {} });
-    const kind = typeof json.method === 'string' ? CHANGED_KIND[json.method] : undefined;
+    const kind = typeof json.method === 'string' && Object.hasOwn(CHANGED_KIND, json.method) ? CHANGED_KIND[json.method] : undefined;
     if (kind) return () => t.delivered.set(key, (t.delivered.get(key) ?? new Map<string, number>()).set(kind, o.msg.seq));
     return undefined;
   },
 );
+
+/** What `recall` learns from: every rule of this file runs on these too (as well as on what it
+ * judges), so that no message that teaches something is missed. */
+const LEARNS: Interest[] = [
+  `client-request ${LISTEN}`, `server-result ${LISTEN}`, 'server-notification notifications/subscriptions/acknowledged',
+  ...Object.keys(CHANGED_KIND).flatMap((m): Interest[] => [`server-request ${m}`, `server-notification ${m}`]),
+];
 
 /**
  * A server that declares `listChanged` for resources or prompts tells every subscriber about a
@@ -52,6 +59,7 @@ function listChanged(kind: 'resources' | 'prompts', id: string, source: string):
   return {
     id, level: 'SHOULD', obs: 'N', era: 'modern', source,
     title: `A server declaring ${kind}.listChanged sends notifications/${kind}/list_changed to the subscriptions that asked`,
+    on: [...LEARNS, `server-result ${method}`],
     check(o, report, state) {
       const t = recall(o, state);
       const cap = state.serverCapabilities?.[kind];
@@ -75,6 +83,7 @@ export const subscriptionRules: (Rule | ExchangeRule)[] = [
   {
     id: 'RES-UPDATED-SCOPE', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Opening a Stream',
     title: 'resources/updated only for URIs the subscription listed in resourceSubscriptions',
+    on: [...LEARNS, 'server-notification notifications/resources/updated'],
     check(o, report, state) {
       recall(o, state);
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/resources/updated') : undefined;
@@ -94,6 +103,7 @@ export const subscriptionRules: (Rule | ExchangeRule)[] = [
   {
     id: 'SUB-ACK-FIRST', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
     title: 'notifications/subscriptions/acknowledged is the first message of a subscription',
+    on: [...LEARNS, 'server-notification'],
     check(o, report, state) {
       const t = recall(o, state);
       if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || 'id' in o.json) return;
@@ -105,6 +115,7 @@ export const subscriptionRules: (Rule | ExchangeRule)[] = [
   {
     id: 'SUB-ACK-SUBSET', level: 'desc', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
     title: 'The acknowledged filter is a subset of the requested one',
+    on: [...LEARNS, 'server-notification notifications/subscriptions/acknowledged'],
     check(o, report, state) {
       recall(o, state);
       const ack = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/subscriptions/acknowledged') : undefined;
@@ -125,6 +136,7 @@ export const subscriptionRules: (Rule | ExchangeRule)[] = [
   {
     id: 'SUB-GRACEFUL', level: 'SHOULD', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Graceful Closure',
     title: 'A subscription ends with a result carrying its subscriptionId, and then its stream closes',
+    on: [...LEARNS, 'server-result subscriptions/listen', 'server-notification'],
     check(o, report, state) {
       const t = recall(o, state);
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
@@ -149,6 +161,7 @@ export const subscriptionRules: (Rule | ExchangeRule)[] = [
   {
     id: 'SUB-HTTP-SSE', level: 'desc', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'On HTTP a subscriptions/listen is answered with a long-lived text/event-stream',
+    on: [...LEARNS, 'server-json'],
     check(o, report, state) {
       recall(o, state);
       const x = o.msg.http ? state.exchanges.get(o.msg.http.exchange) : undefined;
@@ -160,6 +173,7 @@ export const subscriptionRules: (Rule | ExchangeRule)[] = [
   {
     id: 'CANCEL-SERVER-SUBS-ONLY', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
     title: 'A server sends notifications/cancelled only to end a subscriptions/listen',
+    on: [...LEARNS, 'server-notification notifications/cancelled'],
     check(o, report, state) {
       const t = recall(o, state);
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/cancelled') : undefined;

@@ -99,6 +99,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'RES-INTERNAL', level: 'SHOULD', obs: '1', era: 'all', source: 'server/resources.mdx §Error Handling',
     title: 'A resource request that failed internally is answered -32603',
+    on: ['error'],
     check(o, report) {
       const method = o.request?.method;
       const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
@@ -110,6 +111,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'RES-HTTPS', level: 'SHOULD', obs: 'H', era: 'all', source: 'server/resources.mdx §https://',
     title: 'https:// resource URIs are ones the client can fetch from the web itself',
+    on: ['result resources/list', 'result resources/read'],
     check(o, report, state) {
       const r = o.json && isObject(o.json.result) ? o.json.result : undefined;
       const method = o.request?.method;
@@ -125,6 +127,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'COMPL-RANKED', level: 'SHOULD', obs: 'H', era: 'all', source: 'server/utilities/completion.mdx §Implementation Considerations',
     title: 'Completion values are sorted by relevance (exact and prefix matches first)',
+    on: ['result completion/complete'],
     check(o, report) {
       const c = o.request?.method === 'completion/complete' && o.json && isObject(o.json.result) && isObject(o.json.result.completion) ? o.json.result.completion : undefined;
       const p = o.request && isObject(o.request.json.params) ? o.request.json.params : {};
@@ -143,6 +146,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'LOG-OPT-IN', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'server/utilities/logging.mdx §Per-request log level',
     title: 'No log messages for a request whose _meta lacks io.modelcontextprotocol/logLevel',
+    on: ['server-notification notifications/message'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !notification(o, 'notifications/message') || metaOf(o.json!.params)?.[SUB_ID] !== undefined) return;
       const mine = owners(o, state);
@@ -155,6 +159,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'LOG-REQUEST-SCOPED', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'server/utilities/logging.mdx §Per-request log level',
     title: 'Log messages ride only the response stream of the request that set the level, before its response',
+    on: ['server-notification notifications/message'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !notification(o, 'notifications/message')) return;
       const sub = metaOf(o.json!.params)?.[SUB_ID];
@@ -171,6 +176,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'LOG-NO-SECRETS', level: 'MUST NOT', obs: 'H', era: 'all', source: 'server/utilities/logging.mdx §Security',
     title: 'Log messages carry no credentials, secrets or personal data',
+    on: ['server-notification notifications/message'],
     check(o, report) {
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/message') : undefined;
       const found = p ? findSensitive(p.data, '/params/data') : undefined;
@@ -180,6 +186,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'PROG-STREAM', level: 'MUST', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'Progress travels on the SSE stream of the request it reports on',
+    on: ['server-notification notifications/progress'],
     check(o, report, state) {
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/progress') : undefined;
       const known = p ? state.progress.get(JSON.stringify(p.progressToken)) : undefined;
@@ -192,6 +199,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'CANCEL-STDIO', level: 'MUST', obs: 'N', era: 'all', transport: 'stdio', source: 'basic/patterns/cancellation.mdx §Transport-Specific Cancellation',
     title: 'On stdio the client cancels with notifications/cancelled naming the request id',
+    on: ['client-request', 'client-notification'],
     check(o, report) {
       if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string') return;
       if (OTHER_CANCEL.test(o.json.method)) return report('/method', `a cancellation sent as ${o.json.method}; on stdio a client cancels with notifications/cancelled and the request's id in params.requestId`);
@@ -202,6 +210,7 @@ const featureCoreRules: Rule[] = [
   {
     id: 'CANCEL-HTTP', level: 'MUST', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/cancellation.mdx §Transport-Specific Cancellation',
     title: 'On HTTP a stream is ended by closing it, not by a server notifications/cancelled',
+    on: ['server-notification notifications/cancelled'],
     check(o, report, state) {
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/cancelled') : undefined;
       if (!p) return;

@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
 import { revisionOf } from '../session-state.js';
 import { missingEnvelope } from './version.js';
 import { decodeHeaderValue, sentinelProblem } from './wire-http.js';
@@ -17,6 +17,7 @@ export const httpRules: Rule[] = [
   {
     id: 'HTTP-PV-PRESENT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
     title: 'Every POST carries MCP-Protocol-Version',
+    on: ['client-request'],
     check(o, report, state) {
       const json = modernPost(o);
       if (json && 'id' in json && state.header(o.msg, 'mcp-protocol-version') === undefined) report('', `${String(json.method)} was POSTed without an MCP-Protocol-Version header`);
@@ -25,6 +26,7 @@ export const httpRules: Rule[] = [
   {
     id: 'HTTP-PV-MATCH', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
     title: 'MCP-Protocol-Version equals the body\'s _meta protocolVersion',
+    on: ['client-request', 'client-notification'],
     check(o, report, state) {
       const json = modernPost(o);
       const header = json ? state.header(o.msg, 'mcp-protocol-version') : undefined;
@@ -34,6 +36,7 @@ export const httpRules: Rule[] = [
   {
     id: 'HTTP-MCP-METHOD', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
     title: 'Every request has an Mcp-Method header equal to the body\'s method',
+    on: ['client-request'],
     check(o, report, state) {
       const json = modernPost(o);
       if (!json || !('id' in json)) return;
@@ -44,9 +47,10 @@ export const httpRules: Rule[] = [
   {
     id: 'HTTP-MCP-NAME', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
     title: 'tools/call, prompts/get and resources/read send Mcp-Name',
+    on: Object.keys(NAMED).flatMap((m): Interest[] => [`client-request ${m}`, `client-notification ${m}`]),
     check(o, report, state) {
       const json = modernPost(o);
-      const field = json ? NAMED[String(json.method)] : undefined;
+      const field = json && Object.hasOwn(NAMED, String(json.method)) ? NAMED[String(json.method)] : undefined;
       if (!json || !field) return;
       const params = isObject(json.params) ? json.params : {};
       const header = state.header(o.msg, 'mcp-name');
@@ -58,6 +62,7 @@ export const httpRules: Rule[] = [
   {
     id: 'HTTP-400-MODERN', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Server Validation',
     title: '-32020, -32021, -32022 and a missing-envelope -32602 are sent with HTTP 400',
+    on: ['server-error'],
     check(o, report, state) {
       const code = o.json && isObject(o.json.error) ? o.json.error.code : undefined;
       if (o.msg.direction !== 'server-to-client' || !o.msg.http || typeof code !== 'number') return;
@@ -69,6 +74,7 @@ export const httpRules: Rule[] = [
   {
     id: 'HTTP-NO-SESSION', level: 'SHOULD', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
     title: 'A 2026-07-28 exchange never mints or echoes Mcp-Session-Id',
+    on: ['server-response'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.msg.http || !o.request || o.request.era !== 'modern') return;
       const x = state.exchanges.get(o.msg.http.exchange);

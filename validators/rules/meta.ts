@@ -1,5 +1,5 @@
 import { isObject, type Rule } from '../rule.js';
-import { pointer, walk } from '../walk.js';
+import { marks, pointer } from '../walk.js';
 
 const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 const KEY = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`);
@@ -14,9 +14,10 @@ export const metaRules: Rule[] = [
   {
     id: 'ENV-META-KEYFORMAT', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`_meta`',
     title: '`_meta` keys are an optional dotted prefix with "/" and a name of [A-Za-z0-9._-]',
+    on: ['json'],
     check(o, report) {
       if (!o.json) return;
-      for (const [meta, at] of walk(o.json).metas) {
+      for (const [meta, at] of marks(o.json).metas) {
         for (const key of Object.keys(meta)) if (!EXEMPT.has(key) && !KEY.test(key)) report(`${pointer(at)}/${escape(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
       }
     },
@@ -24,6 +25,7 @@ export const metaRules: Rule[] = [
   {
     id: 'VER-EXT-ID', level: 'MUST', obs: '1', era: 'all', source: 'basic/versioning.mdx §Extension Negotiation',
     title: 'Extension ids carry a prefix and follow the `_meta` key rules',
+    on: ['json'],
     check(o, report) {
       if (!o.json) return;
       const found: [Record<string, unknown>, string][] = [];
@@ -40,6 +42,7 @@ export const metaRules: Rule[] = [
   {
     id: 'ENV-ERRCODE-LEGACYRANGE', level: 'SHOULD NOT', obs: '1', era: 'modern', source: 'basic/index.mdx §Error Codes',
     title: 'New implementations avoid -32000..-32019',
+    on: ['error'],
     check(o, report) {
       const code = o.json && isObject(o.json.error) ? o.json.error.code : undefined;
       if (typeof code === 'number' && code <= -32000 && code >= -32019 && code !== -32002) report('/error/code', `error code ${code} is in -32000..-32019, to which receivers may give no meaning`);
@@ -48,6 +51,7 @@ export const metaRules: Rule[] = [
   {
     id: 'ENV-ERRCODE-APPDEF', level: 'SHOULD', obs: '1', era: 'all', source: 'basic/index.mdx §Error Codes',
     title: 'Application-defined codes lie outside -32768..-32000',
+    on: ['error'],
     check(o, report) {
       const code = o.json && isObject(o.json.error) ? o.json.error.code : undefined;
       if (typeof code === 'number' && code >= -32768 && code <= -32100 && !JSONRPC_CODES.has(code)) report('/error/code', `error code ${code} is inside the range JSON-RPC reserves; application codes lie outside -32768..-32000`);
@@ -56,9 +60,10 @@ export const metaRules: Rule[] = [
   {
     id: 'ENV-ICON-SCHEME', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`icons`',
     title: 'Icon src is https: or data:',
+    on: ['server-json'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
-      for (const [icon, at] of walk(o.json).icons) {
+      for (const [icon, at] of marks(o.json).icons) {
         const src = isObject(icon) ? icon.src : undefined;
         if (typeof src === 'string' && !/^(https|data):/i.test(src)) report(`${pointer(at)}/src`, `icon src ${JSON.stringify(src.slice(0, 60))} is neither https: nor data:; clients must reject it`);
       }

@@ -25,6 +25,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-METHODS', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Supported Requests',
     title: 'input_required answers only tools/call, prompts/get and resources/read',
+    on: ['server-result'],
     check(o, report) {
       if (inputRequired(o) && o.request && !MRTR_METHODS.has(o.request.method)) report('/result/resultType', `input_required in answer to ${o.request.method}`);
     },
@@ -32,6 +33,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-NONEMPTY', level: 'MUST', obs: '1', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'An InputRequiredResult has inputRequests, requestState, or both',
+    on: ['server-result'],
     check(o, report) {
       const r = inputRequired(o);
       if (r && !('inputRequests' in r) && !('requestState' in r)) report('/result', 'input_required with neither inputRequests nor requestState');
@@ -40,6 +42,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-DECLARED-ONLY', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'inputRequests holds only kinds the request declared in clientCapabilities',
+    on: ['server-result'],
     check(o, report) {
       const r = inputRequired(o);
       if (!r || !o.request || !isObject(r.inputRequests)) return;
@@ -53,6 +56,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-ECHO-STATE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry echoes requestState exactly, or sends none if none was given',
+    on: ['client-request'],
     check(o, report, state) {
       const r = retryOf(o, state);
       if (!r) return;
@@ -64,6 +68,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-NEW-ID', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry has a new JSON-RPC id',
+    on: ['client-request'],
     check(o, report, state) {
       const r = retryOf(o, state);
       // tools/call has a rule of its own (TOOLS-RETRY-NEW-ID).
@@ -73,6 +78,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'TOOLS-RETRY-NEW-ID', level: 'MUST', obs: 'N', era: 'modern', source: 'server/tools.mdx §Calling Tools',
     title: 'The MRTR retry of tools/call uses a new JSON-RPC id',
+    on: ['client-request tools/call'],
     check(o, report, state) {
       const r = retryOf(o, state);
       if (r && o.json?.method === 'tools/call' && JSON.stringify(r.issued.id) === JSON.stringify(r.id)) report('/id', `the tools/call retry reuses id ${JSON.stringify(r.id)} of the call it retries`);

@@ -1,6 +1,6 @@
-import { isObject, type Observed, type Rule } from '../rule.js';
+import { isObject, type Observed, type Interest, type Rule } from '../rule.js';
 import type { Direction } from '../../lib/message.js';
-import { idKey, mrtrKey, revisionOf, type SessionState } from '../session-state.js';
+import { idKey, mrtrKey, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 
 export type Json = Record<string, unknown>;
 export const TASKS = 'io.modelcontextprotocol/tasks';
@@ -64,14 +64,10 @@ interface Memory {
   taskKeys: Map<string, Map<string, string>>;
 }
 
-const memories = new WeakMap<SessionState, Memory>();
+const memories = sessionSlot<Memory>(() => ({ unreadable: 0, lastKind: {}, lastNotification: {}, untyped: new Set(), toolsComplete: false, taskRequests: new Map(), taskIds: new Set(), taskKeys: new Map() }));
 
 export function memory(o: Observed, state: SessionState): Memory {
-  let m = memories.get(state);
-  if (!m) {
-    m = { unreadable: 0, lastKind: {}, lastNotification: {}, untyped: new Set(), toolsComplete: false, taskRequests: new Map(), taskIds: new Set(), taskKeys: new Map() };
-    memories.set(state, m);
-  }
+  const m = memories(state);
   if (m.last?.msg !== o.msg) {
     if (m.last) remember(m, m.last);
     m.last = o;
@@ -86,11 +82,9 @@ export function taskInputs(o: Observed): { taskId: string; inputRequests: Json; 
     const taskId = r.taskId ?? params(o.request.json).taskId;
     return typeof taskId === 'string' ? { taskId, inputRequests: r.inputRequests, at: '/result/inputRequests' } : undefined;
   }
+  if (o.msg.direction !== 'server-to-client' || typeof o.json?.method !== 'string' || !o.json.method.startsWith('notifications/tasks')) return undefined;
   const p = params(o.json);
-  if (o.msg.direction === 'server-to-client' && typeof o.json?.method === 'string' && o.json.method.startsWith('notifications/tasks') && typeof p.taskId === 'string' && isObject(p.inputRequests)) {
-    return { taskId: p.taskId, inputRequests: p.inputRequests, at: '/params/inputRequests' };
-  }
-  return undefined;
+  return typeof p.taskId === 'string' && isObject(p.inputRequests) ? { taskId: p.taskId, inputRequests: p.inputRequests, at: '/params/inputRequests' } : undefined;
 }
 
 function remember(m: Memory, o: Observed): void {
@@ -126,7 +120,7 @@ function remember(m: Memory, o: Observed): void {
   if (method === 'server/discover' && isObject(r.capabilities)) m.discovered = r.capabilities;
   if (MRTR_METHODS.has(method)) {
     if (r.resultType === undefined) m.untyped.add(mrtrKey(o.request.json));
-    else m.untyped.delete(mrtrKey(o.request.json));
+    else if (m.untyped.size > 0) m.untyped.delete(mrtrKey(o.request.json));
   }
   // A page without nextCursor ends the traversal; SessionState.tools then holds every tool.
   if (method === 'tools/list' && Array.isArray(r.tools)) m.toolsComplete = typeof r.nextCursor !== 'string';
@@ -184,6 +178,9 @@ export function rawKeysAt(text: string, path: readonly string[]): string[] | und
   }
 }
 
+/** What `acknowledgment` reads. */
+const ACKNOWLEDGED: Interest[] = ['server-request notifications/subscriptions/acknowledged', 'server-notification notifications/subscriptions/acknowledged'];
+
 /** A subscriptions/acknowledged notification: what it grants, and the listen request it answers (when in view). */
 function acknowledgment(o: Observed, state: SessionState): { granted: Json; asked?: Json } | undefined {
   if (o.msg.direction !== 'server-to-client' || o.json?.method !== 'notifications/subscriptions/acknowledged') return undefined;
@@ -215,6 +212,9 @@ export function inputIdentity(request: unknown): string {
  */
 export const negotiationRules: Rule[] = [
   {
+    // No `on`: this rule runs on every message (era all, any transport), and so `memory` sees
+    // every message, which it must (it counts each side's frames); the other rules of this file
+    // and extensions.ts run only on what they judge.
     id: 'ENV-RESULTTYPE-LEGACY', level: 'MUST', obs: 'N', era: 'all', source: 'basic/index.mdx §ResultType',
     title: 'A result without resultType is complete: the client does not retry it as input_required',
     check(o, report, state) {
@@ -228,6 +228,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'ENV-ERR-ID', level: 'MUST', obs: 'N', era: 'all', source: 'basic/index.mdx §Error Responses',
     title: 'An error response carries the request\'s id unless the request was unreadable',
+    on: ['server-error'],
     check(o, report, state) {
       const m = memory(o, state);
       if (o.msg.direction !== 'server-to-client' || !idlessError(o)) return;
@@ -254,6 +255,7 @@ export const negotiationRules: Rule[] = [
     // carries an id) that answers nothing is ENV-RES-ID-MATCH.
     id: 'ENV-NOTIF-NO-REPLY', level: 'MUST NOT', obs: 'N', era: 'all', transport: 'stdio', source: 'basic/index.mdx §Notifications',
     title: 'Nobody answers a notification',
+    on: ['error'],
     check(o, report, state) {
       const m = memory(o, state);
       if (!idlessError(o)) return;
@@ -266,6 +268,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'VER-CLIENT-RETRY', level: 'SHOULD', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
     title: 'After -32022 the client uses a version from data.supported',
+    on: ['client-request'],
     check(o, report, state) {
       const m = memory(o, state);
       const req = clientRequest(o);
@@ -280,6 +283,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'VER-EXT-FALLBACK', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/versioning.mdx §Extension Negotiation',
     title: 'No extension methods to a server that did not declare the extension',
+    on: [...TASK_METHODS].map((m): Interest => `client-request ${m}`),
     check(o, report, state) {
       const m = memory(o, state);
       const req = clientRequest(o);
@@ -292,6 +296,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'VER-DUAL-ERA', level: 'desc', obs: 'N', era: 'legacy', source: 'basic/versioning.mdx §Compatibility Matrix',
     title: 'A session opened with initialize gets legacy answers, never input_required',
+    on: ['server-result'],
     check(o, report, state) {
       memory(o, state);
       if (result(o)?.resultType === 'input_required' && o.request?.era === 'legacy') {
@@ -302,6 +307,8 @@ export const negotiationRules: Rule[] = [
   {
     id: 'CAP-LISTCHANGED', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/prompts.mdx §List Changed Notification',
     title: 'list_changed comes only from servers that declared listChanged, and reaches listen streams that asked',
+    // `server-other`: String() of a method that is no string (an array) can still match.
+    on: [...Object.keys(LIST_FLAG).map((k): Interest => `server-notification notifications/${k}/list_changed`), 'server-other', ...ACKNOWLEDGED],
     check(o, report, state) {
       memory(o, state);
       const method = o.msg.direction === 'server-to-client' && o.json && !('id' in o.json) ? String(o.json.method) : '';
@@ -317,6 +324,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'TOOLS-LISTCHANGED', level: 'SHOULD', obs: 'N', era: 'modern', source: 'server/tools.mdx §List Changed Notification',
     title: 'A server that declared tools.listChanged honours toolsListChanged on listen streams',
+    on: ACKNOWLEDGED,
     check(o, report, state) {
       memory(o, state);
       // A changed list without the notification is TOOLS-LIST-INVARIANT; this is the refusal up front.
@@ -326,6 +334,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'CAP-SUBSCRIBE', level: 'derived', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
     title: 'Only a server that declared resources.subscribe acknowledges resourceSubscriptions',
+    on: ACKNOWLEDGED,
     check(o, report, state) {
       memory(o, state);
       const uris = acknowledgment(o, state)?.granted.resourceSubscriptions;
@@ -338,6 +347,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'CAP-EMBEDDED-RES', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Embedded Resources',
     title: 'A server whose tools return embedded resources declares the resources capability',
+    on: ['server-result tools/call'],
     check(o, report, state) {
       memory(o, state);
       const r = result(o);
@@ -350,15 +360,16 @@ export const negotiationRules: Rule[] = [
   {
     id: 'CAP-RESPECT', level: 'desc', obs: 'N', era: 'all', source: 'architecture/index.mdx §Capability Negotiation',
     title: 'Neither side uses a feature the other did not declare',
+    on: [...Object.keys(CLIENT_GATE).map((m): Interest => `server-request ${m}`), 'server-error'],
     check(o, report, state) {
       const m = memory(o, state);
       const json = o.json;
       if (o.msg.direction !== 'server-to-client' || !json) return;
       // A 2025-era server asking the client for a feature its initialize did not declare.
-      const wanted = typeof json.method === 'string' && 'id' in json ? CLIENT_GATE[json.method] : undefined;
+      const wanted = typeof json.method === 'string' && 'id' in json && Object.hasOwn(CLIENT_GATE, json.method) ? CLIENT_GATE[json.method] : undefined;
       if (wanted && m.initCaps && !(wanted in m.initCaps)) report('/method', `${String(json.method)}, but the client's initialize declared no ${wanted} capability (declared: ${listed(m.initCaps)})`);
       // A client calling a server feature that was not declared (when it answers, CAP-DECL-* judges the server instead).
-      const gate = o.request ? SERVER_GATE[o.request.method] : undefined;
+      const gate = o.request && Object.hasOwn(SERVER_GATE, o.request.method) ? SERVER_GATE[o.request.method] : undefined;
       const caps = state.serverCapabilities;
       if (gate && caps && isObject(json.error) && m.capsSeq !== undefined && o.request!.msg.seq > m.capsSeq && !has(caps, gate)) {
         report('', `the client called ${o.request!.method} (message #${o.request!.msg.seq}) although the server's declared capabilities (${listed(caps)}) lack ${gate}`);
@@ -368,6 +379,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'TOOLS-NAME-CASE', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Tool Names',
     title: 'tools/call uses a tool name in the exact case tools/list gave',
+    on: ['client-request tools/call'],
     check(o, report, state) {
       const m = memory(o, state);
       const req = clientRequest(o);
@@ -381,6 +393,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'MRTR-KEYS-UNIQUE', level: 'MUST', obs: '1', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'inputRequests has no duplicate keys in the raw JSON text',
+    on: ['server-result'],
     check(o, report, state) {
       memory(o, state);
       const r = result(o);
@@ -394,6 +407,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'MRTR-SAME-REQUEST', level: 'desc', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Multi Round-Trip Requests',
     title: 'A retry repeats the original method, name or uri, and arguments',
+    on: ['client-request'],
     check(o, report, state) {
       memory(o, state);
       const req = clientRequest(o);

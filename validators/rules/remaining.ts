@@ -1,21 +1,14 @@
 import type { HttpExchange } from '../../lib/cassette/cassette.js';
 import type { BareExchangeRule, ExchangeRule, SessionEndRule } from '../engine.js';
 import { isObject, type Observed, type Report, type Rule } from '../rule.js';
-import { idKey, MODERN_REVISION, type SessionState } from '../session-state.js';
+import { idKey, MODERN_REVISION, sessionSlot, type SessionState } from '../session-state.js';
 import { LISTEN, SUB_ID, metaOf, notification } from './features-common.js';
 import { obj, params, type Json } from './negotiation.js';
 import { missingEnvelope } from './version.js';
 import { headerOf } from './wire-http.js';
 
 /** Rule-private memory of one session, one WeakMap per concern. */
-function perSession<T>(init: () => T): (state: SessionState) => T {
-  const all = new WeakMap<SessionState, T>();
-  return (state) => {
-    let t = all.get(state);
-    if (!t) all.set(state, (t = init()));
-    return t;
-  };
-}
+const perSession = sessionSlot;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const exchangeOf = (o: Observed, state: SessionState): HttpExchange | undefined => (o.msg.http ? state.exchanges.get(o.msg.http.exchange) : undefined);
@@ -179,6 +172,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
   {
     id: 'TASKS-STATUS', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/versioning.mdx §Extension Negotiation',
     title: 'A task status is one of the five, with its companion field; terminal states never change',
+    on: ['server-result tasks/get', 'server-result tools/call', 'server-notification notifications/tasks/status'],
     check(o, report, state) {
       const view = taskView(o);
       if (!view) return;
@@ -205,6 +199,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
     // A successful answer despite that is CAP-DECL-*'s; the client's side of it is CAP-RESPECT's.
     id: 'CAP-UNDECLARED-32601', level: 'desc', obs: 'N', era: 'all', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
     title: 'An unknown method, or one gated behind an undeclared capability, gets -32601 (on 2026-07-28 HTTP with 404)',
+    on: ['server-response'],
     check(o, report, state) {
       const caps = capsOf(state);
       const req = o.request;
@@ -237,6 +232,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
   {
     id: 'PROMPTS-ERR-ARGS', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/prompts.mdx §Error Handling',
     title: 'prompts/get missing an argument prompts/list marked required gets -32602',
+    on: ['server-response prompts/list', 'server-response prompts/get'],
     check(o, report, state) {
       const prompts = promptsOf(state);
       const req = o.request;
@@ -275,6 +271,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
     // only works if the client resumes. SSE ids as such carry no meaning and are allowed.
     id: 'HTTP-NO-RESUME', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
     title: 'A 2026-07-28 server neither resumes streams nor relies on the client resuming one',
+    on: ['server'],
     check(o, _report, state) {
       if (o.msg.direction === 'server-to-client' && o.msg.http?.part === 'sse' && o.msg.http.sse?.retry !== undefined) retryHinted(state).add(o.msg.http.exchange);
     },
@@ -295,6 +292,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
     // HTTP-SSE-END's. What is left: task status and subscription acknowledgments.
     id: 'HTTP-SSE-RELATED', level: 'MUST', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'Notifications on a request\'s SSE stream relate to that request',
+    on: ['server-notification notifications/tasks/status', 'server-notification notifications/subscriptions/acknowledged'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !o.json || 'id' in o.json) return;
       const carrier = state.exchangeRequest(o.msg.http.exchange);
@@ -325,6 +323,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
     // that went away is not the server's teardown.
     id: 'CANCEL-SERVER-TEARDOWN', level: 'MUST', obs: 'N', era: 'modern', transport: 'stdio', source: 'basic/patterns/cancellation.mdx', severity: 'warning',
     title: 'A server that ends a stdio session ends its open subscriptions first (result or notifications/cancelled)',
+    on: ['server-notification notifications/cancelled'],
     check(o, _report, state) {
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/cancelled') : undefined;
       if (p) serverCancelled(state).add(idKey(p.requestId));
@@ -342,6 +341,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
   {
     id: 'AUTH-PRM-AS', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Authorization Server Location',
     title: 'The Protected Resource Metadata names at least one authorization server',
+    on: [],
     check() {},
     checkBareExchange(x, report) {
       const doc = prmOf(x);
@@ -358,6 +358,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
     // server's URL when that is a public one (behind a local address the public name is unknown).
     id: 'AUTH-OWN-AS-ONLY', level: 'MUST NOT', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Handling',
     title: 'The client sends only tokens issued by this server\'s authorization server, for this server',
+    on: [],
     check() {},
     checkExchange(x, _first, report, state) {
       const claims = x.tokenClaims;

@@ -1,10 +1,13 @@
-import { isObject, type Rule } from '../rule.js';
-import { pointer, walk } from '../walk.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
+import { pointerAt, topOf, walk } from '../walk.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
 // Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064]|\uDB40[\uDC00-\uDC7F]/;
 const SECRET = /(\bBearer\s+[A-Za-z0-9\-._~+/]{20,}=*|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,})/;
+
+/** The shortest text SECRET can match (AKIA and 16 characters). */
+const SECRET_MIN_LENGTH = 20;
 
 function injection(text: string): string | undefined {
   const m = OVERRIDE.exec(text);
@@ -21,45 +24,53 @@ export const securityRules: Rule[] = [
   {
     id: 'SEC-DESC-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
     title: 'Descriptions and titles carry no instructions for the model, hidden tags or invisible Unicode',
+    on: [...LISTS].map((m): Interest => `result ${m}`),
     check(o, report) {
       if (!o.request || !LISTS.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
-      for (const [text, path] of walk(o.json).strings) {
-        const last = path[path.length - 1];
-        if (path[0] !== 'result' || !(last === 'description' || last === 'title' || path[path.length - 2] === 'annotations')) continue;
-        const found = injection(text);
-        if (found) report(pointer(path), `${found} in a description the model reads`);
+      const w = walk(o.json);
+      for (let i = 0; i < w.strings.length; i++) {
+        const key = w.stringKeys[i];
+        if (topOf(w, i) !== 'result' || !(key === 'description' || key === 'title' || w.stringsIn[i]?.key === 'annotations')) continue;
+        const found = injection(w.strings[i]!);
+        if (found) report(pointerAt(w.stringsIn[i], key), `${found} in a description the model reads`);
       }
     },
   },
   {
     id: 'SEC-RESULT-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
     title: 'Results carry no instructions for the model (indirect prompt injection)',
+    on: [...CONTENT].map((m): Interest => `result ${m}`),
     check(o, report) {
       if (!o.request || !CONTENT.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
-      for (const [text, path] of walk(o.json).strings) {
-        if (path[0] !== 'result') continue;
-        const found = injection(text);
-        if (found) report(pointer(path), `${found} in returned data`);
+      const w = walk(o.json);
+      for (let i = 0; i < w.strings.length; i++) {
+        if (topOf(w, i) !== 'result') continue;
+        const found = injection(w.strings[i]!);
+        if (found) report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `${found} in returned data`);
       }
     },
   },
   {
     id: 'SEC-SECRET-LEAK', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
     title: 'Results, logs and errors carry nothing that looks like a credential',
+    on: ['server-result', 'server-error', 'server-request notifications/message', 'server-notification notifications/message'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
       const top = isObject(o.json.result) ? 'result' : isObject(o.json.error) ? 'error' : o.json.method === 'notifications/message' ? 'params' : undefined;
       if (top === undefined) return;
-      for (const [text, path] of walk(o.json).strings) {
-        if (path[0] !== top) continue;
+      const w = walk(o.json);
+      for (let i = 0; i < w.strings.length; i++) {
+        const text = w.strings[i]!;
+        if (text.length < SECRET_MIN_LENGTH || topOf(w, i) !== top) continue;
         const m = SECRET.exec(text);
-        if (m) return report(pointer(path), `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
+        if (m) return report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
       }
     },
   },
   {
     id: 'SEC-STATE-ID-GUESSABLE', level: 'desc', obs: 'H', era: 'all', source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'State identifiers (requestState, ids, handles) are not short, low-entropy or sequential',
+    on: ['server-result'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.json || !isObject(o.json.result)) return;
       const s = o.json.result.requestState;

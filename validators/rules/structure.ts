@@ -1,6 +1,7 @@
-import { isObject, type Observed, type Rule, type RuleInfo } from '../rule.js';
-import { isRevision, targetOf, typeProblems } from '../structure/check.js';
-import { ruleOf } from '../structure/rule-of-type.js';
+import { isObject, type Interest, type Observed, type Rule, type RuleInfo } from '../rule.js';
+import { CODED_ERRORS, isRevision, targetOf, typeProblems } from '../structure/check.js';
+import { RULE_OF_TYPE, RULES_OF_ANY_TYPE, ruleOf } from '../structure/rule-of-type.js';
+import { NOTIFICATION_TYPE, REQUEST_TYPE } from '../structure/sdk.js';
 
 /**
  * Message structure, per revision: the SDK's published schemas corrected by our revision gates
@@ -14,16 +15,16 @@ interface Finding {
   message: string;
 }
 
-const findings = new WeakMap<Observed, Finding[]>();
+/** The findings of the message being judged (every structure rule asks about the same one). */
+let last: { o: Observed; findings: Finding[] } | undefined;
 /** Envelope members the ENV rules judge (ENV-JSONRPC20, ENV-REQ-ID-TYPE, ENV-RES-RESULT, ENV-ERR-SHAPE). */
 const ENVELOPE = /^(|\/jsonrpc|\/id|\/method|\/result|\/error|\/error\/code|\/error\/message)$/;
 const BROAD = new Set(['', '/result', '/params', '/error']);
 
 function structureOf(o: Observed): Finding[] {
-  let f = findings.get(o);
-  if (f) return f;
-  f = [];
-  findings.set(o, f);
+  if (last?.o === o) return last.findings;
+  const f: Finding[] = [];
+  last = { o, findings: f };
   // 2025-03-26 (HTTP without a version header) predates the revisions we carry structure for.
   if (!o.json || !isRevision(o.revision)) return f;
   const target = targetOf(o.json, o.revision, o.request?.method);
@@ -69,8 +70,28 @@ const CATALOGUE: (Omit<RuleInfo, 'obs' | 'era'> & { era?: RuleInfo['era'] })[] =
   { id: 'SAMP-RESULT-SHAPE', level: 'schema', source: 'client/sampling.mdx §Result Fields', title: 'A CreateMessageResult has role, content and model' },
 ];
 
+/**
+ * The messages whose structure can yield a finding under a rule, from the tables that decide it:
+ * requests and notifications are checked as the type of their method, results as the result type
+ * of the method they answer (or an InputRequiredResult), errors by their code (targetOf), and a
+ * finding falls under the rule of its type unless a member rule or the fallback takes it (ruleOf).
+ */
+function interestsOf(id: string): Interest[] {
+  if (RULES_OF_ANY_TYPE.has(id)) return ['json'];
+  const on: Interest[] = [];
+  for (const [method, type] of REQUEST_TYPE) {
+    if (RULE_OF_TYPE[type] === id) on.push(`request ${method}`);
+    if (RULE_OF_TYPE[`${type.slice(0, -'Request'.length)}Result`] === id) on.push(`result ${method}`);
+  }
+  for (const [method, type] of NOTIFICATION_TYPE) if (RULE_OF_TYPE[type] === id) on.push(`notification ${method}`);
+  if (Object.values(CODED_ERRORS).some((type) => RULE_OF_TYPE[type] === id)) on.push('error');
+  if (RULE_OF_TYPE.InputRequiredResult === id) on.push('result');
+  return on.length > 0 ? on : ['json'];
+}
+
 const structureRules: Rule[] = CATALOGUE.map((info) => ({
   obs: '1' as const, era: 'all' as const, ...info,
+  on: interestsOf(info.id),
   check(o, report) {
     for (const f of structureOf(o)) if (f.rule === info.id && !covered(f.path, o.reported)) report(f.path, f.message);
   },
@@ -82,6 +103,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const mediaRule: Rule = {
   id: 'TOOLS-MEDIA-B64', level: 'schema', obs: '1', era: 'all', source: 'server/tools.mdx §Tool Result',
   title: 'Image and audio tool results carry base64 data and a mimeType',
+  on: ['result tools/call'],
   check(o, report) {
     const r = o.request?.method === 'tools/call' && o.json && isObject(o.json.result) ? o.json.result : undefined;
     if (!r || !Array.isArray(r.content)) return;

@@ -19,6 +19,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-NAME-LENGTH', level: 'SHOULD', obs: '1', era: 'all', source: 'server/tools.mdx §Tool Names',
     title: 'A tool name is 1-128 characters',
+    on: ['result tools/list'],
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         if (typeof t.name === 'string' && (t.name.length < 1 || t.name.length > 128)) report(`/result/tools/${i}/name`, `tool name is ${t.name.length} characters long`);
@@ -28,6 +29,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-NAME-FORMAT', level: 'SHOULD', obs: '1', era: 'all', source: 'server/tools.mdx §Tool Names',
     title: 'A tool name uses only [A-Za-z0-9_.-]',
+    on: ['result tools/list'],
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         if (typeof t.name === 'string' && t.name.length > 0 && !NAME.test(t.name)) report(`/result/tools/${i}/name`, `tool name ${JSON.stringify(t.name)} has characters outside [A-Za-z0-9_.-]`);
@@ -37,6 +39,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-NAME-UNIQUE', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Tool Names',
     title: 'Tool names are unique within a server',
+    on: ['result tools/list'],
     check(o, report) {
       const seen = new Set<string>();
       listedTools(o).forEach((t, i) => {
@@ -49,6 +52,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-INPUTSCHEMA-OBJ', level: 'MUST', obs: '1', era: 'all', source: 'server/tools.mdx §Tool',
     title: '`inputSchema` is a JSON Schema object whose root has type "object"',
+    on: ['result tools/list'],
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         const s = t.inputSchema;
@@ -60,6 +64,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-SCHEMA-VALID', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §JSON Schema Usage',
     title: '`inputSchema` and `outputSchema` are valid in their dialect (2020-12 by default)',
+    on: ['result tools/list'],
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         for (const key of ['inputSchema', 'outputSchema'] as const) {
@@ -74,6 +79,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-DIALECT-UNSUPPORTED', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Implementation Requirements',
     title: 'Tool schemas use a JSON Schema dialect clients support (2020-12 must be supported)',
+    on: ['result tools/list'],
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         for (const key of ['inputSchema', 'outputSchema'] as const) {
@@ -86,6 +92,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-NOPARAM', level: 'REC', obs: '1', era: 'all', source: 'server/tools.mdx §Tool', severity: 'info',
     title: 'A tool without parameters uses {"type":"object","additionalProperties":false}',
+    on: ['result tools/list'],
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         const s = t.inputSchema;
@@ -99,6 +106,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-OUTPUT-CONFORM', level: 'MUST', obs: 'N', era: 'all', source: 'server/tools.mdx §Output Schema',
     title: '`structuredContent` conforms to the tool\'s declared `outputSchema`',
+    on: ['result tools/call'],
     check(o, report, state) {
       const call = callResult(o);
       if (!call || call.result.isError === true || call.result.resultType === 'input_required') return;
@@ -112,6 +120,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-STRUCT-MIRROR', level: 'SHOULD', obs: '1', era: 'all', source: 'server/tools.mdx §Structured Content',
     title: 'structuredContent is also returned as serialized JSON in a text block',
+    on: ['result tools/call'],
     check(o, report) {
       const call = callResult(o);
       if (!call || call.result.structuredContent === undefined || call.result.isError === true) return;
@@ -130,6 +139,7 @@ export const toolRules: Rule[] = [
   {
     id: 'TOOLS-ERR-PROTOCOL', level: 'desc', obs: 'N', era: 'all', source: 'server/tools.mdx §Error Handling',
     title: 'An unknown tool gets a JSON-RPC error, not an isError result',
+    on: ['result tools/call'],
     check(o, report, state) {
       const call = callResult(o);
       if (!call || call.result.isError !== true || state.tools.size === 0 || state.tools.has(call.name)) return;

@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, type Interest, type Rule } from '../rule.js';
 import { idKey, mrtrKey } from '../session-state.js';
 import { retryOf } from './mrtr.js';
 
@@ -20,6 +20,17 @@ function listenOf(o: O, state: Parameters<Rule['check']>[2]) {
   return r?.method === 'subscriptions/listen' ? r : undefined;
 }
 
+/** ENV-META-RESERVED on one `_meta`: keys whose prefix's second label is MCP's (`io.modelcontextprotocol/`, `x.mcp/`) but whose name MCP does not define. */
+function reservedKeys(meta: Record<string, unknown> | undefined, at: string, report: Parameters<Rule['check']>[1]): void {
+  if (!meta) return;
+  for (const key of Object.keys(meta)) {
+    const slash = key.lastIndexOf('/');
+    if (slash < 0 || KNOWN_META.has(key.slice(slash + 1))) continue; // no prefix, or a name MCP defines
+    const second = key.slice(0, slash).split('.')[1];
+    if (second === 'modelcontextprotocol' || second === 'mcp') report(`${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${key} uses a prefix reserved for MCP but is not a key MCP defines`);
+  }
+}
+
 /** More of §1, §2, §13, §14, §19 and §20 of RULES.md. */
 /** The requests an InputRequiredResult may answer, and so the only ones that are retried. */
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -28,6 +39,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'ENV-ERR-MSG', level: 'SHOULD', obs: 'H', era: 'all', source: 'basic/index.mdx §Error Responses',
     title: 'error.message is one concise sentence',
+    on: ['error'],
     check(o, report) {
       const m = o.json && isObject(o.json.error) ? o.json.error.message : undefined;
       if (typeof m === 'string' && (m.length > 300 || m.includes('\n'))) report('/error/message', `error message of ${m.length} characters${m.includes('\n') ? ' over several lines' : ''}; put details in error.data`);
@@ -36,19 +48,16 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'ENV-META-RESERVED', level: 'desc', obs: 'H', era: 'all', source: 'basic/index.mdx §`_meta`',
     title: 'Keys under the MCP-reserved prefixes are ones MCP defines',
+    on: ['json'],
     check(o, report) {
-      for (const [meta, at] of [[metaOf(o.json?.params), '/params/_meta'], [metaOf(o.json?.result), '/result/_meta']] as const) {
-        for (const key of Object.keys(meta ?? {})) {
-          const [prefix, name] = key.includes('/') ? [key.slice(0, key.lastIndexOf('/')), key.slice(key.lastIndexOf('/') + 1)] : ['', key];
-          const second = prefix.split('.')[1];
-          if ((second === 'modelcontextprotocol' || second === 'mcp') && !KNOWN_META.has(name!)) report(`${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${key} uses a prefix reserved for MCP but is not a key MCP defines`);
-        }
-      }
+      reservedKeys(metaOf(o.json?.params), '/params/_meta', report);
+      reservedKeys(metaOf(o.json?.result), '/result/_meta', report);
     },
   },
   {
     id: 'ENV-META-OTEL', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`_meta`',
     title: 'traceparent follows W3C Trace Context',
+    on: ['json'],
     check(o, report) {
       const meta = metaOf(o.json?.params);
       const tp = meta?.traceparent;
@@ -58,6 +67,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'VER-32022-CONSISTENT', level: 'derived', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
     title: '-32022 names the version that was sent, and does not list it as supported',
+    on: ['error'],
     check(o, report) {
       const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
       if (e?.code !== -32022 || !isObject(e.data) || !o.request) return;
@@ -71,6 +81,8 @@ export const transportExtraRules: Rule[] = [
     // exchanges (separate cassette sessions), so their pairing is not visible per session.
     id: 'MRTR-NO-CROSS-USE', level: 'MUST NOT', obs: 'N', era: 'modern', transport: 'stdio', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'inputResponses and requestState appear only on the retry of their own request',
+    // `client-other`: String() of a method that is no string (an array) can still match.
+    on: [...[...MRTR_METHODS].map((m): Interest => `client-request ${m}`), 'client-other'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.json || !('id' in o.json) || !isObject(o.json.params)) return;
       if (!('inputResponses' in o.json.params) && !('requestState' in o.json.params)) return;
@@ -82,6 +94,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'MRTR-RESPONSES-COMPLETE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry answers every key of inputRequests',
+    on: ['client-request'],
     check(o, report, state) {
       const r = retryOf(o, state);
       if (!r || r.issued.keys.length === 0) return;
@@ -93,6 +106,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'SUB-ID-TAG', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Receiving Notifications',
     title: 'Listen-stream notifications carry the listen request id as subscriptionId',
+    on: [...LISTEN_ONLY, 'notifications/subscriptions/acknowledged'].map((m): Interest => `server-notification ${m}`),
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || 'id' in o.json) return;
       if (!LISTEN_ONLY.has(o.json.method) && o.json.method !== 'notifications/subscriptions/acknowledged') return;
@@ -105,6 +119,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'SUB-NO-REQSCOPED', level: 'MUST NOT', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'server/utilities/logging.mdx',
     title: 'No progress or log notifications on a listen stream',
+    on: ['request notifications/progress', 'notification notifications/progress', 'request notifications/message', 'notification notifications/message'],
     check(o, report, state) {
       if (o.json && (o.json.method === 'notifications/progress' || o.json.method === 'notifications/message') && listenOf(o, state)) report('/method', `${String(o.json.method)} on a subscriptions/listen stream`);
     },
@@ -112,6 +127,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'SUB-CHANGE-ONLY-ON-LISTEN', level: 'desc', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/subscriptions.mdx',
     title: 'list_changed and resources/updated arrive only on listen streams',
+    on: [...LISTEN_ONLY].flatMap((m): Interest[] => [`request ${m}`, `notification ${m}`]),
     check(o, report, state) {
       if (!o.json || typeof o.json.method !== 'string' || !LISTEN_ONLY.has(o.json.method) || !o.msg.http) return;
       const carrier = state.exchangeRequest(o.msg.http.exchange);
@@ -121,8 +137,10 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'SUB-ONLY-REQUESTED', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Opening a Stream',
     title: 'A subscription carries only the notification types its filter asked for',
+    on: Object.keys(FILTER_OF).flatMap((m): Interest[] => [`server-request ${m}`, `server-notification ${m}`]),
     check(o, report, state) {
-      if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || !FILTER_OF[o.json.method]) return;
+      // Own keys only: a method named like an Object.prototype member is no list_changed.
+      if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || !Object.hasOwn(FILTER_OF, o.json.method)) return;
       const sub = metaOf(o.json.params)?.['io.modelcontextprotocol/subscriptionId'];
       const listen = sub === undefined ? listenOf(o, state) : state.pending['client-to-server'].get(idKey(sub));
       if (!listen || listen.method !== 'subscriptions/listen') return;
@@ -133,6 +151,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'HTTP-ACCEPT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'The Accept header lists application/json and text/event-stream',
+    on: ['client-json'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.msg.http || !o.json || !('id' in o.json)) return;
       const accept = state.header(o.msg, 'accept') ?? '';
@@ -142,6 +161,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'HTTP-REQ-CT', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'A request is answered with application/json or text/event-stream',
+    on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
       if (o.msg.direction !== 'server-to-client' || !x || !state.once(`ct:${x.id}`)) return;
@@ -152,6 +172,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'HTTP-XACCEL', level: 'SHOULD', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'SSE responses send X-Accel-Buffering: no',
+    on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !x || !state.once(`xaccel:${x.id}`)) return;
@@ -161,6 +182,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'HTTP-SSE-ONE-RESP', level: 'derived', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Message Flow',
     title: 'A request\'s stream carries exactly one response, with the request\'s id',
+    on: ['server-response'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !o.json || !('result' in o.json || 'error' in o.json)) return;
       if ((state.responsesInExchange.get(o.msg.http.exchange) ?? 0) >= 1) report('', 'a second response on the same request stream');
@@ -169,9 +191,11 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'AUTH-NO-QUERY', level: 'MUST NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
     title: 'The access token never travels in the query string',
+    on: ['client'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
-      if (o.msg.direction !== 'client-to-server' || !x || !state.once(`query:${x.id}`)) return;
+      // A path without a query has nothing to show now or later (the once is this rule's own).
+      if (o.msg.direction !== 'client-to-server' || !x || !x.path.includes('?') || !state.once(`query:${x.id}`)) return;
       const query = new URL(x.path, 'http://x').searchParams;
       for (const key of ['access_token', 'token', 'api_key', 'apikey', 'auth']) if (query.has(key)) report('', `a credential-like query parameter ${key} in ${x.method} ${x.path.split('?')[0]}`);
     },
@@ -179,6 +203,7 @@ export const transportExtraRules: Rule[] = [
   {
     id: 'AUTH-BEARER', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
     title: 'Tokens travel as Authorization: Bearer',
+    on: ['client'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server') return;
       const auth = state.header(o.msg, 'authorization');

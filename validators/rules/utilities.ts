@@ -1,5 +1,5 @@
 import { isObject, type Rule } from '../rule.js';
-import { idKey, progressToken } from '../session-state.js';
+import { idKey, progressToken, sessionSlot } from '../session-state.js';
 
 const PAGINATED = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -13,17 +13,13 @@ const result = (o: O, method?: string) => (o.json && isObject(o.json.result) && 
 const notification = (o: O, method: string) => (o.json && o.json.method === method && !('id' in o.json) && isObject(o.json.params) ? o.json.params : undefined);
 
 /** §6-12 of RULES.md: resources, prompts, completion, logging, progress, cancellation, pagination, caching. */
-const unusable = new WeakMap<object, Set<string>>();
-function unusableAnswers(state: object): Set<string> {
-  let set = unusable.get(state);
-  if (!set) unusable.set(state, (set = new Set()));
-  return set;
-}
+const unusableAnswers = sessionSlot(() => new Set<string>());
 
 export const utilityRules: Rule[] = [
   {
     id: 'RES-NOTFOUND-NOT-32002', level: 'MUST NOT', obs: '1', era: 'modern', source: 'server/resources.mdx §Error Handling',
     title: 'A missing resource is -32602, never -32002, on 2026-07-28',
+    on: ['error resources/read'],
     check(o, report) {
       if (o.request?.method === 'resources/read' && o.json && isObject(o.json.error) && o.json.error.code === -32002) report('/error/code', 'resources/read answered -32002; 2026-07-28 uses -32602 for a resource that does not exist');
     },
@@ -31,6 +27,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'RES-BLOB-ENC', level: 'MUST', obs: '1', era: 'all', source: 'server/resources.mdx §Security Considerations',
     title: 'Binary resource contents are valid base64',
+    on: ['result resources/read'],
     check(o, report) {
       const r = result(o, 'resources/read');
       if (!r || !Array.isArray(r.contents)) return;
@@ -42,6 +39,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'RES-URI-RFC3986', level: 'MUST', obs: '1', era: 'all', source: 'server/resources.mdx §Custom URI Schemes',
     title: 'Resource URIs conform to RFC 3986',
+    on: ['result resources/list', 'result resources/read'],
     check(o, report) {
       const r = result(o);
       if (!r || (o.request?.method !== 'resources/list' && o.request?.method !== 'resources/read')) return;
@@ -55,6 +53,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PROMPTS-MEDIA', level: 'MUST', obs: '1', era: 'all', source: 'server/prompts.mdx §Image Content',
     title: 'Prompt images and audio are base64 with a valid MIME type',
+    on: ['result prompts/get'],
     check(o, report) {
       const r = result(o, 'prompts/get');
       if (!r || !Array.isArray(r.messages)) return;
@@ -69,6 +68,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PROMPTS-EMBEDDED', level: 'MUST', obs: '1', era: 'all', source: 'server/prompts.mdx §Embedded Resources',
     title: 'An embedded resource in a prompt has a URI, a MIME type, and text or a base64 blob',
+    on: ['result prompts/get'],
     check(o, report) {
       const r = result(o, 'prompts/get');
       if (!r || !Array.isArray(r.messages)) return;
@@ -85,6 +85,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'COMPL-RESULT-SHAPE', level: 'MUST', obs: '1', era: 'all', source: 'server/utilities/completion.mdx §Completion Results',
     title: 'completion.values is a string[] of at most 100 items',
+    on: ['result completion/complete'],
     check(o, report) {
       const r = result(o, 'completion/complete');
       if (!r) return;
@@ -96,6 +97,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'COMPL-TOTAL', level: 'derived', obs: '1', era: 'all', source: 'server/utilities/completion.mdx §Completion Results',
     title: 'completion.total, when present, is at least the number of values',
+    on: ['result completion/complete'],
     check(o, report) {
       const c = isObject(result(o, 'completion/complete')?.completion) ? (result(o, 'completion/complete')!.completion as Record<string, unknown>) : undefined;
       if (c && typeof c.total === 'number' && Array.isArray(c.values) && c.total < c.values.length) report('/result/completion/total', `total ${c.total} is below the ${c.values.length} values returned`);
@@ -104,6 +106,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'LOG-THRESHOLD', level: 'SHOULD NOT', obs: 'N', era: 'modern', source: 'server/utilities/logging.mdx §Log Levels',
     title: 'No log messages below the level the request asked for',
+    on: ['notification notifications/message'],
     check(o, report, state) {
       const p = notification(o, 'notifications/message');
       if (!p || typeof p.level !== 'string' || !o.msg.http) return;
@@ -117,6 +120,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PROG-TOKEN-UNIQUE', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/progress.mdx §Progress Flow',
     title: 'A progress token is unique across the active requests',
+    on: ['client-request'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string' || !('id' in o.json)) return;
       const token = progressToken(o.json);
@@ -127,6 +131,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PROG-ACTIVE-ONLY', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/progress.mdx §Behavior Requirements',
     title: 'Progress names the token of a request in flight',
+    on: ['server-notification notifications/progress'],
     check(o, report, state) {
       const p = notification(o, 'notifications/progress');
       if (!p || o.msg.direction !== 'server-to-client') return;
@@ -136,6 +141,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PROG-STOP', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/progress.mdx §Implementation Notes',
     title: 'No progress after the final response',
+    on: ['notification notifications/progress'],
     check(o, report, state) {
       const p = notification(o, 'notifications/progress');
       const known = p ? state.progress.get(JSON.stringify(p.progressToken)) : undefined;
@@ -145,6 +151,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PROG-MONOTONIC', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/progress.mdx §Progress Flow',
     title: '`progress` strictly increases per token',
+    on: ['notification notifications/progress'],
     check(o, report, state) {
       const p = notification(o, 'notifications/progress');
       const known = p ? state.progress.get(JSON.stringify(p.progressToken)) : undefined;
@@ -154,6 +161,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'CANCEL-REF-VALID', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
     title: 'notifications/cancelled names a request the client has in flight',
+    on: ['server-result', 'client-notification notifications/cancelled'],
     check(o, report, state) {
       // A response a client cannot accept (a result that is not an object) leaves the request in
       // flight for the client: cancelling it then is the server's fault (ENV-RES-RESULT), not this.
@@ -168,6 +176,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'CANCEL-SILENCE', level: 'MUST NOT', obs: 'N', era: 'all', source: 'basic/transports/stdio.mdx §Cancellation',
     title: 'After cancellation the server sends no more progress for that request',
+    on: ['notification notifications/progress'],
     check(o, report, state) {
       // A response already in flight when the cancellation crossed it is tolerated (C2); progress is not.
       const p = notification(o, 'notifications/progress');
@@ -178,6 +187,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PAGE-OPS', level: 'desc', obs: '1', era: 'all', source: 'server/utilities/pagination.mdx §Operations Supporting Pagination',
     title: 'Only the four list operations paginate',
+    on: ['result'],
     check(o, report) {
       const r = result(o);
       if (r && 'nextCursor' in r && o.request && !PAGINATED.has(o.request.method)) report('/result/nextCursor', `${o.request.method} returned a nextCursor; only tools/list, prompts/list, resources/list and resources/templates/list paginate`);
@@ -186,6 +196,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'PAGE-CURSOR-OPAQUE', level: 'MUST', obs: 'N', era: 'all', source: 'server/utilities/pagination.mdx §Implementation Guidelines',
     title: 'A cursor the client sends is one the server returned for that method',
+    on: ['client-request', 'client-notification'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string' || !isObject(o.json.params) || typeof o.json.params.cursor !== 'string') return;
       if (!state.cursors.get(o.json.method)?.has(o.json.params.cursor)) report('/params/cursor', `cursor ${JSON.stringify(o.json.params.cursor)} was never returned as a nextCursor of ${o.json.method}`);
@@ -194,6 +205,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'CACHE-HINTS', level: 'MUST', obs: '1', era: 'modern', source: 'server/utilities/caching.mdx §Cacheable Results',
     title: 'List and read results carry ttlMs and cacheScope',
+    on: ['result tools/list', 'result prompts/list', 'result resources/list', 'result resources/templates/list', 'result resources/read'],
     check(o, report) {
       const r = result(o);
       if (!r || !o.request || !CACHEABLE.has(o.request.method) || r.resultType === 'input_required') return;
@@ -204,6 +216,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'CACHE-TTL-NONNEG', level: 'MUST', obs: '1', era: 'modern', source: 'server/utilities/caching.mdx §Time-to-Live (TTL) Field',
     title: 'ttlMs is not negative',
+    on: ['result'],
     check(o, report) {
       const r = result(o);
       if (r && typeof r.ttlMs === 'number' && r.ttlMs < 0) report('/result/ttlMs', `ttlMs is ${r.ttlMs}`);
@@ -212,6 +225,7 @@ export const utilityRules: Rule[] = [
   {
     id: 'CACHE-INTERIM-NONE', level: 'desc', obs: '1', era: 'modern', source: 'server/utilities/caching.mdx §Cacheable Results',
     title: 'input_required results carry no caching hints',
+    on: ['result'],
     check(o, report) {
       const r = result(o);
       if (r && r.resultType === 'input_required' && ('ttlMs' in r || 'cacheScope' in r)) report('/result', 'an input_required result with caching hints (ttlMs/cacheScope)');

@@ -33,6 +33,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-META-REQUIRED', level: 'MUST', obs: '1', era: 'modern', source: 'basic/index.mdx §`_meta`',
     title: 'Every request carries protocolVersion and clientCapabilities in `params._meta`',
+    on: ['client-request'],
     check(o, report) {
       if (!isModernRequest(o)) return;
       for (const key of missingEnvelope(o.json)) report('/params/_meta', `the request has no ${key} in params._meta`);
@@ -41,6 +42,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-META-MISSING-32602', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/index.mdx §`_meta`',
     title: 'A request missing an envelope field is answered with -32602, not served',
+    on: ['server-response'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.request || o.request.method === 'initialize' || !o.json) return;
       const missing = missingEnvelope(o.request.json);
@@ -54,6 +56,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-CLIENTINFO', level: 'SHOULD', obs: '1', era: 'modern', source: 'basic/index.mdx §`_meta`',
     title: 'Every request carries `io.modelcontextprotocol/clientInfo`',
+    on: ['client-request'],
     check(o, report) {
       if (isModernRequest(o) && missingEnvelope(o.json).length === 0 && !isObject(meta(o.json)?.[`${META}clientInfo`])) {
         report('/params/_meta', 'the request has no io.modelcontextprotocol/clientInfo');
@@ -63,6 +66,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-DISCOVER-RESULT', level: 'MUST', obs: '1', era: 'all', source: 'server/discover.mdx §Response',
     title: 'A DiscoverResult has resultType "complete", supportedVersions, capabilities, ttlMs and cacheScope',
+    on: ['result server/discover'],
     check(o, report) {
       if (o.request?.method !== 'server/discover' || !o.json || !isObject(o.json.result)) return;
       const r = o.json.result;
@@ -76,6 +80,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-DISCOVER-SERVERINFO', level: 'SHOULD', obs: '1', era: 'all', source: 'server/discover.mdx §DiscoverResult',
     title: 'The DiscoverResult `_meta` includes serverInfo',
+    on: ['result server/discover'],
     check(o, report) {
       if (o.request?.method !== 'server/discover' || !o.json || !isObject(o.json.result)) return;
       const m = o.json.result._meta;
@@ -85,6 +90,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-UNSUPPORTED-32022', level: 'MUST', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
     title: '-32022 carries `data.supported` (string[]) and `data.requested` (string)',
+    on: ['server-error'],
     check(o, report) {
       const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
       if (o.msg.direction !== 'server-to-client' || e?.code !== -32022) return;
@@ -96,6 +102,7 @@ export const versionRules: Rule[] = [
   {
     id: 'VER-32021-TRUTHFUL', level: 'derived', obs: 'N', era: 'modern', source: 'basic/index.mdx §`_meta`',
     title: '-32021 names only capabilities really absent from the request',
+    on: ['server-error'],
     check(o, report) {
       const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
       if (o.msg.direction !== 'server-to-client' || e?.code !== -32021 || !o.request) return;

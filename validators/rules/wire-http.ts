@@ -1,14 +1,19 @@
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { ExchangeRule } from '../engine.js';
-import { isObject, type Observed, type Rule } from '../rule.js';
-import { MODERN_REVISION, revisionOf, type SessionState } from '../session-state.js';
+import { isObject, type Observed, type Interest, type Rule } from '../rule.js';
+import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 
 /** A header's first value, by case-insensitive name. */
 export function headerOf(headers: HttpHeaders | undefined, name: string): string | undefined {
   if (!headers) return undefined;
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-  const v = key === undefined ? undefined : headers[key];
-  return Array.isArray(v) ? v[0] : v;
+  for (const k of Object.keys(headers)) {
+    // The first key that matches, in the headers' order; lowercased only when the length fits.
+    if (k === name || (k.length === name.length && k.toLowerCase() === name)) {
+      const v = headers[k];
+      return Array.isArray(v) ? v[0] : v;
+    }
+  }
+  return undefined;
 }
 
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -106,12 +111,7 @@ interface HttpState {
   postAccepted: boolean;
 }
 
-const httpStates = new WeakMap<SessionState, HttpState>();
-const httpState = (state: SessionState): HttpState => {
-  let s = httpStates.get(state);
-  if (!s) httpStates.set(state, (s = { bodies: new Map(), finalAt: new Map(), postAccepted: false }));
-  return s;
-};
+const httpState = sessionSlot<HttpState>(() => ({ bodies: new Map(), finalAt: new Map(), postAccepted: false }));
 
 /** Notifications whose place on a 2026-07-28 stream other rules judge (LOG-*, CANCEL-HTTP, SUB-*). */
 const MODERN_STREAM_RULED = new Set(['notifications/message', 'notifications/cancelled', 'notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
@@ -126,6 +126,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
   {
     id: 'HTTP-ENDPOINT', level: 'MUST', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx',
     title: 'The MCP endpoint accepts POST',
+    on: [],
     check() {},
     // A 405 alone may come from a server of the old HTTP+SSE transport (which clients probe for),
     // so it counts only once the same session has seen the endpoint accept a POST.
@@ -139,6 +140,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
   {
     id: 'HTTP-POST', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'Every client message is sent with HTTP POST',
+    on: ['client'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
       if (o.msg.direction === 'client-to-server' && x && x.method !== 'POST' && state.once(`post:${x.id}`)) report('', `a JSON-RPC message sent with HTTP ${x.method}; every client message is a new POST to the MCP endpoint`);
@@ -149,6 +151,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
     // (ENV-JSONRPC20) and invalid UTF-8 (ENV-UTF8) have rules of their own.
     id: 'HTTP-BODY-ONE', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'A POST body is exactly one JSON-RPC request or notification',
+    on: ['client-other', 'client-nonjson'],
     check(o, report) {
       if (o.msg.direction !== 'client-to-server' || o.msg.http?.part !== 'request' || o.msg.rawBase64 !== undefined) return;
       if (o.msg.kind === 'text') report('', `the POST body is not one JSON value (${JSON.stringify((o.msg.raw ?? '').slice(0, 60))}); send exactly one JSON-RPC request or notification`);
@@ -158,6 +161,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
   {
     id: 'HTTP-NOTIF-202', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'An accepted notification gets 202 Accepted with no body',
+    on: ['server'],
     check(o, _report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.msg.http) return;
       const bodies = httpState(state).bodies;
@@ -178,6 +182,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
   {
     id: 'HTTP-SSE-NO-REQ', level: 'MUST NOT', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'No JSON-RPC requests on a 2026-07-28 SSE stream',
+    on: ['server-request'],
     check(o, report) {
       if (o.msg.direction === 'server-to-client' && o.msg.http?.part === 'sse' && o.msg.kind === 'request') {
         report('', `server→client request ${String(o.json?.method)} on an SSE stream; on 2026-07-28 it belongs in an InputRequiredResult's inputRequests`);
@@ -190,6 +195,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
     // messages, cancellations and subscription notifications have stream rules of their own.
     id: 'HTTP-SSE-END', level: 'SHOULD', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'The final response ends the request\'s SSE stream',
+    on: ['server-json'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !o.json) return;
       const x = o.msg.http.exchange;
@@ -211,6 +217,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
   {
     id: 'HTTP-B64-SENTINEL', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Value Encoding',
     title: 'Mcp-Name and Mcp-Param-* values that are not header-safe use =?base64?…?=',
+    on: ['client-request'],
     check(o, report, state) {
       const json = modernClientMessage(o, state);
       const x = exchangeOf(o, state);
@@ -243,6 +250,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
     // Needs the tool's inputSchema from a tools/list answer in the same session.
     id: 'HTTP-MCP-PARAM', level: 'MUST', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Client Behavior',
     title: 'Each x-mcp-header argument with a value is mirrored as Mcp-Param-{Name}',
+    on: ['client-request tools/call'],
     check(o, report, state) {
       const json = modernClientMessage(o, state);
       const x = exchangeOf(o, state);
@@ -273,6 +281,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
     // (cancellation is closing the stream, and there is no handshake or roots notification).
     id: 'HTTP-NO-CLIENT-NOTIF', level: 'desc', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'No core client notifications are POSTed on 2026-07-28',
+    on: [...CORE_CLIENT_NOTIFICATIONS].map((m): Interest => `client-notification ${m}`),
     check(o, report, state) {
       const json = modernClientMessage(o, state);
       if (!json || 'id' in json || !CORE_CLIENT_NOTIFICATIONS.has(json.method as string)) return;

@@ -1,6 +1,6 @@
 import { messageBytes } from '../../lib/message.js';
 import { isObject, type Observed, type Rule } from '../rule.js';
-import { revisionOf, type SessionState } from '../session-state.js';
+import { revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 
 /** A multi-line JSON value in the making on one pipe: the lines so far and the scanner's place. */
 interface Run {
@@ -32,12 +32,7 @@ interface StdioState {
   discovered?: boolean;
 }
 
-const stdioStates = new WeakMap<SessionState, StdioState>();
-const stdioState = (state: SessionState): StdioState => {
-  let s = stdioStates.get(state);
-  if (!s) stdioStates.set(state, (s = { runs: new Map(), seq: -1, verdict: { fragment: false } }));
-  return s;
-};
+const stdioState = sessionSlot<StdioState>(() => ({ runs: new Map(), seq: -1, verdict: { fragment: false } }));
 
 const RPC_KINDS = new Set(['request', 'notification', 'response', 'error']);
 /** Lines beyond which an unfinished value is given up on (a stray `{` in a log, not a message). */
@@ -132,6 +127,7 @@ const isModernRequest = (json: Record<string, unknown>): boolean => (revisionOf(
 /** §18 of RULES.md: the stdio rules judged from the recorded lines. */
 export const wireStdioRules: Rule[] = [
   {
+    // No `on`: the framing scanner must see every line of both pipes (see framingVerdict).
     id: 'STDIO-FRAMING', level: 'MUST NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx',
     title: 'One message per line, with no raw newline inside a message',
     check(o, report, state) {
@@ -145,6 +141,7 @@ export const wireStdioRules: Rule[] = [
     // error code cannot be seen in a single session (the MUST NOT half of the rule).
     id: 'STDIO-PROBE', level: 'SHOULD', obs: 'N', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx §Backward Compatibility',
     title: 'A dual-era client probes with server/discover first, and keeps to it when it succeeds',
+    on: ['server-result server/discover', 'client-request'],
     check(o, report, state) {
       const s = stdioState(state);
       const json = o.json;
@@ -170,6 +167,7 @@ export const wireStdioRules: Rule[] = [
     // by the client, or an HTTP-style challenge in an error from the server.
     id: 'STDIO-NO-OAUTH', level: 'SHOULD NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/authorization/index.mdx §Protocol Requirements',
     title: 'No OAuth tokens or challenges inside stdio messages',
+    on: ['client-json', 'server-error'],
     check(o, report) {
       const json = o.json;
       if (!json) return;

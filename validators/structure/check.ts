@@ -1,6 +1,6 @@
 import { isObject } from '../rule.js';
 import { gatesFor } from './gates.js';
-import { NOTIFICATION_TYPE, REQUEST_TYPE, schemaProblems, sdkSchema } from './sdk.js';
+import { NOTIFICATION_TYPE, REQUEST_TYPE, schemaProblems, sdkSchema, type Parser } from './sdk.js';
 
 /** One structural problem: a JSON Pointer relative to the checked value, and what is wrong. */
 export interface Problem {
@@ -19,8 +19,9 @@ export interface Target {
 export const REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const;
 export type Revision = (typeof REVISIONS)[number];
 
+const REVISION_SET: ReadonlySet<string | undefined> = new Set(REVISIONS);
 export function isRevision(r: string | undefined): r is Revision {
-  return (REVISIONS as readonly string[]).includes(r as string);
+  return REVISION_SET.has(r);
 }
 
 
@@ -33,14 +34,30 @@ export function isRevision(r: string | undefined): r is Revision {
 export function typeProblems(type: string, value: unknown, revision: Revision): Problem[] | undefined {
   if (type.endsWith('ResultResponse')) return resultResponseProblems(type.slice(0, -'Response'.length), value, revision);
   const gates = gatesFor(revision);
-  const replaced = gates.replace[type];
-  const schema = replaced ?? sdkSchema(type);
-  const extra = gates.extra[type];
+  const { schema, extra } = checksOf(type, revision);
   if (!schema && !extra) return undefined;
   const out: Problem[] = [];
   if (schema) out.push(...schemaProblems(schema, value));
   if (extra) extra(value, out);
-  return gates.untyped ? out.filter((p) => !gates.untyped!(type, p.path)) : out;
+  return gates.untyped && out.length > 0 ? out.filter((p) => !gates.untyped!(type, p.path)) : out;
+}
+
+/** What a type is checked with under a revision (found once per type and revision). */
+interface TypeChecks {
+  schema: Parser | undefined;
+  extra: ((value: unknown, out: Problem[]) => void) | undefined;
+}
+const typeChecks = new Map<Revision, Map<string, TypeChecks>>();
+function checksOf(type: string, revision: Revision): TypeChecks {
+  let byType = typeChecks.get(revision);
+  if (!byType) typeChecks.set(revision, (byType = new Map()));
+  let c = byType.get(type);
+  if (!c) {
+    const gates = gatesFor(revision);
+    const own = <T>(table: Record<string, T>): T | undefined => (Object.hasOwn(table, type) ? table[type] : undefined);
+    byType.set(type, (c = { schema: own(gates.replace) ?? sdkSchema(type), extra: own(gates.extra) }));
+  }
+  return c;
 }
 
 /** 2026-07-28 types whole result responses: the envelope, and a result of the type or, for the
@@ -64,13 +81,21 @@ function resultResponseProblems(resultType: string, value: unknown, revision: Re
 export function resultTypeOf(method: string, revision: Revision): string | undefined {
   const request = REQUEST_TYPE.get(method);
   if (!request) return undefined;
-  const gates = gatesFor(revision);
-  const named = `${request.slice(0, -'Request'.length)}Result`;
-  return sdkSchema(named) || gates.extra[named] ? named : 'EmptyResult';
+  let byMethod = resultTypes.get(revision);
+  if (!byMethod) resultTypes.set(revision, (byMethod = new Map()));
+  let named = byMethod.get(method);
+  if (named === undefined) {
+    const gates = gatesFor(revision);
+    named = `${request.slice(0, -'Request'.length)}Result`;
+    if (!(sdkSchema(named) || gates.extra[named])) named = 'EmptyResult';
+    byMethod.set(method, named);
+  }
+  return named;
 }
+const resultTypes = new Map<Revision, Map<string, string>>();
 
 /** 2026-07-28 error responses whose code comes with a defined `data` shape. */
-const CODED_ERRORS: Record<string, string> = {
+export const CODED_ERRORS: Record<string, string> = {
   '-32020': 'HeaderMismatchError',
   '-32021': 'MissingRequiredClientCapabilityError',
   '-32022': 'UnsupportedProtocolVersionError',

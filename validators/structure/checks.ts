@@ -1,4 +1,4 @@
-import { pointerOf, schemaProblems, type Parser } from './sdk.js';
+import { fastValid, pointerOf, schemaProblems, type Parser } from './sdk.js';
 
 /**
  * Small structural checks for the revision gates. They run on every message next to the SDK's
@@ -42,17 +42,21 @@ export const opt = (check: Check): Optional => ({ optional: check });
 
 /** An object with these members (required unless `opt`); other members are allowed. */
 export function obj(shape: Record<string, Check | Optional>): Check {
-  const entries = Object.entries(shape);
+  const keys = Object.keys(shape);
+  const optional = keys.map((k) => typeof shape[k] !== 'function');
+  const checks = keys.map((k) => {
+    const c = shape[k]!;
+    return typeof c === 'function' ? c : c.optional;
+  });
   return (v, p, out) => {
     if (!isRecord(v)) return fail(out, p, `expected object, received ${kind(v)}`);
     // The path is one array pushed and popped on the way down: no allocation unless a check fails.
-    for (const [key, c] of entries) {
-      const optional = typeof c !== 'function';
-      const check = optional ? c.optional : c;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       p.push(key);
       if (!(key in v) || v[key] === undefined) {
-        if (!optional) fail(out, p, `expected ${key}, received undefined`);
-      } else check(v[key], p, out);
+        if (!optional[i]) fail(out, p, `expected ${key}, received undefined`);
+      } else checks[i]!(v[key], p, out);
       p.pop();
     }
   };
@@ -96,6 +100,8 @@ export function tagged(member: string, branches: Record<string, Check>): Check {
 export function sdk(schema: Parser, memo = false): Check {
   const verdicts = new Map<string, Problem[]>();
   return (v, p, out) => {
+    // The fast check first: a valid value needs neither its JSON text nor a verdict kept.
+    if (fastValid(schema, v)) return;
     let problems: Problem[] | undefined;
     const key = memo ? JSON.stringify(v) ?? 'undefined' : undefined;
     if (key !== undefined) problems = verdicts.get(key);
@@ -106,6 +112,7 @@ export function sdk(schema: Parser, memo = false): Check {
         verdicts.set(key, problems);
       }
     }
+    if (problems.length === 0) return;
     const base = pointerOf(p);
     for (const x of problems) out.push({ path: `${base}${x.path}`, message: x.message });
   };

@@ -26,6 +26,9 @@ const RULE_OF_MEMBER: [RegExp, string][] = [
   [/\/(clientInfo|serverInfo|io\.modelcontextprotocol~1(clientInfo|serverInfo))(\/|$)/, 'ENV-IMPL-SHAPE'],
 ];
 
+/** The rules a finding in any type may fall under: the member rules and the fallback. */
+export const RULES_OF_ANY_TYPE: ReadonlySet<string> = new Set(['ENV-JSONRPC20', ...RULE_OF_MEMBER.map(([, rule]) => rule)]);
+
 export function ruleOf(type: string, path: string): string {
   for (const [re, rule] of RULE_OF_MEMBER) if (re.test(path)) return rule;
   const rule = RULE_OF_TYPE[type] ?? 'ENV-JSONRPC20';

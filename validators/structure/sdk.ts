@@ -78,9 +78,16 @@ function isParser(v: unknown): v is Parser {
 
 /** The SDK schema for a spec type name (`CallToolResult` → CallToolResultSchema). */
 export function sdkSchema(type: string): Parser | undefined {
-  const s = exported[`${type}Schema`];
-  return isParser(s) ? s : undefined;
+  let s = schemas.get(type);
+  if (s === undefined && !schemas.has(type)) {
+    const found = exported[`${type}Schema`];
+    s = isParser(found) ? found : undefined;
+    schemas.set(type, s);
+  }
+  return s;
 }
+/** By type name: reading the SDK's module namespace on every message was a measurable cost. */
+const schemas = new Map<string, Parser | undefined>();
 
 function methodOf(schema: unknown): string | undefined {
   const shape = (schema as { shape?: Record<string, { value?: unknown }> }).shape;
@@ -112,7 +119,8 @@ export const NOTIFICATION_TYPE = index('Notification');
  * only sends more to Zod), and the differential test checks the two give one verdict.
  */
 const fastAjv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
-const fast = new WeakMap<object, ValidateFunction | null>();
+/** By schema object (the SDK's and the gates' schemas: a fixed set, so a Map, not a WeakMap). */
+const fast = new Map<object, ValidateFunction | null>();
 
 export function fastValid(schema: Parser, value: unknown): boolean {
   let v = fast.get(schema);

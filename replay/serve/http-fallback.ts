@@ -1,0 +1,403 @@
+/**
+ * The real server behind `serve`, over Streamable HTTP: the `{ url }` of `withCassette` and
+ * `serve --upstream <url>`. As with the stdio fallback, it answers what the cassette lacks
+ * (`new_episodes`), or everything (record and passthrough bridges), and what it exchanged is
+ * appended to the cassette as Streamable HTTP sessions, shaped as `record --upstream` shapes
+ * them: a 2025-era client's requests share the real server's `Mcp-Session-Id` (one session),
+ * every 2026-07-28 request is a stateless exchange and a session of its own.
+ *
+ * A 2025-era client whose `initialize` the cassette answered gets the same `initialize` (and
+ * `notifications/initialized`) replayed to the real server first. Frames the real server streams
+ * (progress, logs, server→client requests, on the POST's SSE stream or the session's GET
+ * stream) are relayed to the client as they arrive; the client's answers go back as POSTs.
+ * Secret headers are masked in the cassette as `record` masks them.
+ */
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'undici';
+import type { HttpExchange, RecordedSession } from '../../lib/cassette/cassette.js';
+import { sessionFacts } from '../../lib/cassette/session-info.js';
+import { SseSplitter, sseFields, type SseEvent } from '../../lib/framing/sse-splitter.js';
+import type { Logger } from '../../lib/log.js';
+import { classify, frameToMessage, type Direction, type HttpFrameInfo, type RecordedMessage } from '../../lib/message.js';
+import { redactHeaderValues } from '../../lib/redact.js';
+import { packageVersion } from '../../lib/version.js';
+import { isObject } from '../diff.js';
+import type { Fallback, LiveSession, Outlet } from './engine.js';
+import { routeFrame, writeSessions, type FallbackOptions, type OpenForward } from './fallback.js';
+import { progressTokenOf, type Json } from './interactions.js';
+import { isModern, PROTOCOL_META } from './matcher.js';
+
+const idKey = (v: unknown): string => JSON.stringify(v ?? null);
+
+export interface HttpFallbackOptions extends FallbackOptions {
+  /** Headers sent with every request to the real server (`--header "Authorization: Bearer …"`). */
+  headers?: Record<string, string>;
+}
+
+/** One recorded Streamable HTTP session: its exchanges and messages, times from its start. */
+class HttpRecording {
+  readonly startedAt = new Date();
+  readonly t0 = performance.now();
+  readonly exchanges: HttpExchange[] = [];
+  readonly messages: RecordedMessage[] = [];
+  sessionId?: string;
+  #endedAt?: Date;
+
+  now(): number {
+    return Math.round((performance.now() - this.t0) * 1000) / 1000;
+  }
+
+  exchange(method: string, path: string, headers: Record<string, string>): HttpExchange {
+    const ex: HttpExchange = { id: this.exchanges.length + 1, t: this.now(), method, path, requestHeaders: redactHeaderValues(headers), outcome: 'complete', mcp: true };
+    this.exchanges.push(ex);
+    return ex;
+  }
+
+  add(text: string, direction: Direction, http: HttpFrameInfo): void {
+    this.messages.push(frameToMessage(Buffer.from(text, 'utf8'), { seq: this.messages.length + 1, t: this.now(), direction, channel: 'http', terminated: true, http }));
+  }
+
+  end(): void {
+    this.#endedAt ??= new Date();
+  }
+
+  session(url: string): RecordedSession {
+    const facts = sessionFacts(this.messages);
+    const endedAt = this.#endedAt ?? new Date();
+    return {
+      id: randomUUID(),
+      label: 'recorded by mcp-cassette serve',
+      transport: 'streamable-http',
+      startedAt: this.startedAt.toISOString(),
+      endedAt: endedAt.toISOString(),
+      durationMs: Math.max(0, endedAt.getTime() - this.startedAt.getTime()),
+      target: { url, listen: 'mcp-cassette serve' },
+      ...(this.sessionId ? { mcpSessionId: this.sessionId } : {}),
+      protocol: facts.protocol,
+      ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
+      ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
+      proxy: { pid: process.pid, version: packageVersion() },
+      exchanges: this.exchanges,
+      messages: this.messages,
+    };
+  }
+}
+
+/** A 2025-era client's connection to the real server: its `Mcp-Session-Id` and revision. */
+interface LegacyConnection {
+  live: LiveSession;
+  recording: HttpRecording;
+  ready: Promise<void>;
+  sessionId?: string;
+  protocolVersion?: string;
+  /** We sent our own `notifications/initialized` (after a replayed `initialize`). */
+  ownInitialized: boolean;
+  get?: AbortController;
+}
+
+interface Open extends OpenForward {
+  abort: AbortController;
+  connection?: LegacyConnection;
+}
+
+function flat(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** The `Mcp-Name` header value, base64-wrapped when it is not plain printable ASCII (SEP-2243). */
+function mcpName(value: string): string {
+  const plain = value.length > 0 && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+const NAME_SOURCES: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
+
+function revisionOf(message: Json): string | undefined {
+  const params = isObject(message.params) ? message.params : undefined;
+  const meta = isObject(params?._meta) ? params._meta : undefined;
+  return typeof meta?.[PROTOCOL_META] === 'string' ? meta[PROTOCOL_META] : undefined;
+}
+
+export class HttpFallback implements Fallback {
+  readonly #url: URL;
+  readonly #legacy = new Map<LiveSession, LegacyConnection>();
+  readonly #recordings: HttpRecording[] = [];
+  /** Requests relayed and not answered yet, per client. */
+  readonly #open = new Map<LiveSession, Map<string, Open>>();
+  /** Server→client requests relayed to the client: which connection their answer goes to. */
+  readonly #serverRequests = new Map<string, { connection?: LegacyConnection; recording: HttpRecording }>();
+  /** Background work (GET streams, relayed answers and notifications) that `close` waits for. */
+  readonly #background = new Set<Promise<unknown>>();
+  #next = 0;
+
+  constructor(url: string, private readonly options: HttpFallbackOptions = {}) {
+    this.#url = new URL(url);
+  }
+
+  #track(p: Promise<unknown>): void {
+    const q = p.catch((err: unknown) => this.options.logger?.warn({ err }, 'serve: talking to the real server failed'));
+    this.#background.add(q);
+    void q.finally(() => this.#background.delete(q));
+  }
+
+  #openOf(live: LiveSession): Map<string, Open> {
+    let m = this.#open.get(live);
+    if (!m) {
+      m = new Map();
+      this.#open.set(live, m);
+    }
+    return m;
+  }
+
+  /** Sends one message to the real server as a POST; resolves with the JSON-RPC answer whose id
+   * is `message.id` (requests), relaying every other frame of the response as it arrives. */
+  async #post(recording: HttpRecording, connection: LegacyConnection | undefined, message: Json, live: LiveSession, outlet: Outlet | undefined, extra: Record<string, string> = {}, abort = new AbortController()): Promise<Json | undefined> {
+    const headers: Record<string, string> = {
+      ...extra,
+      ...this.options.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    if (connection?.sessionId) headers['mcp-session-id'] = connection.sessionId;
+    if (connection?.protocolVersion) headers['mcp-protocol-version'] = connection.protocolVersion;
+    const body = JSON.stringify(message);
+    const ex = recording.exchange('POST', this.#url.pathname, headers);
+    recording.add(body, 'client-to-server', { exchange: ex.id, part: 'request' });
+    const isRequest = classify(message) === 'request';
+    let answer: Json | undefined;
+    const onFrame = (text: string, part: 'response' | 'sse', sse?: HttpFrameInfo['sse']): void => {
+      recording.add(text, 'server-to-client', { exchange: ex.id, part, ...(sse && Object.keys(sse).length > 0 ? { sse } : {}) });
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return;
+      }
+      for (const frame of (Array.isArray(json) ? json : [json]) as Json[]) {
+        const kind = classify(frame);
+        if (isRequest && (kind === 'response' || kind === 'error') && idKey(frame.id) === idKey(message.id)) {
+          answer = frame;
+          continue;
+        }
+        this.#relay(frame, recording, connection, live, outlet);
+      }
+    };
+    try {
+      const res = await httpRequest(this.#url, { method: 'POST', headers, body, signal: abort.signal });
+      ex.status = res.statusCode;
+      const responseHeaders = flat(res.headers);
+      ex.responseHeaders = redactHeaderValues(responseHeaders);
+      if (responseHeaders['content-type']) ex.contentType = responseHeaders['content-type'].split(';')[0]!.trim();
+      const sid = responseHeaders['mcp-session-id'];
+      if (connection && sid && !connection.sessionId) {
+        connection.sessionId = sid;
+        recording.sessionId = sid;
+      }
+      if ((ex.contentType ?? '') === 'text/event-stream') {
+        const splitter = new SseSplitter((event: SseEvent) => {
+          if (event.hasData && event.data.trim() !== '') onFrame(event.data, 'sse', sseFields(event));
+        });
+        for await (const chunk of res.body) {
+          splitter.push(chunk as Buffer);
+          if (answer) break; // the answer ends the request's stream
+        }
+        if (answer) abort.abort();
+        else splitter.end();
+      } else {
+        const text = await res.body.text();
+        if (text.trim() !== '') onFrame(text, 'response');
+      }
+      ex.endT = recording.now();
+      if (isRequest && !answer) {
+        const status = res.statusCode >= 400 ? `HTTP ${res.statusCode}` : 'no answer';
+        answer = { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `mcp-cassette: the real server at ${this.#url.href} gave ${status} to ${String(message.method)}` } };
+      }
+      return answer;
+    } catch (err) {
+      ex.endT = recording.now();
+      if (answer) return answer; // our own abort after the answer
+      ex.outcome = abort.signal.aborted ? 'client-aborted' : 'upstream-error';
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+      ex.error = `${(err as Error).message}${cause ? ` (${cause})` : ''}`;
+      if (abort.signal.aborted) return undefined;
+      throw new Error(`the real server at ${this.#url.href} could not be reached: ${ex.error}`);
+    }
+  }
+
+  /** A frame the real server sent on its own: to the request it belongs to, or the session. */
+  #relay(frame: Json, recording: HttpRecording, connection: LegacyConnection | undefined, live: LiveSession, outlet: Outlet | undefined): void {
+    if (classify(frame) === 'request') this.#serverRequests.set(idKey(frame.id), { ...(connection ? { connection } : {}), recording });
+    const target = outlet ?? routeFrame(frame, this.#openOf(live).values(), live);
+    target?.send(frame);
+  }
+
+  /** The 2025-era connection of a live client, set up on first need. */
+  #connection(live: LiveSession, first: Json): LegacyConnection {
+    let connection = this.#legacy.get(live);
+    if (connection) return connection;
+    const recording = new HttpRecording();
+    this.#recordings.push(recording);
+    connection = { live, recording, ready: Promise.resolve(), ownInitialized: false };
+    if (first.method !== 'initialize' && !live.initialize && live.revision && !isModern(live.revision)) connection.protocolVersion = live.revision;
+    this.#legacy.set(live, connection);
+    const c = connection;
+    if (live.initialize && first.method !== 'initialize') {
+      c.ready = (async () => {
+        const answer = await this.#post(recording, c, { ...live.initialize!, id: `mcp-cassette-initialize-${randomUUID()}` }, live, undefined);
+        if (isObject(answer?.result) && typeof answer.result.protocolVersion === 'string') c.protocolVersion = answer.result.protocolVersion;
+        else throw new Error(`the real server did not accept the initialize: ${JSON.stringify(answer?.error ?? answer)}`);
+        await this.#post(recording, c, { jsonrpc: '2.0', method: 'notifications/initialized' }, live, undefined);
+        c.ownInitialized = true;
+        this.#openGet(c);
+      })();
+      c.ready.catch(() => {});
+    }
+    return connection;
+  }
+
+  /** The session's standalone GET stream, relayed to the client while it lasts. */
+  #openGet(c: LegacyConnection): void {
+    if (!c.sessionId || c.get) return;
+    const abort = new AbortController();
+    c.get = abort;
+    const headers: Record<string, string> = { ...this.options.headers, accept: 'text/event-stream', 'mcp-session-id': c.sessionId };
+    if (c.protocolVersion) headers['mcp-protocol-version'] = c.protocolVersion;
+    const ex = c.recording.exchange('GET', this.#url.pathname, headers);
+    this.#track((async () => {
+      try {
+        const res = await httpRequest(this.#url, { method: 'GET', headers, signal: abort.signal });
+        ex.status = res.statusCode;
+        const responseHeaders = flat(res.headers);
+        ex.responseHeaders = redactHeaderValues(responseHeaders);
+        if (responseHeaders['content-type']) ex.contentType = responseHeaders['content-type'].split(';')[0]!.trim();
+        if (res.statusCode !== 200 || ex.contentType !== 'text/event-stream') {
+          await res.body.dump().catch(() => {});
+          ex.endT = c.recording.now();
+          return;
+        }
+        const splitter = new SseSplitter((event: SseEvent) => {
+          if (!event.hasData || event.data.trim() === '') return;
+          const fields = sseFields(event);
+          c.recording.add(event.data, 'server-to-client', { exchange: ex.id, part: 'sse', ...(Object.keys(fields).length > 0 ? { sse: fields } : {}) });
+          try {
+            this.#relay(JSON.parse(event.data) as Json, c.recording, c, c.live, undefined);
+          } catch {
+            /* not JSON: recorded, not relayed */
+          }
+        });
+        for await (const chunk of res.body) splitter.push(chunk as Buffer);
+        ex.endT = c.recording.now();
+      } catch {
+        ex.endT = c.recording.now();
+        ex.outcome = abort.signal.aborted ? 'client-aborted' : 'upstream-error';
+      }
+    })());
+  }
+
+  async forward(request: Json, live: LiveSession, outlet: Outlet): Promise<void> {
+    const upstreamId = `mcp-cassette-${++this.#next}`;
+    const revision = revisionOf(request);
+    const open: Open = { clientId: request.id, upstreamId, outlet, progressToken: progressTokenOf(request), abort: new AbortController() };
+    const opens = this.#openOf(live);
+    try {
+      let answer: Json | undefined;
+      if (revision !== undefined && isModern(revision)) {
+        // 2026-07-28: a stateless exchange, a session of its own.
+        const recording = new HttpRecording();
+        this.#recordings.push(recording);
+        const extra: Record<string, string> = { ...outlet.requestHeaders, 'mcp-protocol-version': revision, 'mcp-method': String(request.method) };
+        const field = NAME_SOURCES[String(request.method)];
+        const name = field && isObject(request.params) ? request.params[field] : undefined;
+        if (typeof name === 'string' && !outlet.requestHeaders?.['mcp-name']) extra['mcp-name'] = mcpName(name);
+        opens.set(idKey(request.id), open);
+        answer = await this.#post(recording, undefined, { ...request, id: upstreamId }, live, outlet, extra, open.abort);
+        recording.end();
+      } else {
+        const connection = this.#connection(live, request);
+        open.connection = connection;
+        await connection.ready;
+        const extra: Record<string, string> = {};
+        if (outlet.requestHeaders?.authorization) extra.authorization = outlet.requestHeaders.authorization;
+        opens.set(idKey(request.id), open);
+        answer = await this.#post(connection.recording, connection, { ...request, id: upstreamId }, live, outlet, extra, open.abort);
+        if (request.method === 'initialize' && isObject(answer?.result) && typeof answer.result.protocolVersion === 'string') {
+          connection.protocolVersion = answer.result.protocolVersion;
+          live.revision = answer.result.protocolVersion;
+        }
+      }
+      if (answer) outlet.send({ ...answer, id: request.id });
+    } catch (err) {
+      outlet.send({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message: `mcp-cassette: ${(err as Error).message}` } });
+    } finally {
+      opens.delete(idKey(request.id));
+    }
+  }
+
+  async notify(message: Json, live: LiveSession): Promise<void> {
+    const opens = this.#open.get(live);
+    if (message.method === 'notifications/cancelled' && isObject(message.params)) {
+      const open = opens?.get(idKey(message.params.requestId));
+      if (!open) return;
+      if (!open.connection) {
+        open.abort.abort(); // 2026-07-28: cancelling is closing the request's connection
+        return;
+      }
+      this.#track(this.#post(open.connection.recording, open.connection, { ...message, params: { ...message.params, requestId: open.upstreamId } }, live, undefined));
+      return;
+    }
+    const connection = this.#legacy.get(live);
+    if (!connection) return; // nothing was forwarded for this client yet
+    if (message.method === 'notifications/initialized') {
+      if (connection.ownInitialized) return;
+      await connection.ready;
+      await this.#post(connection.recording, connection, message, live, undefined);
+      this.#openGet(connection);
+      return;
+    }
+    this.#track(connection.ready.then(() => this.#post(connection.recording, connection, message, live, undefined)));
+  }
+
+  deliver(message: Json, live: LiveSession): boolean {
+    const origin = this.#serverRequests.get(idKey(message.id));
+    if (!origin) return false;
+    this.#serverRequests.delete(idKey(message.id));
+    this.#track(this.#post(origin.recording, origin.connection, message, origin.connection?.live ?? live, undefined));
+    return true;
+  }
+
+  async release(live: LiveSession): Promise<void> {
+    const c = this.#legacy.get(live);
+    if (!c) return;
+    this.#legacy.delete(live);
+    await c.ready.catch(() => {});
+    c.get?.abort();
+    if (c.sessionId) {
+      const headers: Record<string, string> = { ...this.options.headers, 'mcp-session-id': c.sessionId };
+      if (c.protocolVersion) headers['mcp-protocol-version'] = c.protocolVersion;
+      const ex = c.recording.exchange('DELETE', this.#url.pathname, headers);
+      try {
+        const res = await httpRequest(this.#url, { method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
+        ex.status = res.statusCode;
+        ex.responseHeaders = redactHeaderValues(flat(res.headers));
+        await res.body.dump().catch(() => {});
+      } catch (err) {
+        ex.outcome = 'upstream-error';
+        ex.error = (err as Error).message;
+      }
+      ex.endT = c.recording.now();
+    }
+    c.recording.end();
+  }
+
+  /** Ends every real-server session and appends what was exchanged to the cassette. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#legacy.keys()].map((live) => this.release(live)));
+    for (const opens of this.#open.values()) for (const open of opens.values()) open.abort.abort();
+    await Promise.all([...this.#background]);
+    const sessions = this.#recordings.filter((r) => r.messages.length > 0).map((r) => r.session(this.#url.href));
+    await writeSessions(sessions, this.options);
+  }
+}
+

@@ -1,0 +1,109 @@
+/** Process helpers for the benchmarks: spawning, waiting, and reading a process's memory. */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { cli, node, root } from '../helpers/paths.js';
+
+export { cli, node, root };
+export const benchDir = join(root, 'dist', 'test', 'bench');
+export const benchServer = join(benchDir, 'bench-server.js');
+export const pipeFloor = join(benchDir, 'pipe-floor.js');
+export const httpFloor = join(benchDir, 'http-floor.js');
+export const talkbackProxy = join(benchDir, 'talkback-proxy.js');
+export const rssReport = join(benchDir, 'rss-report.js');
+export const forceLoopback = join(root, 'test', 'servers', 'force-loopback.cjs');
+export const mcpProxyBin = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
+export const supergatewayBin = join(root, 'node_modules', 'supergateway', 'dist', 'index.js');
+
+/**
+ * Extra node flags for mcp-cassette's own processes and the floors: `BENCH_CPU_PROF=<dir>` writes
+ * a CPU profile of each (and of the validator's worker thread) there, for
+ * `node dist/test/bench/profile-summary.js <dir>`.
+ */
+export function proxyNodeFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
+export function start(argv: string[], options: SpawnOptions = {}): ChildProcess {
+  const child = spawn(node, argv, { stdio: ['pipe', 'pipe', 'inherit'], ...options });
+  child.on('error', (err) => process.stderr.write(`bench: cannot start ${argv.join(' ')}: ${err.message}\n`));
+  return child;
+}
+
+export function ended(child: ChildProcess): Promise<void> {
+  return new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('close', () => r())));
+}
+
+/** Resolves with the first stdout line (a URL, for the HTTP proxies); rejects after `ms`. */
+export function firstLine(child: ChildProcess, ms = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no output line after ${ms} ms (got ${JSON.stringify(text)})`)), ms);
+    const onData = (c: Buffer): void => {
+      text += c.toString();
+      if (text.includes('\n')) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve(text.split('\n')[0]!.trim());
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('close', () => reject(new Error(`the process ended before printing a line (${JSON.stringify(text)})`)));
+  });
+}
+
+/** Resolves once something accepts connections on 127.0.0.1:`port`. */
+export async function waitForPort(port: number, ms = 15_000): Promise<void> {
+  const { connect } = await import('node:net');
+  const until = Date.now() + ms;
+  for (;;) {
+    const ok = await new Promise<boolean>((r) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.destroy();
+        r(true);
+      });
+      s.on('error', () => r(false));
+    });
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`nothing listens on 127.0.0.1:${port} after ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A process's resident memory now and at its peak so far (MB), from /proc/<pid>/status. */
+export function memory(pid: number): { rssMb: number; peakMb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops a process: `signal`, then SIGKILL if it is still there after `graceMs`. */
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await ended(child);
+  clearTimeout(timer);
+}
