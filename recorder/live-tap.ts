@@ -7,8 +7,10 @@ type StdioChannel = 'stdin' | 'stdout' | 'stderr';
 
 /** If validation falls this far behind the traffic, it stops for the session; recording goes on. */
 const LIVE_MAX_BACKLOG = 64 * 1024 * 1024;
-/** How long the end of a session waits for the last verdicts and alerts. */
-const FINISH_TIMEOUT_MS = 10_000;
+/** How long the end of a session waits for the last verdicts and alerts. Hosts send SIGTERM a
+ * couple of seconds after closing stdin (and SIGKILL soon after): the cassette must be written
+ * before that; verdicts still pending are what `mcp-cassette validate` computes offline anyway. */
+const FINISH_TIMEOUT_MS = 3_000;
 /** Traffic goes to the worker in one message per this many milliseconds at most (verdicts and
  * alerts come that much later, which nobody notices). A message per event-loop turn cost a
  * `postMessage` (and a reply) for every few records: on HTTP about two per exchange, and the

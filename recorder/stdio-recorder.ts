@@ -68,8 +68,10 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));
-    // Half a second in, when the server has had the CPU to answer its first request.
-    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, 500);
+    // 1.2 s in: after the first second, in which clients such as @ai-sdk/mcp wait for the answer
+    // to their server/discover probe, so the validator (a worker that loads the SDK schemas and
+    // every rule) never competes with the server for the CPU then. Traffic waits in the batch.
+    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, 1200);
   }
 
   const done = new Promise<ExitStatus>((resolve, reject) => {

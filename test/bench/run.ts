@@ -15,7 +15,8 @@
  *   BENCH_HTTP_TP_COUNT      3: HTTP calls per variant and format (8000), BENCH_HTTP_WINDOW in flight (16)
  *   BENCH_PEERS              3/4: talkback,mcp-proxy,supergateway (default all), or none
  *   BENCH_LARGE_MB           4: size of the large tool result in MB (50); BENCH_LARGE_ROUNDS (3)
- *   BENCH_LONG_MESSAGES      5: messages in the long session (200000); cassette write is also timed at 1/8, 1/4, 1/2
+ *   BENCH_LONG_MESSAGES      5: messages in the long session (200000); cassette write is also timed at 1/8, 1/4, 1/2;
+ *                            BENCH_LONG_ROUNDS (2) rounds of all sizes, the median per size
  *   BENCH_VALIDATOR_ROUNDS   6: passes over the example cassettes (400)
  *   BENCH_REPLAY_INTERACTIONS 8: interactions in the replay cassette (10000); BENCH_REPLAY_ROUNDS (2)
  *   BENCH_SERVE_MAX_SECONDS  8: stop a serve run after this long and rate the calls done (20)
@@ -52,6 +53,7 @@ const settings = {
   largeMb: num('BENCH_LARGE_MB', 50, 50),
   largeRounds: num('BENCH_LARGE_ROUNDS', 3, 1),
   longMessages: num('BENCH_LONG_MESSAGES', 200_000, 20_000),
+  longRounds: num('BENCH_LONG_ROUNDS', 2, 2),
   validatorRounds: num('BENCH_VALIDATOR_ROUNDS', 400, 40),
   replayInteractions: num('BENCH_REPLAY_INTERACTIONS', 10_000, 1000),
   replayRounds: num('BENCH_REPLAY_ROUNDS', 2, 1),
@@ -90,7 +92,7 @@ await run(4, '4. large message, HTTP SSE', () => httpLargeMessage('sse', setting
 await run(4, '4. SSE streaming', () => sseStreaming(quick ? 3 : 10, 200));
 await run(5, '5. long session', () => {
   const n = settings.longMessages;
-  return longSession([n / 8, n / 4, n / 2, n].map((x) => Math.round(x)), 64, 20);
+  return longSession([n / 8, n / 4, n / 2, n].map((x) => Math.round(x)), 64, 20, settings.longRounds);
 });
 await run(6, '6. validator throughput', () => {
   const v = validatorThroughput(settings.validatorRounds);
