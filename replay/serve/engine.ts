@@ -159,7 +159,9 @@ export class ServeEngine {
     if (revision === undefined) return [candidates];
     const same = candidates.filter((it) => it.revision === revision);
     const era = candidates.filter((it) => it.revision !== revision && isModern(it.revision) === isModern(revision));
-    const rest = this.fallback ? [] : candidates.filter((it) => !same.includes(it) && !era.includes(it))
+    // Neither of the two above is exactly the other era (a predicate, not membership tests: those
+    // made every request quadratic in the cassette's size).
+    const rest = this.fallback ? [] : candidates.filter((it) => isModern(it.revision) !== isModern(revision))
       .filter((it) => isModern(revision) || !isObject(it.response?.json.result) || it.response.json.result.resultType !== 'input_required');
     return [same, era, rest].filter((p) => p.length > 0);
   }
