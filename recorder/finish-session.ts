@@ -1,16 +1,24 @@
 import { unlinkSync } from 'node:fs';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { foldSessions } from '../lib/cassette/fold.js';
-import { readJournal } from '../lib/cassette/journal.js';
+import { openJournal } from '../lib/cassette/journal.js';
 import { recoverJournals } from '../lib/cassette/recover.js';
 import { appendSessions } from '../lib/cassette/store.js';
+import { SpillFile } from '../lib/framing/spill.js';
 
 /** Folds a finished session's journal into its cassette, then picks up journals that crashed
- * recorders left behind for the same cassette. */
+ * recorders left behind for the same cassette. The journal is read a block at a time and large
+ * frames pass through a spill file, so the proxy's memory stays near one block whatever the
+ * session holds. */
 export async function finishJournal(cassette: string, journal: string, options: { overwrite?: boolean }): Promise<RecordedSession[]> {
-  const sessions = await foldSessions(readJournal(journal));
-  await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });
-  unlinkSync(journal);
-  await recoverJournals(cassette);
-  return sessions;
+  const spill = new SpillFile();
+  try {
+    const sessions = await foldSessions(openJournal(journal), { spill });
+    await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });
+    unlinkSync(journal);
+    await recoverJournals(cassette);
+    return sessions;
+  } finally {
+    spill.dispose();
+  }
 }

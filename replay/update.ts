@@ -19,10 +19,9 @@
  * findings (`violations`) described the old traffic and are dropped; `mcp-cassette validate`
  * checks the new one.
  */
-import { DataFile } from 'lowdb/node';
 import type { Cassette, HttpTarget, RecordedSession, StdioTarget } from '../lib/cassette/cassette.js';
 import { sessionFacts } from '../lib/cassette/session-info.js';
-import { loadCassette, parseCassette, stringifyCassette, withCassetteLock } from '../lib/cassette/store.js';
+import { CassetteFile, loadCassette, withCassetteLock } from '../lib/cassette/store.js';
 import { cassetteProblems } from '../lib/cassette/validate.js';
 import { frameToMessage, type RecordedMessage } from '../lib/message.js';
 import { MASK, SECRET_HEADERS, redactArgv } from '../lib/redact.js';
@@ -181,8 +180,8 @@ function liveTarget(recorded: RecordedSession, live: LiveTarget): StdioTarget | 
 }
 
 /**
- * Replaces the changed sessions in the cassette file under its lock, atomically (lowdb writes a
- * temporary file and renames it). The file is read again under the lock, so sessions that other
+ * Replaces the changed sessions in the cassette file under its lock, atomically (a temporary file,
+ * renamed over it). The file is read again under the lock, so sessions that other
  * recorders appended meanwhile are kept; a session that was removed or changed by someone else
  * since the replay read it is not overwritten (a conflict).
  */
@@ -206,8 +205,7 @@ export async function writeUpdate(path: string, loaded: Cassette, replacements: 
     if (replaced === 0) return { written: false, conflicts };
     const problems = cassetteProblems(current);
     if (problems.length) throw new Error(`replay --update built an invalid cassette (nothing was written): ${problems.slice(0, 3).join('; ')}`);
-    const file = new DataFile<Cassette>(path, { parse: (text) => parseCassette(path, text), stringify: stringifyCassette });
-    await file.write(current);
+    await new CassetteFile(path).write(current);
     return { written: true, conflicts };
   });
 }

@@ -2,15 +2,18 @@ import { isUtf8 } from 'node:buffer';
 import { SseSplitter, sseFields } from '../framing/sse-splitter.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
 import type { HttpExchange, HttpHeaders, RecordedSession, TokenClaims } from './cassette.js';
-import type { ParsedJournal } from './journal.js';
+import { FrameCollector, SpilledBytes } from '../framing/spill.js';
+import { spilledToMessage } from '../framing/spilled-message.js';
+import type { FoldOptions } from './fold.js';
+import type { JournalSource } from './journal.js';
 import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
 
 interface OpenExchange {
   record: HttpExchange;
   mcpSessionId?: string;
-  request: Buffer[];
-  response: Buffer[];
+  request: FrameCollector;
+  response: FrameCollector;
   sse?: SseSplitter;
   /** The body of an exchange outside the MCP endpoint that the cassette keeps (see KeptBody). */
   kept?: KeptBody;
@@ -72,16 +75,18 @@ function header(headers: HttpHeaders | undefined, name: string): string | undefi
  * session of its own, because 2026-07-28 is stateless and each request/response exchange stands
  * alone. Messages are numbered in the order their bytes were complete at the proxy.
  */
-export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: boolean } = {}): RecordedSession[] {
+export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {}): RecordedSession[] {
   const open = new Map<number, OpenExchange>();
   const all: OpenExchange[] = [];
   const placed: Placed[] = [];
   const liveViolations: { violation: Violation; ref: { x: number; k: number } }[] = [];
   let now = 0;
 
-  const emit = (frame: Buffer, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void => {
-    placed.push({ exchange: x, message: frameToMessage(frame, { seq: 0, t: now, direction, channel: 'http', terminated: true, http }) });
+  const emit = (frame: Buffer | SpilledBytes, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void => {
+    const info = { seq: 0, t: now, direction, channel: 'http' as const, terminated: true, http };
+    placed.push({ exchange: x, message: frame instanceof SpilledBytes ? spilledToMessage(frame, info) : frameToMessage(frame, info) });
   };
+  const collector = (): FrameCollector => new FrameCollector(options.spill, options.spillAbove);
 
   for (const r of journal.records) {
     now = r.t;
@@ -99,7 +104,7 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
           ...(claims ? { tokenClaims: claims } : {}),
         };
         const kept = KeptBody.for(record);
-        const ex: OpenExchange = { record, request: [], response: [], ...(kept ? { kept } : {}) };
+        const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
         const sid = header(record.requestHeaders, SESSION_HEADER);
         if (sid) ex.mcpSessionId = sid;
         open.set(x, ex);
@@ -109,8 +114,7 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
       const ex = open.get(x);
       if (!ex) continue;
       if (r.ev === 'http-request-end') {
-        const body = Buffer.concat(ex.request);
-        ex.request = [];
+        const body = ex.request.take();
         if (ex.record.mcp && body.length > 0) emit(body, x, { exchange: x, part: 'request' }, 'client-to-server');
       } else if (r.ev === 'http-response') {
         ex.record.status = Number(r.status);
@@ -150,11 +154,7 @@ export function foldHttpJournal(journal: ParsedJournal, options: { recovered?: b
     const body = ex.kept?.text(ex.record.outcome);
     if (body !== undefined) ex.record.responseBody = body;
     if (ex.sse) ex.sse.end();
-    else if (ex.response.length > 0) {
-      const body = Buffer.concat(ex.response);
-      ex.response = [];
-      if (body.length > 0) emit(body, ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
-    }
+    else if (ex.response.bytes > 0) emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
   }
 
   const sessions = group(journal, all, placed, options);
@@ -188,7 +188,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function group(journal: ParsedJournal, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {
+function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {
   const base = journal.header.session as Pick<RecordedSession, 'label' | 'target' | 'proxy'>;
   const keyOf = new Map<number, string>();
   const groups = new Map<string, { exchanges: OpenExchange[]; placed: Placed[] }>();

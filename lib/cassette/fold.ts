@@ -2,22 +2,33 @@ import { StdioFramer } from '../framing/stdio-framer.js';
 import type { Channel, RecordedMessage } from '../message.js';
 import type { Violation } from '../violation.js';
 import type { RecordedSession, SessionEnd } from './cassette.js';
-import type { JournalEvent, ParsedJournal } from './journal.js';
+import type { SpillFile } from '../framing/spill.js';
+import type { JournalEvent, JournalSource } from './journal.js';
 import { sessionFacts } from './session-info.js';
 
 type StdioChannel = Exclude<Channel, 'http'>;
+
+export interface FoldOptions {
+  recovered?: boolean;
+  /** Frames above `spillAbove` bytes go here, not into memory; the cassette writer streams them
+   * back. The caller disposes of it once the sessions are written. */
+  spill?: SpillFile;
+  spillAbove?: number;
+}
 
 /**
  * Rebuilds a session from its journal: chunks are framed per channel, and frames are numbered in
  * the order they were complete on the wire (the journal's order), which is the order the proxy
  * forwarded them.
  */
-export function foldJournal(journal: ParsedJournal, options: { recovered?: boolean } = {}): RecordedSession {
+export function foldJournal(journal: JournalSource, options: FoldOptions = {}): RecordedSession {
   const messages: RecordedMessage[] = [];
-  const framer = new StdioFramer((m) => messages.push(m));
+  const framer = new StdioFramer((m) => messages.push(m), Infinity, undefined, options.spill, options.spillAbove);
   const events: JournalEvent[] = [];
   const violations: Violation[] = [];
+  let last = 0;
   for (const record of journal.records) {
+    last = record.t;
     if ('ev' in record) {
       events.push(record);
       if (record.ev === 'eof' && typeof record.channel === 'string') framer.end(record.channel as StdioChannel, record.t);
@@ -34,7 +45,6 @@ export function foldJournal(journal: ParsedJournal, options: { recovered?: boole
   const facts = sessionFacts(messages);
   const exit = events.find((e) => e.ev === 'exit');
   const shutdown = events.find((e) => e.ev === 'shutdown');
-  const last = journal.records.at(-1)?.t ?? 0;
   const end: SessionEnd = {
     reason: options.recovered ? 'recovered' : exit ? 'exit' : 'recovered',
     exitCode: typeof exit?.code === 'number' ? exit.code : null,
@@ -63,7 +73,7 @@ export function foldJournal(journal: ParsedJournal, options: { recovered?: boole
 }
 
 /** Any journal to its sessions: one for a stdio proxy run, one or more for an HTTP proxy run. */
-export async function foldSessions(journal: ParsedJournal, options: { recovered?: boolean } = {}): Promise<RecordedSession[]> {
+export async function foldSessions(journal: JournalSource, options: FoldOptions = {}): Promise<RecordedSession[]> {
   if ((journal.header.session as { transport?: string }).transport === 'streamable-http') {
     const { foldHttpJournal } = await import('./fold-http.js');
     return foldHttpJournal(journal, options);

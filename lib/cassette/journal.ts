@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeSync, writevSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CassetteError } from '../errors.js';
 import type { Channel } from '../message.js';
@@ -110,20 +110,156 @@ export class JournalWriter {
 
 const NEWLINE = Buffer.from('\n');
 
-export interface ParsedJournal {
+/** A journal to fold: its header, and its records read from the file as they are consumed (each
+ * iteration reads the file anew, a block at a time, so a journal of any size is never whole in
+ * memory). `torn` is known once the records were read to the end. */
+export interface JournalSource {
   header: JournalHeader;
-  records: JournalRecord[];
+  records: Iterable<JournalRecord>;
   /** True when the file ended inside a record (the writer died mid-write). */
-  torn: boolean;
+  readonly torn: boolean;
+}
+
+/** A journal read whole (tests, small tools). */
+export interface ParsedJournal extends JournalSource {
+  records: JournalRecord[];
 }
 
 export function readJournal(path: string): ParsedJournal {
-  const buf = readFileSync(path);
-  let pos = buf.indexOf(0x0a);
-  if (pos === -1) throw invalid(path, 'the header line is missing');
+  const source = openJournal(path);
+  const records = [...source.records];
+  return { header: source.header, records, torn: source.torn };
+}
+
+const BLOCK = 1024 * 1024;
+
+/** Reads a file forward in blocks. A new block is allocated for each refill, so the views handed
+ * out of earlier blocks stay valid for as long as their holders keep them. */
+class BlockReader {
+  #buf = Buffer.alloc(0);
+  #start = 0;
+  #pos = 0;
+  #eof = false;
+
+  constructor(private readonly fd: number) {}
+
+  /** The next line without its newline; `partial` when the file ends before the newline. */
+  line(): { bytes: Buffer; partial: boolean } | undefined {
+    let from = this.#start;
+    for (;;) {
+      const nl = this.#buf.indexOf(0x0a, from);
+      if (nl !== -1) {
+        const bytes = this.#buf.subarray(this.#start, nl);
+        this.#start = nl + 1;
+        return { bytes, partial: false };
+      }
+      from = this.#buf.length;
+      if (!this.#refill(0)) {
+        if (this.#start >= this.#buf.length) return undefined;
+        const bytes = this.#buf.subarray(this.#start);
+        this.#start = this.#buf.length;
+        return { bytes, partial: true };
+      }
+      from -= this.#consumedShift;
+    }
+  }
+
+  /** The next `n` bytes (fewer when the file ends first). */
+  bytes(n: number): Buffer {
+    while (this.#buf.length - this.#start < n && this.#refill(n)) {
+      // reading on
+    }
+    const bytes = this.#buf.subarray(this.#start, Math.min(this.#start + n, this.#buf.length));
+    this.#start += bytes.length;
+    return bytes;
+  }
+
+  /** How far the last refill moved the unread bytes towards the start of the new block. */
+  #consumedShift = 0;
+
+  /** Moves the unread bytes into a new block with room for at least `want` of them and reads on. */
+  #refill(want: number): boolean {
+    if (this.#eof) return false;
+    const rest = this.#buf.length - this.#start;
+    const next = Buffer.allocUnsafe(Math.max(BLOCK, want, rest * 2));
+    this.#buf.copy(next, 0, this.#start);
+    this.#consumedShift = this.#start;
+    let filled = rest;
+    while (filled < next.length) {
+      const n = readSync(this.fd, next, filled, next.length - filled, this.#pos);
+      if (n === 0) {
+        this.#eof = true;
+        break;
+      }
+      this.#pos += n;
+      filled += n;
+    }
+    this.#buf = next.subarray(0, filled);
+    this.#start = 0;
+    return filled > rest;
+  }
+}
+
+/** Opens a journal: reads and checks its header now, its records when they are iterated. */
+export function openJournal(path: string): JournalSource {
+  const header = withReader(path, (reader) => parseHeader(path, reader.line()));
+  const source = { header, records: { [Symbol.iterator]: () => records() }, torn: false };
+  function* records(): Generator<JournalRecord> {
+    const fd = openSync(path, 'r');
+    try {
+      const reader = new BlockReader(fd);
+      reader.line(); // the header
+      source.torn = false;
+      for (;;) {
+        const next = reader.line();
+        if (!next) return;
+        let line: Record<string, unknown>;
+        try {
+          if (next.partial) throw new Error('torn');
+          line = JSON.parse(next.bytes.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          source.torn = true;
+          return;
+        }
+        if (typeof line.ev === 'string') {
+          yield line as JournalEvent;
+          continue;
+        }
+        const n = Number(line.n);
+        const stream = CODE_STREAM[String(line.c)];
+        if (!stream || !Number.isInteger(n) || n < 0) throw invalid(path, 'bad record header');
+        // A torn final chunk still holds bytes that were forwarded; keep what made it to disk.
+        const data = reader.bytes(n);
+        const record = { t: Number(line.t), c: stream, ...(typeof line.x === 'number' ? { x: line.x } : {}), data };
+        const closing = data.length === n ? reader.bytes(1) : undefined;
+        if (closing?.length !== 1) {
+          source.torn = true; // the record's closing newline (or some of its bytes) never reached disk
+          yield record;
+          return;
+        }
+        yield record;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return source;
+}
+
+function withReader<T>(path: string, fn: (reader: BlockReader) => T): T {
+  const fd = openSync(path, 'r');
+  try {
+    return fn(new BlockReader(fd));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseHeader(path: string, first: { bytes: Buffer; partial: boolean } | undefined): JournalHeader {
+  if (!first || first.partial) throw invalid(path, 'the header line is missing');
   let header: JournalHeader;
   try {
-    header = JSON.parse(buf.subarray(0, pos).toString('utf8')) as JournalHeader;
+    header = JSON.parse(first.bytes.toString('utf8')) as JournalHeader;
   } catch (err) {
     throw invalid(path, 'the header line is not JSON', err);
   }
@@ -131,43 +267,7 @@ export function readJournal(path: string): ParsedJournal {
   if (header.version > JOURNAL_VERSION) {
     throw invalid(path, `journal version ${header.version} is newer than this mcp-cassette reads (${JOURNAL_VERSION})`);
   }
-  pos += 1;
-  const records: JournalRecord[] = [];
-  let torn = false;
-  while (pos < buf.length) {
-    const nl = buf.indexOf(0x0a, pos);
-    if (nl === -1) {
-      torn = true;
-      break;
-    }
-    let line: Record<string, unknown>;
-    try {
-      line = JSON.parse(buf.subarray(pos, nl).toString('utf8')) as Record<string, unknown>;
-    } catch {
-      torn = true;
-      break;
-    }
-    pos = nl + 1;
-    if (typeof line.ev === 'string') {
-      records.push(line as JournalEvent);
-      continue;
-    }
-    const n = Number(line.n);
-    const stream = CODE_STREAM[String(line.c)];
-    if (!stream || !Number.isInteger(n) || n < 0) throw invalid(path, `bad record header at byte ${pos}`);
-    const end = pos + n;
-    // A torn final chunk still holds bytes that were forwarded; keep what made it to disk.
-    // A view, not a copy: the records live as long as the file's buffer anyway, and a copy
-    // doubled the memory a fold of a 50 MB message needs.
-    const data = buf.subarray(pos, Math.min(end, buf.length));
-    records.push({ t: Number(line.t), c: stream, ...(typeof line.x === 'number' ? { x: line.x } : {}), data });
-    if (end >= buf.length) {
-      torn = true; // the record's closing newline (or some of its bytes) never reached disk
-      break;
-    }
-    pos = end + 1;
-  }
-  return { header, records, torn };
+  return header;
 }
 
 function invalid(path: string, problem: string, cause?: unknown): CassetteError {

@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { RecordedSession } from './cassette.js';
 import { foldSessions } from './fold.js';
-import { readJournal, type JournalHeader } from './journal.js';
+import { SpillFile } from '../framing/spill.js';
+import { openJournal, type JournalHeader } from './journal.js';
 export { journalPath } from './journal.js';
 import { appendSessions } from './store.js';
 
@@ -43,31 +44,36 @@ export interface RecoverResult {
 export async function recoverJournals(cassettePath: string, options: { force?: boolean; exclude?: string } = {}): Promise<RecoverResult> {
   const result: RecoverResult = { recovered: [], skipped: [] };
   const done: string[] = [];
-  for (const path of listJournals(cassettePath)) {
-    if (path === options.exclude) continue;
-    let journal;
-    try {
-      journal = readJournal(path);
-    } catch (err) {
-      result.skipped.push({ path, reason: (err as Error).message });
-      continue;
-    }
-    if (!options.force && ownerAlive(journal.header)) {
-      result.skipped.push({ path, reason: `recorder process ${journal.header.pid} is still running` });
-      continue;
-    }
-    result.recovered.push(...(await foldSessions(journal, { recovered: true })));
-    done.push(path);
-  }
-  if (result.recovered.length > 0) {
-    await appendSessions(cassettePath, result.recovered);
-    for (const path of done) {
+  // Large frames of every journal wait here until the cassette is written (see spill.ts).
+  const spill = new SpillFile();
+  try {
+    for (const path of listJournals(cassettePath)) {
+      if (path === options.exclude) continue;
       try {
-        unlinkSync(path);
-      } catch {
-        // another recoverer got there first
+        const journal = openJournal(path);
+        if (!options.force && ownerAlive(journal.header)) {
+          result.skipped.push({ path, reason: `recorder process ${journal.header.pid} is still running` });
+          continue;
+        }
+        result.recovered.push(...(await foldSessions(journal, { recovered: true, spill })));
+      } catch (err) {
+        result.skipped.push({ path, reason: (err as Error).message });
+        continue;
+      }
+      done.push(path);
+    }
+    if (result.recovered.length > 0) {
+      await appendSessions(cassettePath, result.recovered);
+      for (const path of done) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // another recoverer got there first
+        }
       }
     }
+  } finally {
+    spill.dispose();
   }
   return result;
 }

@@ -1,3 +1,4 @@
+import { isSpilled } from '../framing/spilled-message.js';
 import type { RecordedMessage } from '../message.js';
 import type { PeerInfo, ProtocolInfo } from './cassette.js';
 
@@ -82,5 +83,6 @@ export function sessionFacts(messages: readonly RecordedMessage[]): SessionFacts
 }
 
 function asObject(v: unknown): Json | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+  // A spilled frame (over 4 MB, still in the spill file) tells nothing of the handshake.
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !isSpilled(v) ? (v as Json) : undefined;
 }

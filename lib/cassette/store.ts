@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+import { Low, type Adapter } from 'lowdb';
 import lockfile from 'proper-lockfile';
 import { CassetteError } from '../errors.js';
 import { emptyCassette, type Cassette, type RecordedSession } from './cassette.js';
 import { migrate } from './migrate.js';
 import { cassetteProblems } from './validate.js';
+import { writeCassetteFile } from './write.js';
 
 /** Parses and checks cassette text; every failure names the file and the problem. */
 export function parseCassette(path: string, text: string): Cassette {
@@ -50,12 +51,30 @@ export function stringifyCassette(cassette: Cassette): string {
   return JSON.stringify(cassette, null, 2) + '\n';
 }
 
+/**
+ * lowdb's file adapter for cassettes: reads and checks the file; writes it atomically through
+ * writeCassetteFile, which streams the text instead of building it as one string (lowdb's
+ * DataFile does, and a cassette holding a 50 MB message then cost several copies of it).
+ */
+export class CassetteFile implements Adapter<Cassette> {
+  constructor(readonly path: string) {}
+
+  async read(): Promise<Cassette | null> {
+    try {
+      return parseCassette(this.path, await readFile(this.path, 'utf8'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async write(data: Cassette): Promise<void> {
+    writeCassetteFile(this.path, data);
+  }
+}
+
 function database(path: string): Low<Cassette | null> {
-  const adapter = new DataFile<Cassette | null>(path, {
-    parse: (text) => parseCassette(path, text),
-    stringify: (data) => stringifyCassette(data ?? emptyCassette()),
-  });
-  return new Low<Cassette | null>(adapter, null);
+  return new Low<Cassette | null>(new CassetteFile(path) as Adapter<Cassette | null>, null);
 }
 
 export interface AppendOptions {

@@ -1,3 +1,5 @@
+import { SpilledBytes, type SpillFile } from './spill.js';
+
 /**
  * Raw-preserving newline framing for stdio MCP traffic. Unlike the SDK's ReadBuffer it never
  * skips or decodes anything: a frame is the exact bytes between two `\n` (a `\r` before the
@@ -7,11 +9,21 @@
  */
 export type FrameHandler = (frame: Buffer, terminated: boolean) => void;
 
+/** Lines longer than `above` go to a spill file as they arrive and are handed on as
+ * SpilledBytes (the cassette fold: a 50 MB line is never joined in memory). */
+export interface LineSpill {
+  file: SpillFile;
+  above: number;
+  onFrame: (frame: SpilledBytes, terminated: boolean) => void;
+}
+
 export class LineSplitter {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   /** The current line passed `maxFrame`: its bytes are counted, no longer kept. */
   #dropping = false;
+  /** Where the current line starts in the spill file, once it went there. */
+  #spillAt: number | undefined;
 
   /**
    * @param maxFrame a line longer than this is not kept in memory (or joined) at all:
@@ -22,6 +34,7 @@ export class LineSplitter {
     private readonly onFrame: FrameHandler,
     private readonly maxFrame = Infinity,
     private readonly onOversize?: (bytes: number, terminated: boolean) => void,
+    private readonly spill?: LineSpill,
   ) {}
 
   push(chunk: Buffer): void {
@@ -35,6 +48,9 @@ export class LineSplitter {
         this.#pendingBytes = 0;
         this.#dropping = false;
         this.#oversize(bytes, true);
+      } else if (this.spill && (this.#spillAt !== undefined || this.#pendingBytes + piece.length > this.spill.above)) {
+        this.#toSpill(piece);
+        this.#emitSpilled(true);
       } else if (this.#pendingBytes > 0) {
         this.#pending.push(piece);
         const frame = Buffer.concat(this.#pending, this.#pendingBytes + piece.length);
@@ -50,12 +66,35 @@ export class LineSplitter {
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
       this.#pendingBytes += rest.length;
-      if (!this.#dropping) this.#pending.push(rest);
+      if (this.#spillAt !== undefined) this.spill!.file.append(rest);
+      else if (!this.#dropping) this.#pending.push(rest);
+      if (this.spill && this.#spillAt === undefined && this.#pendingBytes > this.spill.above) this.#toSpill();
       if (!this.#dropping && this.#pendingBytes > this.maxFrame) {
         this.#pending = [];
         this.#dropping = true;
       }
     }
+  }
+
+  /** Moves the line so far to the spill file (once), then `piece` after it. */
+  #toSpill(piece?: Buffer): void {
+    const file = this.spill!.file;
+    if (this.#spillAt === undefined) {
+      this.#spillAt = file.size;
+      for (const p of this.#pending) file.append(p);
+      this.#pending = [];
+    }
+    if (piece) {
+      file.append(piece);
+      this.#pendingBytes += piece.length;
+    }
+  }
+
+  #emitSpilled(terminated: boolean): void {
+    const frame = new SpilledBytes(this.spill!.file, this.#spillAt!, this.#pendingBytes);
+    this.#spillAt = undefined;
+    this.#pendingBytes = 0;
+    this.spill!.onFrame(frame, terminated);
   }
 
   #oversize(bytes: number, terminated: boolean): void {
@@ -69,6 +108,10 @@ export class LineSplitter {
       this.#pendingBytes = 0;
       this.#dropping = false;
       this.#oversize(bytes, false);
+      return;
+    }
+    if (this.#spillAt !== undefined) {
+      this.#emitSpilled(false);
       return;
     }
     if (this.#pendingBytes > 0) {

@@ -1,5 +1,7 @@
 import { frameToMessage, type Channel, type Direction, type RecordedMessage } from '../message.js';
 import { LineSplitter } from './line-splitter.js';
+import { SPILL_ABOVE, type SpillFile } from './spill.js';
+import { spilledToMessage } from './spilled-message.js';
 
 type StdioChannel = Exclude<Channel, 'http'>;
 
@@ -22,11 +24,15 @@ export class StdioFramer {
   /**
    * @param skipAbove frames longer than this are numbered but not parsed; `onSkip` hears of them
    *   (the live validator must not spend the proxy's time parsing a 50 MB result).
+   * @param spill frames above `spillAbove` go to this file and become messages whose text stays
+   *   there until the cassette is written (the cassette fold).
    */
   constructor(
     private readonly onMessage: (msg: RecordedMessage) => void,
     private readonly skipAbove = Infinity,
     private readonly onSkip?: (seq: number, bytes: number) => void,
+    private readonly spill?: SpillFile,
+    private readonly spillAbove = SPILL_ABOVE,
   ) {}
 
   push(channel: StdioChannel, chunk: Buffer, t: number): void {
@@ -58,7 +64,14 @@ export class StdioFramer {
       }, this.skipAbove, (bytes) => {
         this.#seq += 1;
         this.onSkip?.(this.#seq, bytes);
-      });
+      }, this.spill ? {
+        file: this.spill,
+        above: this.spillAbove,
+        onFrame: (frame, terminated) => {
+          this.#seq += 1;
+          this.onMessage(spilledToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }));
+        },
+      } : undefined);
       this.#splitters.set(channel, s);
     }
     return s;
