@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { SseSplitter, sseFields } from '../framing/sse-splitter.js';
+import { SseByteSplitter } from '../framing/sse-bytes.js';
+import { sseFields } from '../framing/sse-splitter.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
 import type { HttpExchange, HttpHeaders, RecordedSession, TokenClaims } from './cassette.js';
 import { FrameCollector, SpilledBytes } from '../framing/spill.js';
@@ -14,7 +15,7 @@ interface OpenExchange {
   mcpSessionId?: string;
   request: FrameCollector;
   response: FrameCollector;
-  sse?: SseSplitter;
+  sse?: SseByteSplitter;
   /** The body of an exchange outside the MCP endpoint that the cassette keeps (see KeptBody). */
   kept?: KeptBody;
 }
@@ -123,9 +124,9 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         if (type) ex.record.contentType = type;
         ex.mcpSessionId ??= header(ex.record.responseHeaders, SESSION_HEADER);
         if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
-          ex.sse = new SseSplitter((event) => {
-            emit(Buffer.from(event.data, 'utf8'), x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
-          });
+          ex.sse = new SseByteSplitter((event) => {
+            emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
+          }, options.spill, options.spillAbove);
         }
       } else if (r.ev === 'http-end') {
         finish(ex, r.t, r.outcome as HttpExchange['outcome'], typeof r.error === 'string' ? r.error : undefined);

@@ -91,7 +91,7 @@ export class SseSplitter {
 }
 
 /** An event's fields as the cassette records them on the message (`http.sse`). */
-export function sseFields(event: SseEvent): { id?: string; event?: string; retry?: number } {
+export function sseFields(event: Pick<SseEvent, 'id' | 'event' | 'retry'>): { id?: string; event?: string; retry?: number } {
   return {
     ...(event.id !== undefined ? { id: event.id } : {}),
     ...(event.event !== undefined ? { event: event.event } : {}),

@@ -196,3 +196,39 @@ test('a fold through the spill file writes the same cassette as a fold in memory
     }
   }
 });
+
+test('an HTTP fold through the spill file (JSON bodies and SSE events) writes the same cassette as a fold in memory', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpc-spill-http-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'http.journal');
+  const w = new JournalWriter(path, { format: JOURNAL_FORMAT, version: 1, sessionId: 'h', startedAt: new Date(0).toISOString(), pid: 1, hostname: 'h', session: { transport: 'streamable-http', target: { url: 'http://127.0.0.1:1/mcp', listen: 'http://127.0.0.1:2/mcp' }, proxy: { pid: 1, version: '0' } } }, performance.now());
+  const send = (x: number, body: string, type: string, answer: Buffer): void => {
+    w.event('http-request', { x, method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json' }, mcp: true }, true);
+    const b = Buffer.from(body);
+    for (let i = 0; i < b.length; i += 700) w.chunk('http-request', b.subarray(i, i + 700), x, true);
+    w.event('http-request-end', { x });
+    w.event('http-response', { x, status: 200, headers: { 'content-type': type } });
+    for (let i = 0; i < answer.length; i += 900) w.chunk('http-response', answer.subarray(i, i + 900), x);
+    w.event('http-end', { x, outcome: 'complete' });
+  };
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'q'.repeat(6000) + '\n"é' }] } });
+  send(1, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big', arguments: { pad: 'p'.repeat(3000) } } }), 'application/json', Buffer.from(big));
+  send(2, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call' }), 'text/event-stream', Buffer.from(`id: 9\nevent: message\ndata: ${big.replace('"id":1', '"id":2')}\n\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`));
+  send(3, '{"jsonrpc":"2.0","id":3,"method":"x"}', 'text/event-stream', Buffer.from(`data: ${'{"a": 1, '.repeat(400)}"z":0${'}'.repeat(1)}\ndata: second line\n\n`));
+  w.event('stopped');
+  w.close();
+  const inMemory = await foldSessions(openJournal(path));
+  const spill = new SpillFile();
+  try {
+    const spilled = await foldSessions(openJournal(path), { spill, spillAbove: 1000 });
+    t.true(spill.size > 12_000, 'large bodies and events went to the spill file');
+    const a = join(dir, 'memory.json');
+    const b = join(dir, 'spilled.json');
+    writeFileSync(a, stringifyCassette({ ...emptyCassette(), sessions: inMemory }));
+    writeCassetteFile(b, { ...emptyCassette(), sessions: spilled });
+    t.deepEqual(JSON.parse(readFileSync(b, 'utf8')), JSON.parse(readFileSync(a, 'utf8')));
+    t.is(inMemory.flatMap((s) => s.messages).length, 7);
+  } finally {
+    spill.dispose();
+  }
+});
