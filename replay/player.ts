@@ -84,6 +84,12 @@ interface Interaction {
 
 const key = (v: unknown) => JSON.stringify(v);
 
+function pushTo<K, V>(map: Map<K, V[]>, k: K, value: V): void {
+  const list = map.get(k);
+  if (list) list.push(value);
+  else map.set(k, [value]);
+}
+
 function jsonOf(m: RecordedMessage): Json {
   return m.json as Json;
 }
@@ -111,6 +117,9 @@ interface ExchangeStep {
   recorded: RecordedMessage[];
   /** GET: the same on the live stream, as they arrived. */
   live: Json[];
+  /** GET: the seq and the time of each of `recorded`, sorted, to count those before a point. */
+  seqs: number[];
+  ts: number[];
   answer?: ExchangeAnswer;
   /** GET: the live stream is open and delivering. */
   open: boolean;
@@ -127,6 +136,21 @@ type Step =
   | { t: number; kind: 'message'; m: RecordedMessage }
   | { t: number; kind: 'open' | 'close' | 'delete'; x: ExchangeStep };
 
+/** A recorded point: before the message with this seq, before this time, or the session's end. */
+type Point = { seq: number } | { t: number } | 'end';
+
+/** How many of the sorted `values` are below `x`. */
+function countBelow(values: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const hasHeader = (x: HttpExchange, name: string) => Object.keys(x.requestHeaders).some((h) => h.toLowerCase() === name);
 
 export async function playSession(session: RecordedSession, conn: LiveConnection, options: PlayOptions): Promise<PlayOutcome> {
@@ -142,7 +166,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   if (conn.openStream && conn.endSession) {
     for (const x of session.exchanges ?? []) {
       if (!x.mcp || x.outcome === 'refused' || (x.method !== 'GET' && x.method !== 'DELETE')) continue;
-      const step: ExchangeStep = { exchange: x, method: x.method, recorded: [], live: [], open: false, late: false, extra: [] };
+      const step: ExchangeStep = { exchange: x, method: x.method, recorded: [], live: [], seqs: [], ts: [], open: false, late: false, extra: [] };
       if (x.method === 'GET') {
         streams.set(x.id, step);
         if (hasHeader(x, 'last-event-id')) step.skipped = 'a resumption GET (Last-Event-ID) is not replayed: the live server\'s event ids are not the recorded ones';
@@ -163,6 +187,8 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   const openServer = new Map<string, RecordedMessage>();
   const interactions: Interaction[] = [];
   const byRecorded = new Map<RecordedMessage, Interaction>();
+  /** Recorded JSON-RPC id (as JSON text) → the requests that had it, in order. */
+  const byRecordedId = new Map<string, Interaction[]>();
   const answers = new Map<string, Array<{ request: RecordedMessage; answer: RecordedMessage }>>();
   const recordedNotifications: Json[] = [];
   const recordedRequestCount = new Map<string, number>();
@@ -173,18 +199,24 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
         const it: Interaction = { recorded: m, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
         interactions.push(it);
         byRecorded.set(m, it);
+        pushTo(byRecordedId, key(j.id), it);
         openClient.set(key(j.id), it);
       } else if (m.kind === 'response' || m.kind === 'error') {
         const req = openServer.get(key(j.id));
         if (req) {
           openServer.delete(key(j.id));
           const method = String(jsonOf(req).method);
-          answers.set(method, [...(answers.get(method) ?? []), { request: req, answer: m }]);
+          pushTo(answers, method, { request: req, answer: m });
         }
       }
       continue;
     }
-    onStream(m)?.recorded.push(m);
+    const stream = onStream(m);
+    if (stream) {
+      stream.recorded.push(m);
+      stream.seqs.push(m.seq);
+      stream.ts.push(m.t);
+    }
     if (m.kind === 'request') {
       openServer.set(key(j.id), m);
       recordedRequestCount.set(String(j.method), (recordedRequestCount.get(String(j.method)) ?? 0) + 1);
@@ -199,6 +231,11 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     }
   }
 
+  for (const s of streams.values()) {
+    s.seqs.sort((a, b) => a - b);
+    s.ts.sort((a, b) => a - b);
+  }
+
   // Live side.
   let nextId = 1;
   const byLiveId = new Map<string, Interaction>();
@@ -207,6 +244,10 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   const served = new Map<string, number>();
   const liveRequestCount = new Map<string, number>();
   let lastSent: Interaction | undefined;
+  /** Sent requests that have a recorded answer but no live one yet, in the order sent (which is
+   * the recorded order): what waitForAnswers looks at, rather than every interaction of the
+   * session before every message (which made replay quadratic in the session's length). */
+  const awaited = new Set<Interaction>();
   const sent: SentMessage[] = [];
   const recordedIds = new Map<string, unknown>();
   /** The interaction whose live answer said the server no longer speaks the recorded revision. */
@@ -252,6 +293,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       const it = byLiveId.get(key(msg.id));
       if (!it || it.live) return;
       it.live = msg;
+      awaited.delete(it);
       it.doneAt = performance.now();
       if (!refused && it.recordedResponse && isRevisionRefused(it.method, it.recordedResponse.json, msg)) refused = it;
       learn(it);
@@ -344,10 +386,11 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
 
   /** Before a recorded point, the live listen streams get a grace period to deliver what the
    * recorded ones had delivered before it (the client may have acted on it). */
-  const catchUp = async (before: (m: RecordedMessage) => boolean): Promise<void> => {
+  const catchUp = async (before: Point): Promise<void> => {
     for (const s of streams.values()) {
       if (!s.open || s.late) continue;
-      const want = s.recorded.filter(before).length;
+      // A count, not a filter of every recorded message: this runs before every client message.
+      const want = before === 'end' ? s.recorded.length : 'seq' in before ? countBelow(s.seqs, before.seq) : countBelow(s.ts, before.t);
       if (!(await waitUntil(() => s.live.length >= want || !s.open, grace)) && !failure) s.late = true;
     }
   };
@@ -369,8 +412,8 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   };
 
   const waitForAnswers = async (before: (r: RecordedMessage) => boolean): Promise<void> => {
-    for (const it of interactions) {
-      if (it.liveId !== undefined && !it.live && it.recordedResponse && before(it.recordedResponse)) {
+    for (const it of awaited) {
+      if (!it.live && before(it.recordedResponse!)) {
         waitingOn = it.recorded;
         await waitFor(it);
         if (failure) return;
@@ -415,7 +458,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       // a server may send on a listen stream what it would otherwise have dropped.
       const ended = posts.filter((p) => p.endT < step.t).map((p) => p.done);
       if (ended.length) await waitUntilSettled(ended, options.timeoutMs);
-      await catchUp(before);
+      await catchUp({ t: step.t });
       if (failure) break;
       if (step.kind === 'close') {
         conn.closeStream!(x.exchange);
@@ -452,7 +495,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     const m = step.m;
     await waitForAnswers((r) => r.seq < m.seq);
     if (failure || refused) break;
-    await catchUp((r) => r.seq < m.seq);
+    await catchUp({ seq: m.seq });
     if (failure || refused) break;
     const j = structuredClone(jsonOf(m));
     const params = isObject(j.params) ? j.params : undefined;
@@ -476,10 +519,11 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       byLiveId.set(key(it.liveId), it);
       it.sentAt = performance.now();
       lastSent = it;
+      if (it.recordedResponse) awaited.add(it);
       send(j, m);
     } else {
       if (j.method === 'notifications/cancelled' && params && params.requestId !== undefined) {
-        const target = interactions.find((i) => key(jsonOf(i.recorded).id) === key(params.requestId) && i.liveId !== undefined);
+        const target = byRecordedId.get(key(params.requestId))?.find((i) => i.liveId !== undefined);
         if (target) params.requestId = target.liveId;
       }
       send(j, m);
@@ -491,14 +535,16 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     for (const x of steps) if (x.sentAt === undefined && !x.skipped) x.notSent = note;
   }
   if (!failure) await waitForAnswers(() => true);
-  if (!failure && !refused) await catchUp(() => true);
+  if (!failure && !refused) await catchUp('end');
   if (!failure) await new Promise((r) => setTimeout(r, options.settleMs ?? 50));
 
   const context = { ...(session.protocol.revision !== undefined ? { revision: session.protocol.revision } : {}) };
   const cut = Boolean(failure || refused);
+  const recordedProgress = progressByToken(recordedNotifications);
+  const liveProgress = progressByToken(liveNotifications);
   const results: Array<{ t: number; r: InteractionResult }> = interactions.map((it) => ({
     t: exchangeOf(it.recorded)?.t ?? it.recorded.t,
-    r: toResult(it, recordedNotifications, liveNotifications, options, context),
+    r: toResult(it, recordedProgress, liveProgress, options, context),
   }));
   const exchangeResults = steps.map((x) => ({ t: x.exchange.t, r: exchangeResult(x, cut, options, recordedRequestCount, liveRequestCount) }));
   // Each GET or DELETE takes its place among the interactions by the time it was sent.
@@ -552,11 +598,14 @@ function exchangeResult(x: ExchangeStep, cut: boolean, options: PlayOptions, rec
   return { ...base, outcome, differences, durationMs: Math.round(((x.doneAt ?? 0) - (x.sentAt ?? 0)) * 10) / 10 };
 }
 
-function progressOf(list: Json[], token: unknown): Json[] {
-  return list.filter((n) => n.method === 'notifications/progress' && isObject(n.params) && key(n.params.progressToken) === key(token));
+/** Progress notifications by token (as JSON text), in order. */
+function progressByToken(list: Json[]): Map<string, Json[]> {
+  const out = new Map<string, Json[]>();
+  for (const n of list) if (n.method === 'notifications/progress' && isObject(n.params)) pushTo(out, key(n.params.progressToken), n);
+  return out;
 }
 
-function toResult(it: Interaction, recordedN: Json[], liveN: Json[], options: PlayOptions, context: { revision?: string }): InteractionResult {
+function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<string, Json[]>, options: PlayOptions, context: { revision?: string }): InteractionResult {
   const base = { seq: it.recorded.seq, method: it.method, ...(it.name !== undefined ? { name: it.name } : {}) };
   if (it.skipped) return { ...base, outcome: 'skipped', differences: [], note: it.skipped };
   if (it.liveId === undefined) return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
@@ -571,9 +620,9 @@ function toResult(it: Interaction, recordedN: Json[], liveN: Json[], options: Pl
   const params = jsonOf(it.recorded).params;
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
   if (token !== undefined) {
-    const recorded = progressOf(recordedN, token);
+    const recorded = recordedN.get(key(token)) ?? [];
     const rec = recorded.map((n) => normalise(n.params, options.ignore));
-    const lp = progressOf(liveN, token).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), options.ignore));
+    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), options.ignore));
     const changes = diffJson(rec, lp, ['progress']);
     if (changes.length) {
       differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`, recorded: rec, live: lp });
@@ -590,7 +639,7 @@ function compareNotifications(recorded: Json[], live: Json[], options: PlayOptio
     const m = new Map<string, unknown[]>();
     for (const n of list) {
       if (n.method === 'notifications/progress') continue;
-      m.set(String(n.method), [...(m.get(String(n.method)) ?? []), n.params ?? null]);
+      pushTo(m, String(n.method), n.params ?? null);
     }
     return m;
   };

@@ -79,7 +79,9 @@ function recordedCounterparts(recorded: RecordedSession) {
     if (m.kind === 'response' || m.kind === 'error') responses.set(key(m.json.id), m);
     else if (m.kind === 'request' || m.kind === 'notification') {
       const method = `${m.kind}:${String(m.json.method)}`;
-      byMethod.set(method, [...(byMethod.get(method) ?? []), m]);
+      const list = byMethod.get(method);
+      if (list) list.push(m);
+      else byMethod.set(method, [m]);
     }
   }
   return { responses, byMethod };

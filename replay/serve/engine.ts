@@ -112,6 +112,27 @@ export type Plan =
   | { kind: 'forward' };
 
 const idKey = (v: unknown): string => JSON.stringify(v ?? null);
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Recorded interactions in recorded order, and how many of them are known to be used. Used ones
+ * are never unused again, so finding the first unused one costs nothing per request on average
+ * (a search from the start each time made serving a cassette quadratic in its size). */
+class Cursor {
+  #at = 0;
+  constructor(readonly list: readonly Interaction[]) {}
+
+  /** The first interaction not in `used`. */
+  next(used: ReadonlySet<number>): Interaction | undefined {
+    while (this.#at < this.list.length && used.has(this.list[this.#at]!.index)) this.#at += 1;
+    return this.list[this.#at];
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class ServeEngine {
@@ -124,6 +145,17 @@ export class ServeEngine {
   readonly fallback?: Fallback;
   readonly #used = new Set<number>();
   readonly #keys = new Map<number, string>();
+  /** Recorded requests that have an answer, in recorded order, and the same by method. */
+  readonly #requests: Interaction[];
+  readonly #byMethod = new Map<string, Interaction[]>();
+  /** Per method (filled on its first request): its recorded requests by identity key. */
+  readonly #byKey = new Map<string, Map<string, Interaction[]>>();
+  /** Client notifications with trailing frames, by identity key. */
+  readonly #notifications = new Map<string, Cursor>();
+  /** What a request may be answered with, by revision, method and key (see #candidatesFor). */
+  readonly #candidates = new Map<string, Cursor>();
+  /** `--match order`: per revision, the pool the next expected request comes from. */
+  readonly #expected = new Map<string | undefined, Cursor>();
   readonly #revisionsSeen = new Set<string>();
   readonly #hasLegacy: boolean;
   /** Requests seen, other than `server/discover`. */
@@ -139,6 +171,11 @@ export class ServeEngine {
     this.answerTimeoutMs = options.answerTimeoutMs ?? 30_000;
     if (options.logger) this.logger = options.logger;
     if (options.fallback) this.fallback = options.fallback;
+    this.#requests = this.interactions.filter((it) => !it.notification && it.response);
+    for (const it of this.#requests) pushTo(this.#byMethod, it.method, it);
+    const notifications = new Map<string, Interaction[]>();
+    for (const it of this.interactions) if (it.notification && it.after.length > 0) pushTo(notifications, this.#key(it), it);
+    for (const [k, list] of notifications) this.#notifications.set(k, new Cursor(list));
     this.#hasLegacy = cassette.sessions.some((s) => s.protocol.era === 'legacy' || (s.protocol.revision !== undefined && !isModern(s.protocol.revision)));
   }
 
@@ -151,19 +188,42 @@ export class ServeEngine {
     return k;
   }
 
-  /** Pools to search, best first: the live revision's sessions, the same era's, then the other
-   * era's. The other era is left out when a real server can answer in the client's own era
-   * (`new_episodes`), and a 2026-07-28 `input_required` result is never served to a 2025-era
-   * client, which could not retry it. */
-  #pools(candidates: Interaction[], revision: string | undefined): Interaction[][] {
-    if (revision === undefined) return [candidates];
-    const same = candidates.filter((it) => it.revision === revision);
-    const era = candidates.filter((it) => it.revision !== revision && isModern(it.revision) === isModern(revision));
-    // Neither of the two above is exactly the other era (a predicate, not membership tests: those
-    // made every request quadratic in the cassette's size).
-    const rest = this.fallback ? [] : candidates.filter((it) => isModern(it.revision) !== isModern(revision))
-      .filter((it) => isModern(revision) || !isObject(it.response?.json.result) || it.response.json.result.resultType !== 'input_required');
-    return [same, era, rest].filter((p) => p.length > 0);
+  /** Pools to search, best first: the live revision's sessions (0), the same era's (1), then the
+   * other era's (2); undefined when `it` is in none. The other era is left out when a real server
+   * can answer in the client's own era (`new_episodes`), and a 2026-07-28 `input_required` result
+   * is never served to a 2025-era client, which could not retry it. */
+  #poolOf(it: Interaction, revision: string | undefined): number | undefined {
+    if (revision === undefined || it.revision === revision) return 0;
+    if (isModern(it.revision) === isModern(revision)) return 1;
+    if (this.fallback) return undefined;
+    const result = it.response?.json.result;
+    return isModern(revision) || !isObject(result) || result.resultType !== 'input_required' ? 2 : undefined;
+  }
+
+  /** The non-empty pools of `candidates`, best first, each in recorded order. */
+  #pools(candidates: readonly Interaction[], revision: string | undefined): Interaction[][] {
+    const pools: Interaction[][] = [[], [], []];
+    for (const it of candidates) {
+      const p = this.#poolOf(it, revision);
+      if (p !== undefined) pools[p]!.push(it);
+    }
+    return pools.filter((p) => p.length > 0);
+  }
+
+  /** The recorded requests a request with this method and key may be answered with: those in the
+   * best pool that has any, with a cursor to the first unused one. Built once per revision,
+   * method and key, so a request costs the same however big the cassette is. */
+  #candidatesFor(method: string, key: string, revision: string | undefined): Cursor {
+    let keys = this.#byKey.get(method);
+    if (!keys) {
+      keys = new Map();
+      for (const it of this.#byMethod.get(method) ?? []) pushTo(keys, this.#key(it), it);
+      this.#byKey.set(method, keys);
+    }
+    const id = JSON.stringify([revision ?? null, method, key]);
+    let c = this.#candidates.get(id);
+    if (!c) this.#candidates.set(id, (c = new Cursor(this.#pools(keys.get(key) ?? [], revision)[0] ?? [])));
+    return c;
   }
 
   /** Chooses how to answer one client request. */
@@ -172,12 +232,11 @@ export class ServeEngine {
     const params = isObject(request.params) ? request.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
     const revision = (typeof meta[PROTOCOL_META] === 'string' ? meta[PROTOCOL_META] : undefined) ?? hints.revision ?? live.revision;
-    const requests = this.interactions.filter((it) => !it.notification && it.response);
     if (method === 'server/discover') this.#discovered = true;
     else this.#asked += 1;
 
     if (HANDSHAKE.has(method)) {
-      const recorded = requests.filter((it) => it.method === method);
+      const recorded = this.#byMethod.get(method) ?? [];
       const wanted = method === 'initialize' ? (typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined) : revision;
       const fits = (it: Interaction) => {
         const result = it.response?.json.result;
@@ -206,21 +265,17 @@ export class ServeEngine {
     if (revision) this.#revisionsSeen.add(revision);
 
     const key = identityKey(request, this.match, this.ignore);
-    const sameMethod = requests.filter((it) => it.method === method);
-    let found: Interaction | undefined;
+    const hits = this.#candidatesFor(method, key, revision);
+    let found = hits.next(this.#used);
     let repeated = false;
-    for (const pool of this.#pools(sameMethod, revision)) {
-      const hits = pool.filter((it) => this.#key(it) === key);
-      if (hits.length === 0) continue;
-      found = hits.find((it) => !this.#used.has(it.index));
-      if (!found && this.match !== 'strict') {
-        found = hits[hits.length - 1];
-        repeated = true;
-      }
-      break;
+    if (!found && this.match !== 'strict' && hits.list.length > 0) {
+      found = hits.list[hits.list.length - 1];
+      repeated = true;
     }
     if (found && this.match === 'order' && !repeated) {
-      const expected = this.#pools(requests, revision)[0]?.find((it) => !this.#used.has(it.index) && !HANDSHAKE.has(it.method));
+      let pool = this.#expected.get(revision);
+      if (!pool) this.#expected.set(revision, (pool = new Cursor((this.#pools(this.#requests, revision)[0] ?? []).filter((it) => !HANDSHAKE.has(it.method)))));
+      const expected = pool.next(this.#used);
       if (expected && expected.index !== found.index && this.#key(expected) !== key) {
         return this.#unmatched(request, `out of order: the next recorded request is ${describe(expected)}`, { interaction: expected, differences: this.#differences(expected, request) });
       }
@@ -228,7 +283,7 @@ export class ServeEngine {
     if (found) return { kind: 'matched', interaction: found, repeated, ...(revision ? { revision } : {}) };
     if (method === 'ping') return { kind: 'synthesised', response: { jsonrpc: '2.0', id: request.id, result: {} } };
     if (this.fallback) return { kind: 'forward' };
-    const pool = this.#pools(requests, revision).flat();
+    const pool = this.#pools(this.#requests, revision).flat();
     const near = closest(request, pool, this.match, this.ignore);
     const exhausted = near && near.differences.length === 0;
     return this.#unmatched(
@@ -398,9 +453,8 @@ export class ServeEngine {
       live.cancelled.add(idKey(message.params.requestId));
       return;
     }
-    const key = identityKey(message, 'params', this.ignore);
-    const it = this.interactions.find((i) => i.notification && !this.#used.has(i.index) && this.#key(i) === key && i.after.length > 0)
-      ?? this.interactions.find((i) => i.notification && this.#key(i) === key && i.after.length > 0 && (live.revision === undefined || i.revision === live.revision));
+    const recorded = this.#notifications.get(identityKey(message, 'params', this.ignore));
+    const it = recorded?.next(this.#used) ?? recorded?.list.find((i) => live.revision === undefined || i.revision === live.revision);
     if (!it) return;
     this.#used.add(it.index);
     await this.#playAfter(it, it.t, undefined, live, outlet);
