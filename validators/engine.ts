@@ -1,7 +1,7 @@
 import type { HttpExchange, RecordedSession, SessionEnd } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
-import { severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
+import { isObject, severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
 import { SessionState } from './session-state.js';
 
 export interface ValidateOptions {
@@ -54,10 +54,10 @@ const judgesSessionEnd = (rule: Rule): rule is SessionEndRule => typeof (rule as
 // interest in its kind (and method). The lists are built lazily, one per combination that occurs,
 // and kept per rule set, transport and era.
 
-const SHAPE_BITS: Record<Shape, number> = { request: 1, notification: 2, result: 4, error: 8, other: 16, nonjson: 32 };
+const SHAPE_BITS: Record<Shape, number> = { request: 1, notification: 2, result: 4, error: 8, other: 16, nonjson: 32, input_required: 64 };
 const CLIENT_SHIFT = 0;
-const SERVER_SHIFT = 6;
-const SIDE = 0b111111;
+const SERVER_SHIFT = 7;
+const SIDE = 0b1111111;
 const ALL = (SIDE << CLIENT_SHIFT) | (SIDE << SERVER_SHIFT);
 /** Shapes other than `nonjson`, on one side. */
 const JSON_SHAPES = SIDE & ~SHAPE_BITS.nonjson;
@@ -115,6 +115,7 @@ export function classify(o: Observed): { bits: number; method: string | undefine
       shape = 'id' in json ? SHAPE_BITS.request : SHAPE_BITS.notification;
     } else method = o.request?.method;
     if ('result' in json) shape |= SHAPE_BITS.result;
+    if (isObject(json.result) && json.result.resultType === 'input_required') shape |= SHAPE_BITS.input_required;
     if ('error' in json) shape |= SHAPE_BITS.error;
     if (shape === 0) shape = SHAPE_BITS.other;
   }
@@ -148,20 +149,22 @@ interface Plan {
   lists: Map<number, Dispatch>;
 }
 type EraKey = 'legacy' | 'modern' | 'unknown';
-const plans = new WeakMap<readonly Rule[], Map<string, Plan>>();
+/** By rule set, then transport, then era (no key string made per session). */
+const plans = new WeakMap<readonly Rule[], Map<Observed['transport'], Map<EraKey, Plan>>>();
 
 function planFor(rules: readonly Rule[], transport: Observed['transport'], era: Observed['era']): Plan {
-  let byKey = plans.get(rules);
-  if (!byKey) plans.set(rules, (byKey = new Map()));
+  let byTransport = plans.get(rules);
+  if (!byTransport) plans.set(rules, (byTransport = new Map()));
+  let byEra = byTransport.get(transport);
+  if (!byEra) byTransport.set(transport, (byEra = new Map()));
   const eraKey: EraKey = era ?? 'unknown';
-  const key = `${transport} ${eraKey}`;
-  let plan = byKey.get(key);
+  let plan = byEra.get(eraKey);
   if (!plan) {
     const picked = rules.filter((r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era));
     const methods = new Map<string, number>();
     for (const r of picked) for (const m of interestsOf(r).byMethod.keys()) if (!methods.has(m)) methods.set(m, methods.size + 1);
     plan = { rules: picked, methods, lists: new Map() };
-    byKey.set(key, plan);
+    byEra.set(eraKey, plan);
   }
   return plan;
 }
@@ -194,16 +197,29 @@ function rulesFor(plan: Plan, o: Observed): Dispatch {
   return list;
 }
 
-/** The rules of a set that judge exchanges, bare exchanges and session ends (found once). */
+/** The rules of a set that judge exchanges, bare exchanges and session ends on one transport
+ * (found once per rule set and transport), with their hooks bound like the message checks: a
+ * loop reading `checkExchange` off a dozen differently shaped rules was most of an exchange's
+ * cost while the code still ran unoptimized. */
 interface Hooks {
   exchange: ExchangeRule[];
+  exchangeChecks: ExchangeRule['checkExchange'][];
   bare: BareExchangeRule[];
+  bareChecks: BareExchangeRule['checkBareExchange'][];
   end: SessionEndRule[];
 }
-const hooks = new WeakMap<readonly Rule[], Hooks>();
-function hooksOf(rules: readonly Rule[]): Hooks {
-  let h = hooks.get(rules);
-  if (!h) hooks.set(rules, (h = { exchange: rules.filter(judgesExchanges), bare: rules.filter(judgesBareExchanges), end: rules.filter(judgesSessionEnd) }));
+const hooks = new WeakMap<readonly Rule[], Map<string, Hooks>>();
+function hooksOf(rules: readonly Rule[], transport: Observed['transport']): Hooks {
+  let byTransport = hooks.get(rules);
+  if (!byTransport) hooks.set(rules, (byTransport = new Map()));
+  let h = byTransport.get(transport);
+  if (!h) {
+    const on = rules.filter((r) => !r.transport || r.transport === transport);
+    const exchange = on.filter(judgesExchanges);
+    const bare = on.filter(judgesBareExchanges);
+    h = { exchange, exchangeChecks: exchange.map((r) => r.checkExchange.bind(r)), bare, bareChecks: bare.map((r) => r.checkBareExchange.bind(r)), end: on.filter(judgesSessionEnd) };
+    byTransport.set(transport, h);
+  }
   return h;
 }
 
@@ -234,6 +250,8 @@ export class SessionValidator {
   };
   /** The plans of this session's transport, by era (the era may change within a session). */
   readonly #plans: Partial<Record<EraKey, Plan>> = {};
+  /** The exchange and session-end rules of this session's transport. */
+  #hooks: Hooks | undefined;
 
   constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, private readonly options: ValidateOptions) {
     this.#state = new SessionState(session);
@@ -275,13 +293,15 @@ export class SessionValidator {
     const out: Violation[] = [];
     this.#out = out;
     this.#seq = first.seq;
-    for (const rule of hooksOf(this.options.rules).exchange) {
-      if (rule.transport && rule.transport !== this.session.transport) continue;
-      this.#rule = rule;
+    const { exchange: rules, exchangeChecks: checks } = (this.#hooks ??= hooksOf(this.options.rules, this.session.transport));
+    const report = this.#exchangeReport;
+    const state = this.#state;
+    for (let i = 0; i < checks.length; i++) {
+      this.#rule = rules[i];
       try {
-        rule.checkExchange(x, first, this.#exchangeReport, this.#state);
+        checks[i]!(x, first, report, state);
       } catch (err) {
-        this.options.onRuleError?.(rule.id, err);
+        this.options.onRuleError?.(rules[i]!.id, err);
       }
     }
     this.#rule = undefined;
@@ -294,13 +314,13 @@ export class SessionValidator {
     const out: Violation[] = [];
     this.#out = out;
     this.#seq = 0;
-    for (const rule of hooksOf(this.options.rules).bare) {
-      if (rule.transport && rule.transport !== this.session.transport) continue;
-      this.#rule = rule;
+    const { bare: rules, bareChecks: checks } = (this.#hooks ??= hooksOf(this.options.rules, this.session.transport));
+    for (let i = 0; i < checks.length; i++) {
+      this.#rule = rules[i];
       try {
-        rule.checkBareExchange(x, this.#exchangeReport, this.#state);
+        checks[i]!(x, this.#exchangeReport, this.#state);
       } catch (err) {
-        this.options.onRuleError?.(rule.id, err);
+        this.options.onRuleError?.(rules[i]!.id, err);
       }
     }
     this.#rule = undefined;
@@ -310,8 +330,7 @@ export class SessionValidator {
   /** The session is over: every message and exchange was judged; the session-end rules run. */
   endSession(end?: SessionEndInfo): Violation[] {
     const out: Violation[] = [];
-    for (const rule of hooksOf(this.options.rules).end) {
-      if (rule.transport && rule.transport !== this.session.transport) continue;
+    for (const rule of (this.#hooks ??= hooksOf(this.options.rules, this.session.transport)).end) {
       const report = (seq: number, path: string, message: string): void => {
         out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
       };
@@ -334,10 +353,12 @@ export function validateSession(session: RecordedSession, options: ValidateOptio
   }
   // HTTP: then every exchange, in the order the exchanges ended, as the live validator judges
   // each one when it ends (those without a message by the bare-exchange rules).
-  const first = new Map<number, RecordedMessage>();
-  for (const m of session.messages) if (m.http && !first.has(m.http.exchange)) first.set(m.http.exchange, m);
-  const ended = [...(session.exchanges ?? [])].sort((a, b) => (a.endT ?? a.t) - (b.endT ?? b.t) || a.id - b.id);
-  for (const x of ended) out.push(...(first.has(x.id) ? v.exchangeEnd(x, first.get(x.id)!) : v.bareExchangeEnd(x)));
+  if (session.exchanges?.length) {
+    const first = new Map<number, RecordedMessage>();
+    for (const m of session.messages) if (m.http && !first.has(m.http.exchange)) first.set(m.http.exchange, m);
+    const ended = [...session.exchanges].sort((a, b) => (a.endT ?? a.t) - (b.endT ?? b.t) || a.id - b.id);
+    for (const x of ended) out.push(...(first.has(x.id) ? v.exchangeEnd(x, first.get(x.id)!) : v.bareExchangeEnd(x)));
+  }
   out.push(...v.endSession(session.end));
   return out;
 }

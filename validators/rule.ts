@@ -44,12 +44,15 @@ export type Report = (path: string, message: string) => void;
  * dispatch (validators/engine.ts, `classify`). For a JSON object: `request` has a string `method`
  * and an `id` member, `notification` a string `method` and no `id`, `result` a `result` member,
  * `error` an `error` member (a malformed message may have several of these at once), and `other`
- * none of them. `nonjson` is everything that is no JSON object: a text line, invalid UTF-8, a
- * batch array, a JSON scalar. The recorded `kind` of the frame counts as well, should a cassette's
+ * none of them. `input_required` is a `result` that is an object with `resultType`
+ * "input_required" (a 2026-07-28 server asking the client for input): such a message is both a
+ * `result` and an `input_required`, so the rules about what servers ask can skip every other
+ * result. `nonjson` is everything that is no JSON object: a text line, invalid UTF-8, a batch
+ * array, a JSON scalar. The recorded `kind` of the frame counts as well, should a cassette's
  * `kind` and `json` disagree.
  */
 export type Sender = 'client' | 'server';
-export type Shape = 'request' | 'notification' | 'result' | 'error' | 'other' | 'nonjson';
+export type Shape = 'request' | 'notification' | 'result' | 'error' | 'other' | 'nonjson' | 'input_required';
 /** A sender's shape (`server-result`), a shape from either side (`result`), every message of one
  * side (`client`), `response` (`result` or `error`), or `json` (every JSON object). */
 export type Kind = `${Sender}-${Shape}` | Shape | Sender | 'response' | `${Sender}-response` | 'json' | `${Sender}-json`;

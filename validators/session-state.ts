@@ -61,7 +61,10 @@ export class SessionState {
   /** Reads one message in the light of everything before it. */
   observe(msg: RecordedMessage): Observed {
     const json = isObject(msg.json) ? msg.json : undefined;
-    const o: Observed = json ? { msg, transport: this.session.transport, json } : { msg, transport: this.session.transport };
+    // Every member present from the start, in one order: every Observed has the same shape, so
+    // the rules' reads of it stay monomorphic (an object that grew members as it was classified
+    // came in many shapes, and every rule paid for it).
+    const o: Observed = { msg, transport: this.session.transport, json, revision: undefined, era: undefined, request: undefined, reported: undefined };
     if (!json) return o;
     const method = typeof json.method === 'string' ? json.method : undefined;
     if (method !== undefined) {
@@ -163,8 +166,8 @@ export class SessionState {
     if (typeof json.method === 'string' && 'id' in json) {
       const token = progressToken(json);
       if (o.msg.direction === 'client-to-server' && token !== undefined) this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
-      const pending: PendingRequest = { msg: o.msg, json, method: json.method };
-      if (o.era) pending.era = o.era;
+      // (era always present, for one shape: see observe)
+      const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined };
       this.pending[o.msg.direction].set(idKey(json.id), pending);
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;

@@ -19,32 +19,38 @@ export function marks(json: Record<string, unknown>): Marks {
   if (lastMarks?.json === json) return lastMarks.marks;
   const found: Marks = { metas: [], icons: [] };
   // One path, pushed and popped on the way down, copied only for what is found (a few per message).
-  const path: string[] = [];
-  const visit = (v: object): void => {
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const x: unknown = v[i];
-        if (x === null || typeof x !== 'object') continue;
-        path.push(String(i));
-        visit(x);
-        path.pop();
-      }
-      return;
-    }
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      const x = o[k];
-      if (x === null || typeof x !== 'object') continue;
-      path.push(k);
-      if (k === '_meta' && isObject(x)) found.metas.push([x, [...path]]);
-      if (k === 'icons' && Array.isArray(x)) for (let i = 0; i < x.length; i++) found.icons.push([x[i], [...path, String(i)]]);
-      visit(x);
-      path.pop();
-    }
-  };
-  visit(json);
+  markIn(json, [], found);
   lastMarks = { json, marks: found };
   return found;
+}
+
+/** Array indexes stay numbers on the way down, and become strings only in a copied path. */
+const copyPath = (path: (string | number)[], ...more: (string | number)[]): string[] => [...path, ...more].map(String);
+
+// Plain functions with the state passed along (not closures made per message), and `for…in`
+// (no array of keys per object; a parsed message's objects have only own members): these run on
+// every message.
+function markIn(v: object, path: (string | number)[], found: Marks): void {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x === null || typeof x !== 'object') continue;
+      path.push(i);
+      markIn(x, path, found);
+      path.pop();
+    }
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (x === null || typeof x !== 'object') continue;
+    path.push(k);
+    if (k === '_meta' && isObject(x)) found.metas.push([x, copyPath(path)]);
+    if (k === 'icons' && Array.isArray(x)) for (let i = 0; i < x.length; i++) found.icons.push([x[i], copyPath(path, i)]);
+    markIn(x, path, found);
+    path.pop();
+  }
 }
 
 /** A place in a message: a chain of segments, shared by everything under it. */
@@ -61,6 +67,8 @@ export interface Walked {
   strings: string[];
   stringsIn: (Segment | undefined)[];
   stringKeys: string[];
+  /** The first segment of each string's path (`result`, `params`, …). */
+  tops: string[];
 }
 
 /** The message walked last. */
@@ -70,21 +78,35 @@ const segment = (up: Segment | undefined, key: string): Segment => ({ up, key, t
 
 export function walk(json: Record<string, unknown>): Walked {
   if (lastWalk?.json === json) return lastWalk.walked;
-  const found: Walked = { strings: [], stringsIn: [], stringKeys: [] };
-  const value = (x: unknown, at: Segment | undefined, k: string): void => {
+  const found: Walked = { strings: [], stringsIn: [], stringKeys: [], tops: [] };
+  walkIn(json, undefined, found);
+  lastWalk = { json, walked: found };
+  return found;
+}
+
+function walkIn(v: object, at: Segment | undefined, found: Walked): void {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'string') {
+        found.strings.push(x);
+        found.stringsIn.push(at);
+        found.stringKeys.push(String(i));
+        found.tops.push(at ? at.top : String(i));
+      } else if (x !== null && typeof x === 'object') walkIn(x, segment(at, String(i)), found);
+    }
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
     if (typeof x === 'string') {
       found.strings.push(x);
       found.stringsIn.push(at);
       found.stringKeys.push(k);
-    } else if (x !== null && typeof x === 'object') visit(x, segment(at, k));
-  };
-  const visit = (v: object, at: Segment | undefined): void => {
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) value(v[i], at, String(i));
-    else for (const k of Object.keys(v)) value((v as Record<string, unknown>)[k], at, k);
-  };
-  visit(json, undefined);
-  lastWalk = { json, walked: found };
-  return found;
+      found.tops.push(at ? at.top : k);
+    } else if (x !== null && typeof x === 'object') walkIn(x, segment(at, k), found);
+  }
 }
 
 const escape = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -100,6 +122,3 @@ export function pointerAt(at: Segment | undefined, key?: string): string {
   for (let s = at; s; s = s.up) out = `/${escape(s.key)}${out}`;
   return out;
 }
-
-/** The first segment of the path of the i-th string found by `walk`. */
-export const topOf = (w: Walked, i: number): string => w.stringsIn[i]?.top ?? w.stringKeys[i]!;

@@ -16,7 +16,7 @@ function asks(o: O, method: string): [Record<string, unknown>, string][] {
 }
 
 /** What `asks` reads: a 2025 server→client message with the method, or an input_required result. */
-const asking = (method: string): Interest[] => [`server-request ${method}`, `server-notification ${method}`, 'server-result'];
+const asking = (method: string): Interest[] => [`server-request ${method}`, `server-notification ${method}`, 'server-input_required'];
 
 function isUrlMode(p: Record<string, unknown>): boolean {
   return p.mode === 'url';
@@ -27,7 +27,8 @@ export const clientFeatureRules: Rule[] = [
   {
     id: 'ELICIT-MODE', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'client/elicitation.mdx §Capabilities',
     title: 'Elicitation uses only a mode the client declared (`elicitation: {}` means form only)',
-    on: ['server-result'],
+    // Only an answer (`o.request`) is judged, so only an input_required one can ask.
+    on: ['server-input_required'],
     check(o, report) {
       const caps = o.request ? clientCapabilities(o.request.json) : undefined;
       const e = caps && isObject(caps.elicitation) ? caps.elicitation : undefined;

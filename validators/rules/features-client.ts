@@ -38,7 +38,7 @@ const recall = memory<Asks>(
 
 /** What `recall` learns from: every rule of this file runs on these too (as well as on what it
  * judges), so that no message that teaches something is missed. */
-const LEARNS: Interest[] = ['client-request initialize', 'client-notification initialize', 'server-result'];
+const LEARNS: Interest[] = ['client-request initialize', 'client-notification initialize', 'server-input_required'];
 
 /** The client capabilities a server ask must respect: the triggering request's (2026-07-28) or initialize's (2025). */
 function capabilitiesFor(o: O, state: S): Record<string, unknown> | undefined {
@@ -87,7 +87,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'ELICIT-URL-SAFE', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
     title: 'An elicitation URL carries no credentials or personal data and is not pre-authenticated',
-    on: [...LEARNS, 'server-request elicitation/create', 'server-result'],
+    on: [...LEARNS, 'server-request elicitation/create', 'server-input_required'],
     check(o, report, state) {
       recall(o, state);
       for (const [p, path] of asked(o, 'elicitation/create')) {
@@ -99,7 +99,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'ELICIT-FORM-NO-LINKS', level: 'SHOULD NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
     title: 'Form elicitations contain no clickable URLs',
-    on: [...LEARNS, 'server-request elicitation/create', 'server-result'],
+    on: [...LEARNS, 'server-request elicitation/create', 'server-input_required'],
     check(o, report, state) {
       recall(o, state);
       for (const [p, path] of asked(o, 'elicitation/create')) {
@@ -134,7 +134,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'SAMP-TOOLS-CAP', level: 'MUST NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Tools in Sampling',
     title: 'tools and toolChoice in sampling only when the client declared sampling.tools',
-    on: [...LEARNS, 'server-request sampling/createMessage', 'server-result'],
+    on: [...LEARNS, 'server-request sampling/createMessage', 'server-input_required'],
     check(o, report, state) {
       const caps = capabilitiesFor(o, state);
       for (const [p, path] of asked(o, 'sampling/createMessage')) {
@@ -148,7 +148,7 @@ export const clientAskRules: Rule[] = [
   {
     id: 'SAMP-CONTEXT', level: 'SHOULD NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Capabilities',
     title: 'includeContext thisServer/allServers only when the client declared sampling.context',
-    on: [...LEARNS, 'server-request sampling/createMessage', 'server-result'],
+    on: [...LEARNS, 'server-request sampling/createMessage', 'server-input_required'],
     check(o, report, state) {
       const caps = capabilitiesFor(o, state);
       // sampling.context and the deprecation came with 2025-11-25; before it the values were plain.

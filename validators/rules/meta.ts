@@ -9,6 +9,18 @@ const JSONRPC_CODES = new Set([-32700, -32600, -32601, -32602, -32603]);
 
 const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** The same few `_meta` keys come in every message: their verdicts are kept (a bounded cache). */
+const keyVerdicts = new Map<string, boolean>();
+function validKey(key: string): boolean {
+  let v = keyVerdicts.get(key);
+  if (v === undefined) {
+    v = EXEMPT.has(key) || KEY.test(key);
+    if (keyVerdicts.size >= 1024) keyVerdicts.clear();
+    keyVerdicts.set(key, v);
+  }
+  return v;
+}
+
 /** `_meta` keys, error code ranges, extension ids, icons (§1-2 of RULES.md). */
 export const metaRules: Rule[] = [
   {
@@ -18,7 +30,7 @@ export const metaRules: Rule[] = [
     check(o, report) {
       if (!o.json) return;
       for (const [meta, at] of marks(o.json).metas) {
-        for (const key of Object.keys(meta)) if (!EXEMPT.has(key) && !KEY.test(key)) report(`${pointer(at)}/${escape(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
+        for (const key of Object.keys(meta)) if (!validKey(key)) report(`${pointer(at)}/${escape(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
       }
     },
   },

@@ -25,7 +25,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-METHODS', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Supported Requests',
     title: 'input_required answers only tools/call, prompts/get and resources/read',
-    on: ['server-result'],
+    on: ['server-input_required'],
     check(o, report) {
       if (inputRequired(o) && o.request && !MRTR_METHODS.has(o.request.method)) report('/result/resultType', `input_required in answer to ${o.request.method}`);
     },
@@ -33,7 +33,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-NONEMPTY', level: 'MUST', obs: '1', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'An InputRequiredResult has inputRequests, requestState, or both',
-    on: ['server-result'],
+    on: ['server-input_required'],
     check(o, report) {
       const r = inputRequired(o);
       if (r && !('inputRequests' in r) && !('requestState' in r)) report('/result', 'input_required with neither inputRequests nor requestState');
@@ -42,7 +42,7 @@ export const mrtrRules: Rule[] = [
   {
     id: 'MRTR-DECLARED-ONLY', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'inputRequests holds only kinds the request declared in clientCapabilities',
-    on: ['server-result'],
+    on: ['server-input_required'],
     check(o, report) {
       const r = inputRequired(o);
       if (!r || !o.request || !isObject(r.inputRequests)) return;

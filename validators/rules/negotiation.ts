@@ -46,8 +46,13 @@ interface Memory {
   /** The kind of each side's last frame, and its last notification. */
   lastKind: Partial<Record<Direction, string>>;
   lastNotification: Partial<Record<Direction, { method: string; seq: number }>>;
-  /** MRTR-eligible requests (by mrtrKey) whose latest answer had no resultType. */
+  /** MRTR-eligible requests (by mrtrKey) whose latest answer had no resultType: read it through
+   * `untypedOf`, which first folds in `untypedLater`. */
   untyped: Set<string>;
+  /** Answers not folded into `untyped` yet. A request's key (its arguments as JSON) is made only
+   * when a retry asks, or when many answers wait: keying every answered call cost more than
+   * anything else this memory does, and retries are rare. */
+  untypedLater: { request: Json; typed: boolean }[];
   /** The last -32022: what the server said it supports, and the version it refused. */
   refused?: { supported?: string[]; requested?: string; seq: number };
   /** Server capabilities from server/discover, and the seq at which the server's capabilities became known. */
@@ -64,7 +69,7 @@ interface Memory {
   taskKeys: Map<string, Map<string, string>>;
 }
 
-const memories = sessionSlot<Memory>(() => ({ unreadable: 0, lastKind: {}, lastNotification: {}, untyped: new Set(), toolsComplete: false, taskRequests: new Map(), taskIds: new Set(), taskKeys: new Map() }));
+const memories = sessionSlot<Memory>(() => ({ unreadable: 0, lastKind: {}, lastNotification: {}, untyped: new Set(), untypedLater: [], toolsComplete: false, taskRequests: new Map(), taskIds: new Set(), taskKeys: new Map() }));
 
 export function memory(o: Observed, state: SessionState): Memory {
   const m = memories(state);
@@ -85,6 +90,15 @@ export function taskInputs(o: Observed): { taskId: string; inputRequests: Json; 
   if (o.msg.direction !== 'server-to-client' || typeof o.json?.method !== 'string' || !o.json.method.startsWith('notifications/tasks')) return undefined;
   const p = params(o.json);
   return typeof p.taskId === 'string' && isObject(p.inputRequests) ? { taskId: p.taskId, inputRequests: p.inputRequests, at: '/params/inputRequests' } : undefined;
+}
+
+function untypedOf(m: Memory): Set<string> {
+  for (const { request, typed } of m.untypedLater) {
+    if (typed) m.untyped.delete(mrtrKey(request));
+    else m.untyped.add(mrtrKey(request));
+  }
+  m.untypedLater.length = 0;
+  return m.untyped;
 }
 
 function remember(m: Memory, o: Observed): void {
@@ -119,8 +133,11 @@ function remember(m: Memory, o: Observed): void {
   if ((method === 'initialize' || method === 'server/discover') && isObject(r.capabilities)) m.capsSeq = o.msg.seq;
   if (method === 'server/discover' && isObject(r.capabilities)) m.discovered = r.capabilities;
   if (MRTR_METHODS.has(method)) {
-    if (r.resultType === undefined) m.untyped.add(mrtrKey(o.request.json));
-    else if (m.untyped.size > 0) m.untyped.delete(mrtrKey(o.request.json));
+    // (a typed answer only removes, which an empty set needs not)
+    if (r.resultType === undefined || m.untyped.size > 0 || m.untypedLater.length > 0) {
+      m.untypedLater.push({ request: o.request.json, typed: r.resultType !== undefined });
+      if (m.untypedLater.length >= 64) untypedOf(m);
+    }
   }
   // A page without nextCursor ends the traversal; SessionState.tools then holds every tool.
   if (method === 'tools/list' && Array.isArray(r.tools)) m.toolsComplete = typeof r.nextCursor !== 'string';
@@ -221,7 +238,7 @@ export const negotiationRules: Rule[] = [
       const m = memory(o, state);
       const req = clientRequest(o);
       const p = params(req);
-      if (!req || !MRTR_METHODS.has(String(req.method)) || !('inputResponses' in p || 'requestState' in p) || !m.untyped.has(mrtrKey(req))) return;
+      if (!req || !MRTR_METHODS.has(String(req.method)) || !('inputResponses' in p || 'requestState' in p) || !untypedOf(m).has(mrtrKey(req))) return;
       report('/params', `${String(req.method)} is retried with ${'inputResponses' in p ? 'inputResponses' : 'requestState'} after an answer without resultType; an absent resultType means "complete", so there is nothing to retry`);
     },
   },
@@ -296,7 +313,7 @@ export const negotiationRules: Rule[] = [
   {
     id: 'VER-DUAL-ERA', level: 'desc', obs: 'N', era: 'legacy', source: 'basic/versioning.mdx §Compatibility Matrix',
     title: 'A session opened with initialize gets legacy answers, never input_required',
-    on: ['server-result'],
+    on: ['server-input_required'],
     check(o, report, state) {
       memory(o, state);
       if (result(o)?.resultType === 'input_required' && o.request?.era === 'legacy') {

@@ -1,5 +1,5 @@
 import { isObject, type Interest, type Rule } from '../rule.js';
-import { pointerAt, topOf, walk } from '../walk.js';
+import { pointerAt, walk } from '../walk.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
 // Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
@@ -9,10 +9,15 @@ const SECRET = /(\bBearer\s+[A-Za-z0-9\-._~+/]{20,}=*|\beyJ[A-Za-z0-9_-]{10,}\.[
 /** The shortest text SECRET can match (AKIA and 16 characters). */
 const SECRET_MIN_LENGTH = 20;
 
+// Cheaper tests that every match of OVERRIDE (a word it must contain) and INVISIBLE (a code unit
+// it must contain) passes: most strings fail them, and skip the full patterns.
+const OVERRIDE_WORD = /ignore|disregard|do not|don't|<\/?(?:important|system|instruction)/i;
+const INVISIBLE_UNIT = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uDB40]/;
+
 function injection(text: string): string | undefined {
-  const m = OVERRIDE.exec(text);
+  const m = OVERRIDE_WORD.test(text) ? OVERRIDE.exec(text) : null;
   if (m) return `an instruction to the model (${JSON.stringify(m[0])})`;
-  if (INVISIBLE.test(text)) return 'invisible or bidirectional Unicode characters';
+  if (INVISIBLE_UNIT.test(text) && INVISIBLE.test(text)) return 'invisible or bidirectional Unicode characters';
   return undefined;
 }
 
@@ -30,7 +35,7 @@ export const securityRules: Rule[] = [
       const w = walk(o.json);
       for (let i = 0; i < w.strings.length; i++) {
         const key = w.stringKeys[i];
-        if (topOf(w, i) !== 'result' || !(key === 'description' || key === 'title' || w.stringsIn[i]?.key === 'annotations')) continue;
+        if (w.tops[i] !== 'result' || !(key === 'description' || key === 'title' || w.stringsIn[i]?.key === 'annotations')) continue;
         const found = injection(w.strings[i]!);
         if (found) report(pointerAt(w.stringsIn[i], key), `${found} in a description the model reads`);
       }
@@ -44,7 +49,7 @@ export const securityRules: Rule[] = [
       if (!o.request || !CONTENT.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
       const w = walk(o.json);
       for (let i = 0; i < w.strings.length; i++) {
-        if (topOf(w, i) !== 'result') continue;
+        if (w.tops[i] !== 'result') continue;
         const found = injection(w.strings[i]!);
         if (found) report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `${found} in returned data`);
       }
@@ -61,7 +66,7 @@ export const securityRules: Rule[] = [
       const w = walk(o.json);
       for (let i = 0; i < w.strings.length; i++) {
         const text = w.strings[i]!;
-        if (text.length < SECRET_MIN_LENGTH || topOf(w, i) !== top) continue;
+        if (text.length < SECRET_MIN_LENGTH || w.tops[i] !== top) continue;
         const m = SECRET.exec(text);
         if (m) return report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
       }

@@ -126,9 +126,10 @@ export const toolRules: Rule[] = [
       if (!call || call.result.structuredContent === undefined || call.result.isError === true) return;
       const content = Array.isArray(call.result.content) ? call.result.content.filter(isObject) : [];
       const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string);
+      let expected: string | undefined;
       const mirrored = texts.some((text) => {
         try {
-          return JSON.stringify(JSON.parse(text)) === JSON.stringify(call.result.structuredContent);
+          return JSON.stringify(JSON.parse(text)) === (expected ??= JSON.stringify(call.result.structuredContent));
         } catch {
           return false;
         }

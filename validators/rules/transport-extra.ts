@@ -24,11 +24,23 @@ function listenOf(o: O, state: Parameters<Rule['check']>[2]) {
 function reservedKeys(meta: Record<string, unknown> | undefined, at: string, report: Parameters<Rule['check']>[1]): void {
   if (!meta) return;
   for (const key of Object.keys(meta)) {
-    const slash = key.lastIndexOf('/');
-    if (slash < 0 || KNOWN_META.has(key.slice(slash + 1))) continue; // no prefix, or a name MCP defines
-    const second = key.slice(0, slash).split('.')[1];
-    if (second === 'modelcontextprotocol' || second === 'mcp') report(`${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${key} uses a prefix reserved for MCP but is not a key MCP defines`);
+    if (isReserved(key)) report(`${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${key} uses a prefix reserved for MCP but is not a key MCP defines`);
   }
+}
+
+/** The same few keys come in every message: their verdicts are kept (a bounded cache). */
+const reservedVerdicts = new Map<string, boolean>();
+function isReserved(key: string): boolean {
+  let v = reservedVerdicts.get(key);
+  if (v === undefined) {
+    const slash = key.lastIndexOf('/');
+    // No prefix, or a name MCP defines, is fine.
+    const second = slash < 0 || KNOWN_META.has(key.slice(slash + 1)) ? undefined : key.slice(0, slash).split('.')[1];
+    v = second === 'modelcontextprotocol' || second === 'mcp';
+    if (reservedVerdicts.size >= 1024) reservedVerdicts.clear();
+    reservedVerdicts.set(key, v);
+  }
+  return v;
 }
 
 /** More of §1, §2, §13, §14, §19 and §20 of RULES.md. */

@@ -1,6 +1,8 @@
 import { isObject } from '../rule.js';
 import { gatesFor } from './gates.js';
-import { NOTIFICATION_TYPE, REQUEST_TYPE, schemaProblems, sdkSchema, type Parser } from './sdk.js';
+import type { ValidateFunction } from 'ajv';
+import { parserSchema, schemaOf } from './checks.js';
+import { compileWithRefs, NOTIFICATION_TYPE, REQUEST_TYPE, schemaProblems, sdkSchema, type Parser } from './sdk.js';
 
 /** One structural problem: a JSON Pointer relative to the checked value, and what is wrong. */
 export interface Problem {
@@ -34,8 +36,13 @@ export function isRevision(r: string | undefined): r is Revision {
 export function typeProblems(type: string, value: unknown, revision: Revision): Problem[] | undefined {
   if (type.endsWith('ResultResponse')) return resultResponseProblems(type.slice(0, -'Response'.length), value, revision);
   const gates = gatesFor(revision);
-  const { schema, extra } = checksOf(type, revision);
+  const c = checksOf(type, revision);
+  const { schema, extra } = c;
   if (!schema && !extra) return undefined;
+  // One ajv pass over the SDK schema and the gate's checks together: a valid value ends here,
+  // and only an invalid one is judged part by part, to say what is wrong.
+  if (c.whole === undefined) c.whole = wholeCheck(c);
+  if (c.whole !== null && c.whole(value) === true) return [];
   const out: Problem[] = [];
   if (schema) out.push(...schemaProblems(schema, value));
   if (extra) extra(value, out);
@@ -46,6 +53,15 @@ export function typeProblems(type: string, value: unknown, revision: Revision): 
 interface TypeChecks {
   schema: Parser | undefined;
   extra: ((value: unknown, out: Problem[]) => void) | undefined;
+  /** Both as one JSON Schema, compiled on first use (null: a part has no JSON Schema). Never
+   * more lenient than the two: a value it passes has no problems. */
+  whole?: ValidateFunction | null;
+}
+
+function wholeCheck(c: TypeChecks): ValidateFunction | null {
+  const parts = [c.schema && parserSchema(c.schema), c.extra && schemaOf(c.extra)];
+  if ((c.schema && parts[0] === undefined) || (c.extra && parts[1] === undefined)) return null;
+  return compileWithRefs({ allOf: parts.filter((p) => p !== undefined) });
 }
 const typeChecks = new Map<Revision, Map<string, TypeChecks>>();
 function checksOf(type: string, revision: Revision): TypeChecks {

@@ -1,7 +1,7 @@
 import * as core from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { Revision } from './check.js';
-import { all, arrayOf, asParser, id, int, lit, obj, oneOf, opt, rec, sdk, str, tagged, type Check, type Problem } from './checks.js';
+import { all, allOf, any, arrayOf, asParser, described, id, int, lit, obj, oneOf, opt, rec, sdk, str, tagged, type Check, type Problem } from './checks.js';
 import { NOTIFICATION_TYPE, REQUEST_TYPE, type Parser } from './sdk.js';
 
 /**
@@ -30,10 +30,10 @@ export interface Gates {
 /** `.extend` on an SDK object schema (typed loosely: the SDK's inferred types are not ours to track). */
 const extend = (schema: unknown, shape: Record<string, z.ZodType>): z.ZodObject => (schema as z.ZodObject).extend(shape);
 
-/** Checks run after the SDK schema, as `extra` entries. */
-const overlay = (...checks: Check[]) => (value: unknown, out: Problem[]): void => {
+/** Checks run after the SDK schema, as `extra` entries (with their JSON Schema, see checks.ts). */
+const overlay = (...checks: Check[]) => described((value: unknown, out: Problem[]): void => {
   for (const c of checks) c(value, [], out);
-};
+}, allOf(checks));
 
 // ---- shared pieces ------------------------------------------------------------------------------
 
@@ -49,9 +49,9 @@ const errorResponse = (core.JSONRPCErrorResponseSchema as unknown as z.ZodObject
 /** The SDK's EmptyResult rejects unknown members; the spec's Result allows them. */
 const emptyResult = (core.EmptyResultSchema as unknown as z.ZodObject).loose();
 /** `content` is required on a CallToolResult in every revision; the SDK fills in a default. */
-const callToolContent: Check = obj({ content: arrayOf(() => {}) });
+const callToolContent: Check = obj({ content: arrayOf(any) });
 /** Before 2026-07-28 structuredContent is an object. */
-const structuredObject: Check = obj({ structuredContent: opt(rec(() => {})) });
+const structuredObject: Check = obj({ structuredContent: opt(rec(any)) });
 
 /** A 2025-era tool schema: `type: "object"`, `properties` of objects, `required` strings. */
 const legacyToolSchema = (withDialect: boolean) => z.looseObject({

@@ -118,22 +118,159 @@ export const NOTIFICATION_TYPE = index('Notification');
  * from the export and so can only let more through; a `file://` prefix becomes a pattern, which
  * only sends more to Zod), and the differential test checks the two give one verdict.
  */
-const fastAjv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
+const options = { strict: false, validateFormats: false, allErrors: false, messages: false, inlineRefs: false } as const;
+// Only the verdict is used (Zod says what is wrong), hence no error messages.
+const fastAjv = new Ajv2020(options);
+// Ajv2020 tracks which members each subschema evaluated, for `unevaluatedProperties`/`Items`,
+// and so runs every branch of every anyOf even after one passed (each failed branch building its
+// errors). The SDK's exports use neither keyword, so this instance stops at the first branch that
+// passes; an export that did use one is compiled by a standard instance (`exact`).
+(fastAjv.opts as { unevaluated?: boolean }).unevaluated = false;
+let exact: Ajv2020 | undefined;
+
+interface Fast {
+  validate: ValidateFunction;
+  /** Compiled by `fastAjv` under its `sdkRef` id, so other fast schemas can refer to it. */
+  shared: boolean;
+}
 /** By schema object (the SDK's and the gates' schemas: a fixed set, so a Map, not a WeakMap). */
-const fast = new Map<object, ValidateFunction | null>();
+const fast = new Map<object, Fast | null>();
+
+function fastOf(schema: Parser): Fast | null {
+  let f = fast.get(schema);
+  if (f === undefined) {
+    try {
+      f = '_zod' in (schema as object) ? compileFast(schema) : null;
+    } catch {
+      f = null;
+    }
+    fast.set(schema, f);
+  }
+  return f;
+}
 
 export function fastValid(schema: Parser, value: unknown): boolean {
-  let v = fast.get(schema);
-  if (v === undefined) {
-    try {
-      v = '_zod' in (schema as object) ? fastAjv.compile(z.toJSONSchema(schema as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' })) : null;
-    } catch {
-      v = null;
-    }
-    fast.set(schema, v);
-  }
-  return v !== null && v(value) === true;
+  const f = fastOf(schema);
+  return f !== null && f.validate(value) === true;
 }
+
+function compileFast(parser: Parser): Fast {
+  const schema = forParsedJson(z.toJSONSchema(parser as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+  if (/"unevaluated(Properties|Items)"/.test(JSON.stringify(schema))) return { validate: (exact ??= new Ajv2020(options)).compile(schema), shared: false };
+  return { validate: fastAjv.compile({ ...shareParts(schema), $id: sdkRef(parser)!.$ref }), shared: true };
+}
+
+/**
+ * The SDK's exports repeat the same parts (Implementation, content blocks, annotations, `_meta`
+ * shapes…) in type after type, and ajv compiles each copy into the code of each type: many large
+ * functions, each running on only some messages. V8 optimizes a function once it has run long
+ * enough for its size, so on a first pass over traffic most of them ran unoptimized. Identical
+ * parts are compiled once instead, as functions of their own that every type calls (and that so
+ * get hot, and optimized, soon). A part that refers into its own document (`#…`) stays inline.
+ */
+const SHARED_MIN_LENGTH = 300;
+const sharedIds = new Map<string, string>();
+function shareParts(schema: Record<string, unknown>): Record<string, unknown> {
+  return mapSchemas(schema, (s, root) => {
+    const text = JSON.stringify(s);
+    // The root is the type's own, not a part.
+    if (root || text.length < SHARED_MIN_LENGTH || /"#|"\$(id|anchor|dynamicAnchor|dynamicRef|recursiveRef|recursiveAnchor)"/.test(text)) return s;
+    let id = sharedIds.get(text);
+    if (id === undefined) {
+      id = `urn:mcp-cassette:part:${sharedIds.size}`;
+      fastAjv.addSchema({ ...s, $id: id });
+      sharedIds.set(text, id);
+    }
+    return { $ref: id };
+  });
+}
+
+/** Ids for SDK schemas inside JSON Schema made elsewhere (checks.ts). An export is compiled only
+ * when it is first used or a schema that refers to it is compiled (`compileWithRefs`), never at
+ * import. */
+const ids = new Map<object, string>();
+const byId = new Map<string, Parser>();
+const ID_PREFIX = 'urn:mcp-cassette:sdk:';
+
+export function sdkRef(schema: Parser): { $ref: string } | undefined {
+  if (!('_zod' in (schema as object))) return undefined;
+  let id = ids.get(schema);
+  if (id === undefined) {
+    id = `${ID_PREFIX}${ids.size}`;
+    ids.set(schema, id);
+    byId.set(id, schema);
+  }
+  return { $ref: id };
+}
+
+/** A JSON Schema that may refer to SDK schemas (`sdkRef`), compiled by the fast instance; null
+ * when one of those has no fast form. */
+export function compileWithRefs(schema: Record<string, unknown>): ValidateFunction | null {
+  const refs = new Set<string>();
+  const collect = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(collect);
+    else if (isRecord(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref' && typeof x === 'string' && x.startsWith(ID_PREFIX)) refs.add(x);
+        else collect(x);
+      }
+    }
+  };
+  collect(schema);
+  for (const id of refs) if (!fastOf(byId.get(id)!)?.shared) return null;
+  try {
+    return fastAjv.compile(shareParts(schema));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The export without what every value parsed from JSON satisfies, which ajv would otherwise walk:
+ * Zod's JSON value type (a `$defs` entry: an anyOf of string, number, boolean, null, and objects
+ * and arrays of itself, recursing through every `_meta` and argument) becomes `true`, and
+ * `propertyNames: {type: "string"}` (member names are strings) goes. Messages are always parsed
+ * JSON, so the verdict is the same.
+ */
+export function forParsedJson(schema: Record<string, unknown>): Record<string, unknown> {
+  const defs = isRecord(schema.$defs) ? schema.$defs : {};
+  const anyJson = new Set(Object.keys(defs).filter((name) => JSON.stringify(defs[name]) === jsonValueDef(name)).map((name) => `#/$defs/${name}`));
+  const out = mapSchemas(schema, (s) => {
+    const { $ref, propertyNames, ...rest } = s;
+    return {
+      ...rest,
+      ...($ref !== undefined && !(typeof $ref === 'string' && anyJson.has($ref)) ? { $ref } : {}),
+      ...(propertyNames !== undefined && JSON.stringify(propertyNames) !== '{"type":"string"}' ? { propertyNames } : {}),
+    };
+  });
+  if (isRecord(out.$defs)) out.$defs = Object.fromEntries(Object.entries(out.$defs).filter(([name]) => !anyJson.has(`#/$defs/${name}`)));
+  return out;
+}
+const jsonValueDef = (name: string): string => {
+  const self = { $ref: `#/$defs/${name}` };
+  return JSON.stringify({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }, { type: 'object', propertyNames: { type: 'string' }, additionalProperties: self }, { type: 'array', items: self }] });
+};
+
+/** Keywords whose value is a schema, an array of schemas, or a map of names to schemas. */
+const ONE = new Set(['additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems', 'contentSchema']);
+const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** A schema with `f` applied to every subschema object, innermost first (values of `const`,
+ * `enum`, `default`… are data, and left alone). */
+function mapSchemas(schema: Record<string, unknown>, f: (s: Record<string, unknown>, root: boolean) => Record<string, unknown>, root = true): Record<string, unknown> {
+  const sub = (v: unknown): unknown => (isRecord(v) ? mapSchemas(v, f, false) : v);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (ONE.has(k)) out[k] = sub(v);
+    else if (LIST.has(k) && Array.isArray(v)) out[k] = v.map(sub);
+    else if (MAP.has(k) && isRecord(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, x]) => [name, sub(x)]));
+    else out[k] = v;
+  }
+  return f(out, root);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A schema's problems with a value: none when the fast check passes, Zod's account otherwise. */
 export function schemaProblems(schema: Parser, value: unknown): { path: string; message: string }[] {
