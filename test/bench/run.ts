@@ -98,7 +98,10 @@ await run(6, '6. validator throughput', () => {
   const v = validatorThroughput(settings.validatorRounds);
   const s = section();
   s.rows.push({ scenario: `6. validator throughput (${RULES.length} rules, recorded traffic)`, variant: 'one core', median: `${int(v.perSecond)} msg/s`, tail: '', compared: `${int(v.messages)} messages in ${fmt(v.seconds, 2)} s` });
-  s.targets.push({ goal: 'Validator: >= 50,000 typical messages per second on one core', measured: `${int(v.perSecond)} msg/s`, met: v.perSecond >= 50_000 });
+  // The same rounds once V8 has optimised the rules: what a long-running proxy's worker sees.
+  const w = validatorThroughput(settings.validatorRounds, 2000);
+  s.rows.push({ scenario: '6. validator throughput, sustained (after 2,000 warm-up rounds)', variant: 'one core', median: `${int(w.perSecond)} msg/s`, tail: '', compared: `${int(w.messages)} messages in ${fmt(w.seconds, 2)} s` });
+  s.targets.push({ goal: 'Validator: >= 50,000 typical messages per second on one core (first pass, fresh process)', measured: `${int(v.perSecond)} msg/s (sustained ${int(w.perSecond)} msg/s)`, met: v.perSecond >= 50_000 });
   return s;
 });
 await run(7, '7. cold start', () => coldStart(settings.coldRounds));
