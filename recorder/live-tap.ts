@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { SessionEnd } from '../lib/cassette/cassette.js';
-import type { JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
+import type { JournalChunk, JournalEvent, JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
 import type { LiveWorkerInput, LiveWorkerOutput, LiveWorkerSpec } from '../lib/live-observer.js';
+import { LiveJournalBuffer, skipLine, type LiveJournalInput } from '../lib/live-journal.js';
 
 type StdioChannel = 'stdin' | 'stdout' | 'stderr';
 
@@ -18,6 +19,23 @@ const FINISH_TIMEOUT_MS = 3_000;
  * (bench, 4,300 sequential HTTP exchanges: 2,031 messages took 200 ms of the forwarding thread at
  * 2 ms, 221 took 65 ms at 20 ms). */
 const LIVE_FLUSH_MS = 20;
+/** Messages above this size are recorded but not validated live (the worker numbers and skips
+ * them): parsing them costs too much, and holding them whole costs their size again. */
+const LIVE_MAX_FRAME = 8 * 1024 * 1024;
+
+/** HTTP: how far into each body of an open exchange the traffic is, to send the worker only the
+ * size of bytes it would not keep (a copy of a 50 MB body to be dropped there cost its size). */
+interface BodyRun {
+  mcp: boolean;
+  request: number;
+  response: number;
+  /** An MCP event stream: split into events, so only a line's length tells what is dropped. */
+  sse: boolean;
+  /** Bytes since the response's last CR or LF. */
+  line: number;
+  /** The previous response chunk ended on a UTF-8 character boundary. */
+  whole: boolean;
+}
 
 /**
  * Streams the stdio traffic to the live validator's worker thread once it has been journaled
@@ -30,12 +48,15 @@ export class LiveTap {
   #disabled = false;
   #done: Promise<{ failed: boolean }> | undefined;
   /** Inputs since the last flush, sent to the worker as one message. */
-  #batch: LiveWorkerInput[] = [];
+  #batch: (LiveWorkerInput | LiveJournalInput)[] = [];
+  /** HTTP: the records since the last flush, in the journal's format (one item of the batch). */
+  #journal = new LiveJournalBuffer();
   /** The batch's byte copies, moved (not copied again) to the worker. */
   #transfer: ArrayBuffer[] = [];
   #flushing = false;
   #spec: LiveWorkerSpec | undefined;
   #timer: NodeJS.Timeout | undefined;
+  readonly #runs = new Map<number, BodyRun>();
 
   constructor(private readonly journal: JournalWriter, private readonly warn: (message: string) => void) {}
 
@@ -55,13 +76,15 @@ export class LiveTap {
     if (this.#worker || this.#disabled || !this.#spec) return;
     clearTimeout(this.#timer);
     const spec = this.#spec;
-    const worker = new Worker(spec.script, { workerData: spec.data, stdout: false, stderr: false });
+    const worker = new Worker(spec.script, { workerData: { ...spec.data, maxFrame: LIVE_MAX_FRAME }, stdout: false, stderr: false });
     worker.unref();
     this.#done = new Promise((resolve) => {
       worker.on('message', (out: LiveWorkerOutput) => {
         if (out.type === 'done') return resolve({ failed: out.failed });
         this.#backlog -= out.processed;
-        for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) });
+        // One journal write for the whole batch.
+        for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) }, true);
+        this.journal.flush();
       });
       worker.on('error', (err) => {
         this.#stop(`live validation stopped: ${err.message}`);
@@ -87,21 +110,59 @@ export class LiveTap {
     this.#post({ type: 'chunk', channel, data: copy, t });
   }
 
-  /** HTTP: every journal record, as it is written (wired to JournalWriter.onRecord). */
-  record(record: JournalRecord): void {
+  /** HTTP: every journal record, as it is written, with its journal line (wired to
+   * JournalWriter.onRecord). The bytes are copied into the batch's buffer (lib/live-journal.ts). */
+  record(record: JournalRecord, line: Buffer): void {
     if (this.#disabled) return;
-    if (!('ev' in record)) {
+    if ('ev' in record) {
+      this.#track(record);
+      this.#journal.append(line);
+    } else if (this.#sizeOnly(record)) {
+      this.#journal.append(skipLine(record.t, record.c === 'http-request' ? 'q' : 'r', record.x, record.data.length));
+    } else {
       this.#backlog += record.data.length;
       if (this.#backlog > LIVE_MAX_BACKLOG) {
         this.#stop('live validation fell too far behind the traffic and stopped; recording goes on (run `mcp-cassette validate` on the cassette)');
         return;
       }
-      const copy = new Uint8Array(record.data);
-      this.#transfer.push(copy.buffer);
-      this.#post({ type: 'record', record: { ...record, data: copy } });
-    } else {
-      this.#post({ type: 'record', record });
+      this.#journal.append(line, record.data, NEWLINE);
     }
+    this.#schedule();
+  }
+
+  #track(event: JournalEvent): void {
+    const x = Number(event.x);
+    if (event.ev === 'http-request') {
+      this.#runs.set(x, { mcp: event.mcp === true, request: 0, response: 0, sse: false, line: 0, whole: true });
+    } else if (event.ev === 'http-response') {
+      const run = this.#runs.get(x);
+      const type = (event.headers as Record<string, string | string[] | undefined> | undefined)?.['content-type'];
+      // As the worker's framer decides it.
+      if (run) run.sse = run.mcp && ((Array.isArray(type) ? type[0] : type)?.toLowerCase().startsWith('text/event-stream') ?? false);
+    } else if (event.ev === 'http-end') {
+      this.#runs.delete(x);
+    }
+  }
+
+  /**
+   * Whether the worker would only count this chunk's bytes, never keep them: a body past
+   * LIVE_MAX_FRAME; in an event stream, a chunk without a line end inside a line already past it
+   * (plus 9 bytes: a `data: ` prefix, and up to 3 bytes a decoder may still hold), which starts
+   * and ends on a character boundary so that the worker's decoder stays in step.
+   */
+  #sizeOnly(chunk: JournalChunk): boolean {
+    const run = chunk.x === undefined ? undefined : this.#runs.get(chunk.x);
+    if (!run) return false;
+    const n = chunk.data.length;
+    if (chunk.c === 'http-request') return (run.request += n) > LIVE_MAX_FRAME;
+    if (!run.sse) return (run.response += n) > LIVE_MAX_FRAME;
+    if (n === 0) return false;
+    const end = Math.max(chunk.data.lastIndexOf(0x0d), chunk.data.lastIndexOf(0x0a));
+    const whole = endsOnCharBoundary(chunk.data);
+    const skip = end === -1 && run.line > LIVE_MAX_FRAME + 9 && run.whole && whole;
+    run.line = end === -1 ? run.line + n : n - 1 - end;
+    run.whole = whole;
+    return skip;
   }
 
   end(channel: StdioChannel, t: number): void {
@@ -110,13 +171,26 @@ export class LiveTap {
 
   #post(input: LiveWorkerInput): void {
     this.#batch.push(input);
+    this.#schedule();
+  }
+
+  #schedule(): void {
     if (this.#flushing) return;
     this.#flushing = true;
     setTimeout(() => this.#flush(), LIVE_FLUSH_MS);
   }
 
+  /** Moves the HTTP records gathered so far into the batch (one item per buffer). */
+  #seal(): void {
+    for (const journal of this.#journal.take()) {
+      this.#batch.push(journal);
+      this.#transfer.push(journal.bytes.buffer as ArrayBuffer);
+    }
+  }
+
   #flush(): void {
     this.#flushing = false;
+    this.#seal();
     if (this.#batch.length === 0 || !this.#worker) return; // kept until the worker exists
     const batch = this.#batch;
     const transfer = this.#transfer;
@@ -130,6 +204,7 @@ export class LiveTap {
     this.#disabled = true;
     this.#batch = [];
     this.#transfer = [];
+    this.#journal = new LiveJournalBuffer();
     this.warn(message);
     void this.#worker?.terminate();
   }
@@ -156,6 +231,7 @@ export class LiveTap {
     this.#startNow(); // a session shorter than the start delay is judged now
     if (!this.#worker || !this.#done) return { failed: false };
     if (!this.#disabled) {
+      this.#seal(); // the last records before the end
       this.#batch.push({ type: 'finish', ...(end ? { end } : {}) });
       this.#flush();
     }
@@ -165,4 +241,17 @@ export class LiveTap {
     await this.#worker.terminate();
     return verdict;
   }
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** Whether a UTF-8 decoder holds nothing back after `data` (false when unsure). */
+function endsOnCharBoundary(data: Buffer): boolean {
+  for (let i = 1; i <= Math.min(4, data.length); i++) {
+    const b = data[data.length - i]!;
+    if (b < 0x80) return i === 1;
+    // A lead byte: the character is complete if it has all its continuation bytes.
+    if (b >= 0xc0) return i === (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2);
+  }
+  return false;
 }

@@ -1,23 +1,50 @@
 import type { HttpExchange, HttpHeaders } from '../lib/cassette/cassette.js';
 import { KeptBody, tokenClaimsOf } from '../lib/cassette/fold-http.js';
 import { SseSplitter, sseFields } from '../lib/framing/sse-splitter.js';
+import type { LiveRecord } from '../lib/live-journal.js';
 import type { LiveRef } from '../lib/live-observer.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../lib/message.js';
 
-type Rec = { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown };
+/** A journal record; a chunk may come with only the number of its bytes (`n`, no `data`). */
+type Rec = LiveRecord;
+
+/** A message of the exchange: parsed, or only its size when it is above `maxFrame`. */
+type Item = { ref: LiveRef; msg: RecordedMessage; bytes?: undefined } | { ref: LiveRef; msg?: undefined; bytes: number };
+
+/** A body gathered whole (request, JSON response) until it passes `maxFrame`: then only counted. */
+class Body {
+  chunks: Buffer[] = [];
+  bytes = 0;
+
+  constructor(private readonly max: number) {}
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes <= this.max) this.chunks.push(chunk);
+    else this.chunks = [];
+  }
+
+  /** Bytes the proxy did not send (the body is past `max` with them). */
+  skip(bytes: number): void {
+    this.bytes += bytes;
+    this.chunks = [];
+  }
+}
 
 interface Open {
   record: HttpExchange;
   key?: string;
-  request: Buffer[];
-  response: Buffer[];
+  request: Body;
+  response: Body;
   sse?: SseSplitter;
   ordinal: number;
   /** Messages of an exchange whose session is not known yet (a request without Mcp-Session-Id,
    * until its response headers say which session it opened, if any). */
-  held: RecordedMessage[];
-  /** The exchange's first message, which exchange-level verdicts point at. */
+  held: Item[];
+  /** The exchange's first message, which exchange-level verdicts point at (undefined when it
+   * was too large to parse: the exchange is then not judged live). */
   first?: RecordedMessage;
+  carried: boolean;
   /** A non-MCP body the cassette keeps (the OAuth Protected Resource Metadata). */
   kept?: KeptBody;
 }
@@ -25,6 +52,19 @@ interface Open {
 function header(h: HttpHeaders | undefined, name: string): string | undefined {
   const v = h?.[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+export interface HttpLiveFramerOptions {
+  /** Hears of every exchange that carried a message, once it is over (after its last message),
+   * with its outcome and end time set as the cassette fold sets them; `first` is its first
+   * message, unless that one was too large to parse. */
+  onExchangeEnd?: (key: string, exchange: HttpExchange, first: RecordedMessage | undefined) => void;
+  /** Hears of every other exchange (OAuth discovery and the like). */
+  onBareExchangeEnd?: (key: string, exchange: HttpExchange) => void;
+  /** Bodies and SSE events above this many bytes are numbered but neither kept nor parsed:
+   * `onSkip` hears of them in their place. */
+  maxFrame?: number;
+  onSkip?: (key: string, exchange: HttpExchange, bytes: number, ref: LiveRef) => void;
 }
 
 /**
@@ -35,15 +75,14 @@ function header(h: HttpHeaders | undefined, name: string): string | undefined {
 export class HttpLiveFramer {
   readonly #open = new Map<number, Open>();
   #now = 0;
+  readonly #max: number;
 
-  /** `onExchangeEnd` hears of every exchange that carried a message, once it is over (after its
-   * last message), with its outcome and end time set as the cassette fold sets them;
-   * `onBareExchangeEnd` of every other exchange (OAuth discovery and the like). */
   constructor(
     private readonly onMessage: (key: string, exchange: HttpExchange, msg: RecordedMessage, ref: LiveRef) => void,
-    private readonly onExchangeEnd?: (key: string, exchange: HttpExchange, first: RecordedMessage) => void,
-    private readonly onBareExchangeEnd?: (key: string, exchange: HttpExchange) => void,
-  ) {}
+    private readonly options: HttpLiveFramerOptions = {},
+  ) {
+    this.#max = options.maxFrame ?? Infinity;
+  }
 
   push(r: Rec): void {
     this.#now = r.t;
@@ -53,20 +92,30 @@ export class HttpLiveFramer {
       const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true, ...(claims ? { tokenClaims: claims } : {}) };
       const sid = header(record.requestHeaders, 'mcp-session-id');
       const kept = KeptBody.for(record);
-      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: [], response: [], ordinal: 0, held: [], ...(kept ? { kept } : {}) });
+      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: new Body(this.#max), response: new Body(this.#max), ordinal: 0, held: [], carried: false, ...(kept ? { kept } : {}) });
       return;
     }
     const ex = this.#open.get(x);
     if (!ex) return;
-    if (r.c === 'http-request' && r.data) ex.request.push(Buffer.from(r.data));
-    else if (r.c === 'http-response' && r.data) {
-      if (ex.sse) ex.sse.push(Buffer.from(r.data));
-      else if (ex.record.mcp) ex.response.push(Buffer.from(r.data));
-      else ex.kept?.push(Buffer.from(r.data));
+    // A chunk comes with its bytes, or only with their number `n` when the proxy knew they would
+    // be dropped here (see LiveTap): past maxFrame in a body, or inside an SSE line past it.
+    const chunk = r.data ? Buffer.from(r.data) : undefined;
+    const n = Number(r.n);
+    if (r.c === 'http-request') {
+      if (chunk) ex.request.push(chunk);
+      else ex.request.skip(n);
+    } else if (r.c === 'http-response') {
+      if (ex.sse) {
+        if (chunk) ex.sse.push(chunk);
+        else ex.sse.skip(n);
+      } else if (ex.record.mcp) {
+        if (chunk) ex.response.push(chunk);
+        else ex.response.skip(n);
+      } else if (chunk) ex.kept?.push(chunk);
+      else delete ex.kept; // far past what a cassette keeps: no body kept
     } else if (r.ev === 'http-request-end') {
-      const body = Buffer.concat(ex.request);
-      ex.request = [];
-      if (ex.record.mcp && body.length > 0) this.#emit(ex, body, { exchange: x, part: 'request' }, 'client-to-server');
+      if (ex.record.mcp) this.#body(ex, ex.request, { exchange: x, part: 'request' }, 'client-to-server');
+      ex.request = new Body(this.#max);
     } else if (r.ev === 'http-response') {
       ex.record.status = Number(r.status);
       ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
@@ -75,13 +124,13 @@ export class HttpLiveFramer {
       const sid = header(ex.record.responseHeaders, 'mcp-session-id');
       if (!ex.key) {
         ex.key = sid ? `session:${sid}` : `exchange:${x}`;
-        for (const m of ex.held) this.onMessage(ex.key, ex.record, m, (m as RecordedMessage & { ref: LiveRef }).ref);
+        for (const item of ex.held) this.#deliver(ex, item);
         ex.held = [];
       }
       if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
         ex.sse = new SseSplitter((event) => {
           this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
-        });
+        }, this.#max, (bytes) => this.#skip(ex, bytes));
       }
     } else if (r.ev === 'http-end') {
       this.#open.delete(x);
@@ -91,21 +140,42 @@ export class HttpLiveFramer {
       const body = ex.kept?.text(ex.record.outcome);
       if (body !== undefined) ex.record.responseBody = body;
       if (ex.sse) ex.sse.end();
-      else if (ex.response.length > 0) this.#emit(ex, Buffer.concat(ex.response), { exchange: x, part: 'response' }, 'server-to-client');
+      else this.#body(ex, ex.response, { exchange: x, part: 'response' }, 'server-to-client');
       if (!ex.key) {
         ex.key = `exchange:${x}`;
-        for (const m of ex.held) this.onMessage(ex.key, ex.record, m, (m as RecordedMessage & { ref: LiveRef }).ref);
+        for (const item of ex.held) this.#deliver(ex, item);
       }
-      if (ex.first) this.onExchangeEnd?.(ex.key, ex.record, ex.first);
-      else this.onBareExchangeEnd?.(ex.key, ex.record);
+      if (ex.carried) this.options.onExchangeEnd?.(ex.key, ex.record, ex.first);
+      else this.options.onBareExchangeEnd?.(ex.key, ex.record);
     }
   }
 
+  /** A whole body is a message when it has bytes (as in the cassette fold). */
+  #body(ex: Open, body: Body, http: HttpFrameInfo, direction: RecordedMessage['direction']): void {
+    if (body.bytes === 0) return;
+    if (body.bytes > this.#max) this.#skip(ex, body.bytes);
+    else this.#emit(ex, Buffer.concat(body.chunks, body.bytes), http, direction);
+  }
+
   #emit(ex: Open, frame: Buffer, http: HttpFrameInfo, direction: RecordedMessage['direction']): void {
-    const ref: LiveRef = { x: ex.record.id, k: ex.ordinal++ };
     const msg = frameToMessage(frame, { seq: 0, t: this.#now, direction, channel: 'http', terminated: true, http });
-    ex.first ??= msg;
-    if (ex.key) this.onMessage(ex.key, ex.record, msg, ref);
-    else ex.held.push(Object.assign(msg, { ref }));
+    if (!ex.carried) ex.first = msg;
+    this.#place(ex, { ref: { x: ex.record.id, k: ex.ordinal++ }, msg });
+  }
+
+  /** A message too large to parse still takes its place in the numbering. */
+  #skip(ex: Open, bytes: number): void {
+    this.#place(ex, { ref: { x: ex.record.id, k: ex.ordinal++ }, bytes });
+  }
+
+  #place(ex: Open, item: Item): void {
+    ex.carried = true;
+    if (ex.key) this.#deliver(ex, item);
+    else ex.held.push(item);
+  }
+
+  #deliver(ex: Open, item: Item): void {
+    if (item.msg) this.onMessage(ex.key!, ex.record, item.msg, item.ref);
+    else this.options.onSkip?.(ex.key!, ex.record, item.bytes, item.ref);
   }
 }

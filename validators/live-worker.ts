@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { StdioFramer } from '../lib/framing/stdio-framer.js';
 import type { LiveRef, LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
+import { readLiveJournal, type LiveJournalInput } from '../lib/live-journal.js';
 import { createLogger } from '../lib/log.js';
 import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
@@ -22,12 +23,13 @@ interface Settings {
   exec?: string;
   /** HTTP: the recorded server (its URL), for the rules that depend on where it runs. */
   target?: { url: string; listen: string };
+  /** Frames (stdio lines, HTTP bodies and SSE events) above this size are recorded but not
+   * validated live (set by the proxy's LiveTap, which sends only the size of such HTTP bytes). */
+  maxFrame: number;
 }
 
-/** Frames above this size are recorded but not validated live (parsing them costs too much). */
-const LIVE_MAX_FRAME = 8 * 1024 * 1024;
-
 const settings = workerData as Settings;
+const LIVE_MAX_FRAME = settings.maxFrame;
 const port = parentPort!;
 const logger = await createLogger({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
 const validator = createLiveValidator({
@@ -40,9 +42,10 @@ const session = { id: settings.sessionId, transport: 'stdio' as const };
 /** HTTP: where each message of each session key sits, to place session-end verdicts. */
 const refs = new Map<string, Map<number, LiveRef>>();
 let found: (Violation & { ref?: LiveRef })[] = [];
+const tooLarge = (seq: number, bytes: number): void => logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`);
 const framer = new StdioFramer((msg) => {
   found.push(...validator.message(session, msg));
-}, LIVE_MAX_FRAME, (seq, bytes) => logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`));
+}, LIVE_MAX_FRAME, tooLarge);
 
 // HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
 const seqs = new Map<string, number>();
@@ -54,27 +57,38 @@ const digestOf = (key: string): SessionDigest => {
   if (!d) digests.set(key, (d = new SessionDigest(key, 'streamable-http', settings.target, 0)));
   return d;
 };
-const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
+/** HTTP: the next seq of session `key`, as the cassette fold will number its messages. */
+const nextSeq = (key: string, ref: LiveRef): number => {
   const seq = (seqs.get(key) ?? 0) + 1;
   seqs.set(key, seq);
-  msg.seq = seq;
-  digestOf(key).add(msg, exchange, ref);
   if (!refs.has(key)) refs.set(key, new Map());
   refs.get(key)!.set(seq, ref);
+  return seq;
+};
+const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
+  msg.seq = nextSeq(key, ref);
+  digestOf(key).add(msg, exchange, ref);
   for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
-}, (key, exchange, first) => {
-  digestOf(key).exchange(exchange);
-  // Exchange-level verdicts point at the exchange's first message.
-  for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
-}, (key, exchange) => {
-  digestOf(key).exchange(exchange);
-  // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
-  for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange)) found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+}, {
+  onExchangeEnd: (key, exchange, first) => {
+    digestOf(key).exchange(exchange);
+    // Exchange-level verdicts point at the exchange's first message (not judged live when that
+    // one was too large to parse: the exchange rules read it).
+    if (!first) return;
+    for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+  },
+  onBareExchangeEnd: (key, exchange) => {
+    digestOf(key).exchange(exchange);
+    // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
+    for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange)) found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+  },
+  maxFrame: LIVE_MAX_FRAME,
+  onSkip: (key, _exchange, bytes, ref) => tooLarge(nextSeq(key, ref), bytes),
 });
 
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);
 
-port.on('message', (batch: LiveWorkerInput[]) => {
+port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
   let processed = 0;
   for (const input of batch) {
     if (input.type === 'chunk') {
@@ -82,6 +96,8 @@ port.on('message', (batch: LiveWorkerInput[]) => {
       processed += input.data.byteLength;
     } else if (input.type === 'end') {
       framer.end(input.channel, input.t);
+    } else if (input.type === 'journal') {
+      processed += readLiveJournal(input.bytes, (record) => httpFramer.push(record));
     } else if (input.type === 'record') {
       httpFramer.push(input.record);
       if (input.record.data) processed += input.record.data.byteLength;

@@ -49,8 +49,11 @@ export class JournalWriter {
   /** Records queued with `hold`, written in order with the next write or `flush()`. */
   #held: Buffer[] = [];
   #heldRecords: JournalRecord[] = [];
-  /** Hears every chunk and event once it is on disk (the live validator's feed); not violations. */
-  onRecord?: (record: JournalRecord) => void;
+  /** Each held record's line as written (a chunk's header line, without its bytes). */
+  #heldLines: Buffer[] = [];
+  /** Hears every chunk and event once it is on disk (the live validator's feed); not violations.
+   * `line` is the record's journal line as written (for a chunk, its header line). */
+  onRecord?: (record: JournalRecord, line: Buffer) => void;
 
   constructor(readonly path: string, header: JournalHeader, t0: number) {
     // 'wx': a journal is never shared; a name clash means a bug, not a file to reuse.
@@ -73,8 +76,10 @@ export class JournalWriter {
     const t = this.now();
     if (this.#closed) return t;
     const x = exchange === undefined ? '' : `,"x":${exchange}`;
-    this.#held.push(Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`), data, NEWLINE);
+    const line = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
+    this.#held.push(line, data, NEWLINE);
     this.#heldRecords.push({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
+    this.#heldLines.push(line);
     if (!hold) this.flush();
     return t;
   }
@@ -83,8 +88,12 @@ export class JournalWriter {
   event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
     if (this.#closed) return;
     const record = { t: this.now(), ev, ...fields };
-    this.#held.push(Buffer.from(JSON.stringify(record) + '\n'));
-    if (ev !== 'violation') this.#heldRecords.push(record);
+    const line = Buffer.from(JSON.stringify(record) + '\n');
+    this.#held.push(line);
+    if (ev !== 'violation') {
+      this.#heldRecords.push(record);
+      this.#heldLines.push(line);
+    }
     if (!hold) this.flush();
   }
 
@@ -94,10 +103,12 @@ export class JournalWriter {
     if (this.#held.length === 0 || this.#closed) return;
     const buffers = this.#held;
     const records = this.#heldRecords;
+    const lines = this.#heldLines;
     this.#held = [];
     this.#heldRecords = [];
+    this.#heldLines = [];
     writevSync(this.#fd, buffers);
-    if (this.onRecord) for (const r of records) this.onRecord(r);
+    if (this.onRecord) for (let i = 0; i < records.length; i++) this.onRecord(records[i]!, lines[i]!);
   }
 
   close(): void {
