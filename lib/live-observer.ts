@@ -32,6 +32,8 @@ export interface LiveWorkerSpec {
 export type LiveWorkerInput =
   | { type: 'chunk'; channel: 'stdin' | 'stdout' | 'stderr'; data: Uint8Array; t: number }
   | { type: 'end'; channel: 'stdin' | 'stdout' | 'stderr'; t: number }
+  /** `n` more bytes of a line already past the live size limit: counted there, never copied. */
+  | { type: 'skip'; channel: 'stdin' | 'stdout' | 'stderr'; n: number; t: number }
   /** HTTP: a journal record (an event, or a body chunk of exchange `x`). */
   | { type: 'record'; record: { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown } }
   /** The session is over; stdio: how it ended, as the cassette will say (for the session-end rules). */

@@ -57,6 +57,8 @@ export class LiveTap {
   #spec: LiveWorkerSpec | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #runs = new Map<number, BodyRun>();
+  /** stdio: bytes since each channel's last newline. */
+  readonly #lineBytes: Record<StdioChannel, number> = { stdin: 0, stdout: 0, stderr: 0 };
 
   constructor(private readonly journal: JournalWriter, private readonly warn: (message: string) => void) {}
 
@@ -98,6 +100,15 @@ export class LiveTap {
 
   chunk(channel: StdioChannel, data: Buffer, t: number): void {
     if (this.#disabled) return;
+    // A chunk inside a line the worker already drops (past LIVE_MAX_FRAME) goes as its size
+    // only: copying a 50 MB line to be dropped there cost the proxy its size again.
+    const before = this.#lineBytes[channel];
+    const nl = data.lastIndexOf(0x0a);
+    this.#lineBytes[channel] = nl === -1 ? before + data.length : data.length - nl - 1;
+    if (nl === -1 && before > LIVE_MAX_FRAME) {
+      this.#post({ type: 'skip', channel, n: data.length, t });
+      return;
+    }
     this.#backlog += data.length;
     if (this.#backlog > LIVE_MAX_BACKLOG) {
       this.#stop('live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)');

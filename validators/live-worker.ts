@@ -94,6 +94,8 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
     if (input.type === 'chunk') {
       framer.push(input.channel, Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength), input.t);
       processed += input.data.byteLength;
+    } else if (input.type === 'skip') {
+      framer.skip(input.channel, input.n, input.t);
     } else if (input.type === 'end') {
       framer.end(input.channel, input.t);
     } else if (input.type === 'journal') {

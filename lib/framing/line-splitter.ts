@@ -97,6 +97,13 @@ export class LineSplitter {
     this.spill!.onFrame(frame, terminated);
   }
 
+  /** `n` more bytes of the current line, without the bytes: only for a line already past
+   * `maxFrame` (whose bytes are counted, not kept), when the sender knows they hold no newline. */
+  skip(n: number): void {
+    if (!this.#dropping) throw new Error(`LineSplitter.skip: the current line (${this.#pendingBytes} bytes) is not past maxFrame`);
+    this.#pendingBytes += n;
+  }
+
   #oversize(bytes: number, terminated: boolean): void {
     if (this.onOversize) this.onOversize(bytes, terminated);
   }

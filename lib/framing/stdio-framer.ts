@@ -40,6 +40,12 @@ export class StdioFramer {
     this.#splitter(channel).push(chunk);
   }
 
+  /** `n` bytes of a line already past `skipAbove`, given by size only (see LineSplitter.skip). */
+  skip(channel: StdioChannel, n: number, t: number): void {
+    this.#now = t;
+    this.#splitter(channel).skip(n);
+  }
+
   /** The channel ended: trailing bytes without a newline become an unterminated frame. */
   end(channel: StdioChannel, t: number): void {
     this.#now = t;

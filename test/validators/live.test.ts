@@ -62,3 +62,24 @@ test('--no-validate records without judging; a clean exit stays 0', async (t) =>
   t.is(readCassette(cassette).sessions[0]!.violations, undefined);
   t.false(/spec violations/.test(r.stderr));
 });
+
+test('a stdio line past the live size limit is recorded, not judged live (a warning names it); later messages keep their seq', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'big-live.cassette.json');
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'trailing'], { extra: ['--log-level', 'info'] });
+  const done = collect(proxy);
+  // 9 MB: above the live limit (8 MB). The server writes it in pipe-sized chunks, most of which
+  // the proxy hands to the validator by size only.
+  proxy.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'big', params: { mb: 9 } }));
+  proxy.stdin!.end(line({ jsonrpc: '2.0', id: 2, method: 'noise' }));
+  const r = await done;
+  t.is(r.code, 0);
+  const s = readCassette(cassette).sessions[0]!;
+  const big = s.messages.find((m) => m.bytes > 8 * 1024 * 1024)!;
+  t.is((big.json as { result: { text: string } }).result.text.length, 9 * 1024 * 1024, 'the cassette holds the whole line');
+  t.true(r.stdout.includes(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(9 * 1024 * 1024) } }) + '\n')), 'forwarded intact');
+  t.true(r.stderr.includes(`message #${big.seq} (${big.bytes} bytes) is too large to validate live; it is recorded as is`));
+  const offline = validateSession(s, { rules: RULES }).filter((v) => v.seq !== big.seq);
+  t.true(offline.some((v) => v.rule === 'STDIO-STDOUT-CLEAN' && v.seq > big.seq), 'the noise after the large line is judged');
+  t.deepEqual(s.violations?.filter((v) => v.seq !== big.seq), offline, 'live verdicts of the other messages equal offline verdicts, seqs included');
+});
