@@ -60,6 +60,10 @@ export class JsonScanner {
   #topKey: string | undefined;
   #kindFacts = { jsonrpc: false, method: false, id: false, error: false, result: false };
   #topType: 'object' | 'array' | 'scalar' | undefined;
+  /** A `,` was just read (so `}` or `]` may not follow). */
+  #afterComma = false;
+  /** An `[` was just read (so `]` may follow). */
+  #arrayOpen = false;
 
   constructor(private readonly parse = true) {}
 
@@ -197,11 +201,6 @@ export class JsonScanner {
         return i;
     }
   }
-
-  /** A `,` was just read (so `}` or `]` may not follow). */
-  #afterComma = false;
-  /** An `[` was just read (so `]` may follow). */
-  #arrayOpen = false;
 
   #startValue(c: number): void {
     const depth = this.#stack.length;
