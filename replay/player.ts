@@ -613,8 +613,10 @@ function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<st
   if (!it.live) return { ...base, outcome: 'unanswered', differences: [], note: 'the live server did not answer' };
   // What the cassette holds redacted is masked on the live side too: it cannot be compared.
   const live = carryRedactions(it.recordedResponse.json, it.live);
+  const asked = it.method === 'initialize' ? jsonOf(it.recorded).params : undefined;
+  const judging = isObject(asked) && typeof asked.protocolVersion === 'string' ? { ...context, requested: asked.protocolVersion } : context;
   const differences = [
-    ...judgeResponse(it.method, normalise(it.recordedResponse.json, options.ignore), normalise(live, options.ignore), context),
+    ...judgeResponse(it.method, normalise(it.recordedResponse.json, options.ignore), normalise(live, options.ignore), judging),
     ...it.extra,
   ];
   const params = jsonOf(it.recorded).params;

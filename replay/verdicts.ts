@@ -5,7 +5,7 @@
  */
 import { deepEqual, diffJson, isObject, type RawChange } from './diff.js';
 import { pointer } from './normalise.js';
-import { compareSchemas } from './schema-variance.js';
+import { byKey, toolSurface } from './tool-surface.js';
 import type { Difference, Verdict } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -16,6 +16,9 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export interface JudgeContext {
   /** The protocol revision the recorded session ran on. */
   revision?: string;
+  /** For `initialize`: the revision the replayed client asked for (its recorded request's
+   * `protocolVersion`, which replay sends again unchanged). */
+  requested?: string;
 }
 
 /**
@@ -70,6 +73,10 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
     const versions = isObject(l.result) && Array.isArray(l.result.supportedVersions) ? l.result.supportedVersions.join(', ') : 'a newer revision';
     return [{ verdict: 'compatible', kind: 'protocol-version-added', path: '/result', message: `server/discover used to fail (${String(rErr.code)} ${String(rErr.message)}): the server now also speaks ${versions}; recorded 2025-era traffic keeps its era`, recorded: rErr, live: l.result }];
   }
+  if (method === 'tools/call') {
+    const failure = toolCallFailure(r, l);
+    if (failure) return failure;
+  }
   if (rErr && lErr) {
     const out: Difference[] = [];
     if (rErr.code !== lErr.code) out.push({ verdict: 'breaking', kind: 'error-code-changed', path: '/error/code', message: `error code ${String(rErr.code)} became ${String(lErr.code)}`, recorded: rErr.code, live: lErr.code });
@@ -94,21 +101,65 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
       return [...listSurface('resource', 'resources', 'uri', rRes.resources, lRes.resources), ...genericResult(omit(rRes, 'resources'), omit(lRes, 'resources'))];
     case 'resources/templates/list':
       return [...listSurface('resource template', 'resourceTemplates', 'uriTemplate', rRes.resourceTemplates, lRes.resourceTemplates), ...genericResult(omit(rRes, 'resourceTemplates'), omit(lRes, 'resourceTemplates'))];
-    case 'tools/call': {
-      const out: Difference[] = [];
-      if (rRes.isError !== true && lRes.isError === true) {
-        out.push({ verdict: 'breaking', kind: 'tool-call-is-error', path: '/result/isError', message: 'the tool call now returns isError: true', recorded: rRes.isError, live: lRes.isError });
-      } else if (rRes.isError === true && lRes.isError !== true) {
-        out.push({ verdict: 'warning', kind: 'tool-call-error-fixed', path: '/result/isError', message: 'the tool call used to return isError: true and now succeeds', recorded: rRes.isError, live: lRes.isError });
-      }
-      return [...out, ...genericResult(omit(rRes, 'isError'), omit(lRes, 'isError'))];
-    }
+    case 'tools/call':
+      // Both succeeded (toolCallFailure took every other case).
+      return genericResult(omit(rRes, 'isError'), omit(lRes, 'isError'));
     case 'initialize':
     case 'server/discover':
-      return handshake(rRes, lRes);
+      return handshake(rRes, lRes, context);
     default:
       return genericResult(rRes, lRes);
   }
+}
+
+const isToolError = (result: unknown) => isObject(result) && result.isError === true;
+
+/**
+ * A `tools/call` where either side failed. A tool can fail two ways: with a JSON-RPC error (what
+ * the v2 SDK answers for an unknown tool) or with a result whose `isError` is true (what the v1 SDK
+ * and tmcp answer for the same). Both tell the caller and the model that the call failed, so
+ * moving between them is a warning; failing where the recording succeeded breaks; succeeding
+ * where it failed is a fix (a warning, so the cassette gets updated), never a content change.
+ * `undefined` when both succeeded.
+ */
+function toolCallFailure(r: Json, l: Json): Difference[] | undefined {
+  const rErr = isObject(r.error) ? r.error : undefined;
+  const lErr = isObject(l.error) ? l.error : undefined;
+  const rTool = !rErr && isToolError(r.result);
+  const lTool = !lErr && isToolError(l.result);
+  const rFailed = Boolean(rErr) || rTool;
+  const lFailed = Boolean(lErr) || lTool;
+  if (!rFailed && !lFailed) return undefined;
+  if (rErr && lErr) return undefined; // two JSON-RPC errors: judged as every other method's
+  const described = (err: Json | undefined, result: unknown) => (err ? `a JSON-RPC error (${String(err.code)} ${String(err.message)})` : `an isError result${toolErrorText(result) ? ` ("${toolErrorText(result)}")` : ''}`);
+  if (rFailed && lFailed) {
+    if (rTool && lTool) {
+      const rText = normalisedContent(r.result);
+      const lText = normalisedContent(l.result);
+      return deepEqual(rText, lText) ? [] : [{ verdict: 'warning', kind: 'tool-error-message-changed', path: '/result/content', message: 'the tool call still fails (isError), with another message', recorded: rText, live: lText }];
+    }
+    return [{ verdict: 'warning', kind: 'tool-error-form-changed', path: lErr ? '/error' : '/result/isError', message: `the tool call still fails, now with ${described(lErr, l.result)} instead of ${described(rErr, r.result)} (clients and models see a failure either way)`, recorded: rErr ?? r.result, live: lErr ?? l.result }];
+  }
+  if (rFailed) {
+    return [rErr
+      ? { verdict: 'warning', kind: 'error-became-success', path: '/result', message: `the tool call used to fail (${String(rErr.code)} ${String(rErr.message)}) and now succeeds`, recorded: rErr, live: l.result }
+      : { verdict: 'warning', kind: 'tool-call-error-fixed', path: '/result/isError', message: `the tool call used to fail (isError${toolErrorText(r.result) ? `: "${toolErrorText(r.result)}"` : ''}) and now succeeds`, recorded: r.result, live: l.result }];
+  }
+  return [lErr
+    ? { verdict: 'breaking', kind: 'success-became-error', path: '/error', message: `the tool call now fails: ${String(lErr.code)} ${String(lErr.message)}`, recorded: r.result, live: lErr }
+    : { verdict: 'breaking', kind: 'tool-call-is-error', path: '/result/isError', message: `the tool call now fails with isError: true${toolErrorText(l.result) ? ` ("${toolErrorText(l.result)}")` : ''}`, recorded: r.result, live: l.result }];
+}
+
+/** The text of a failed call's first text content item, shortened, for messages. */
+function toolErrorText(result: unknown): string | undefined {
+  const content = isObject(result) && Array.isArray(result.content) ? result.content : [];
+  const text = content.find((c): c is Json => isObject(c) && typeof c.text === 'string')?.text as string | undefined;
+  if (text === undefined) return undefined;
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+function normalisedContent(result: unknown): unknown {
+  return isObject(result) ? result.content : undefined;
 }
 
 function omit(o: Json, key: string): Json {
@@ -134,11 +185,26 @@ function fromRaw(c: RawChange): Difference {
   return { verdict, kind, path, message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`, recorded: c.recorded, live: c.live };
 }
 
-function handshake(r: Json, l: Json): Difference[] {
-  const out: Difference[] = [];
-  if ('protocolVersion' in r && r.protocolVersion !== l.protocolVersion) {
-    out.push({ verdict: 'breaking', kind: 'protocol-version-changed', path: '/result/protocolVersion', message: `the server no longer negotiates ${String(r.protocolVersion)} (answered ${String(l.protocolVersion)})`, recorded: r.protocolVersion, live: l.protocolVersion });
+/**
+ * The negotiated revision, judged by what the replayed client asked for and what the spec allows
+ * (2025-11-25, basic/lifecycle, Version Negotiation: "If the server supports the requested protocol
+ * version, it MUST respond with the same version. Otherwise, the server MUST respond with another
+ * protocol version it supports"). Granting exactly what the client asked for is always fine, even
+ * where the recorded server counter-offered an older revision; a counter-offer that differs from
+ * the recorded answer may be one the client does not speak (it then disconnects), so it breaks.
+ */
+function negotiation(r: Json, l: Json, requested: string | undefined): Difference[] {
+  if (!('protocolVersion' in r) || r.protocolVersion === l.protocolVersion) return [];
+  const base = { path: '/result/protocolVersion', recorded: r.protocolVersion, live: l.protocolVersion };
+  if (requested !== undefined && l.protocolVersion === requested) {
+    return [{ ...base, verdict: 'compatible', kind: 'protocol-version-negotiated', message: `the server now grants the revision the client asked for, ${requested} (the recorded server counter-offered ${String(r.protocolVersion)})` }];
   }
+  const asked = requested !== undefined ? `the client asked for ${requested}; ` : '';
+  return [{ ...base, verdict: 'breaking', kind: 'protocol-version-changed', message: `the server no longer negotiates ${String(r.protocolVersion)}: ${asked}it answered ${String(l.protocolVersion)}, which a client that does not speak it refuses` }];
+}
+
+function handshake(r: Json, l: Json, context: JudgeContext): Difference[] {
+  const out: Difference[] = [...negotiation(r, l, context.requested)];
   if (Array.isArray(r.supportedVersions)) {
     const live = Array.isArray(l.supportedVersions) ? l.supportedVersions : [];
     const lost = r.supportedVersions.filter((v) => !live.includes(v));
@@ -159,69 +225,6 @@ function handshake(r: Json, l: Json): Difference[] {
     const soft = c.path[1] === 'instructions' || c.path[1] === 'serverInfo' || c.path.includes('_meta');
     if (c.type === 'added') out.push({ verdict: 'compatible', kind: 'handshake-field-added', path, message: `${path} was added`, live: c.live });
     else out.push({ verdict: soft ? 'warning' : 'breaking', kind: soft ? 'server-info-changed' : 'handshake-changed', path, message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`, recorded: c.recorded, live: c.live });
-  }
-  return out;
-}
-
-function byKey(list: unknown, key: string): Map<string, Json> {
-  const m = new Map<string, Json>();
-  if (Array.isArray(list)) for (const item of list) if (isObject(item)) m.set(String(item[key]), item);
-  return m;
-}
-
-/** The tool surface, tool by tool: what a model and a host rely on. */
-function toolSurface(recorded: unknown, live: unknown): Difference[] {
-  const out: Difference[] = [];
-  const r = byKey(recorded, 'name');
-  const l = byKey(live, 'name');
-  for (const [name, tool] of r) {
-    const p = `/result/tools/${name}`;
-    const lt = l.get(name);
-    if (!lt) {
-      out.push({ verdict: 'breaking', kind: 'tool-removed', path: p, message: `tool "${name}" was removed`, recorded: tool });
-      continue;
-    }
-    for (const key of ['description', 'title'] as const) {
-      if (tool[key] !== lt[key]) out.push({ verdict: 'warning', kind: `tool-${key}-changed`, path: `${p}/${key}`, message: `tool "${name}": ${key} changed (models read it)`, recorded: tool[key], live: lt[key] });
-    }
-    out.push(...annotations(name, isObject(tool.annotations) ? tool.annotations : {}, isObject(lt.annotations) ? lt.annotations : {}, `${p}/annotations`));
-    out.push(...compareSchemas(tool.inputSchema ?? {}, lt.inputSchema ?? {}, 'input', ['result', 'tools', name, 'inputSchema'], `tool "${name}" input`));
-    if (tool.outputSchema !== undefined && lt.outputSchema === undefined) {
-      out.push({ verdict: 'breaking', kind: 'output-schema-removed', path: `${p}/outputSchema`, message: `tool "${name}" no longer declares an output schema (structuredContent is no longer promised)`, recorded: tool.outputSchema });
-    } else if (tool.outputSchema === undefined && lt.outputSchema !== undefined) {
-      out.push({ verdict: 'compatible', kind: 'output-schema-added', path: `${p}/outputSchema`, message: `tool "${name}" now declares an output schema`, live: lt.outputSchema });
-    } else if (tool.outputSchema !== undefined) {
-      out.push(...compareSchemas(tool.outputSchema, lt.outputSchema, 'output', ['result', 'tools', name, 'outputSchema'], `tool "${name}" output`));
-    }
-    const judged = new Set(['name', 'description', 'title', 'annotations', 'inputSchema', 'outputSchema']);
-    for (const key of new Set([...Object.keys(tool), ...Object.keys(lt)])) {
-      if (judged.has(key) || deepEqual(tool[key], lt[key])) continue;
-      out.push({ verdict: key in tool ? 'warning' : 'compatible', kind: 'tool-changed', path: `${p}/${key}`, message: `tool "${name}": ${key} ${key in tool ? 'changed' : 'was added'}`, recorded: tool[key], live: lt[key] });
-    }
-  }
-  for (const [name, tool] of l) {
-    if (!r.has(name)) out.push({ verdict: 'compatible', kind: 'tool-added', path: `/result/tools/${name}`, message: `tool "${name}" was added`, live: tool });
-  }
-  const rOrder = [...r.keys()].filter((n) => l.has(n));
-  const lOrder = [...l.keys()].filter((n) => r.has(n));
-  if (!deepEqual(rOrder, lOrder)) {
-    out.push({ verdict: 'warning', kind: 'tool-order-changed', path: '/result/tools', message: 'tools are listed in a different order (hosts and models may present them differently)', recorded: rOrder, live: lOrder });
-  }
-  return out;
-}
-
-function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
-  const out: Difference[] = [];
-  if (r.readOnlyHint === true && l.readOnlyHint !== true) {
-    out.push({ verdict: 'breaking', kind: 'readonly-hint-lost', path: `${p}/readOnlyHint`, message: `tool "${tool}" is no longer read-only (hosts may now ask before calling it)`, recorded: r.readOnlyHint, live: l.readOnlyHint });
-  }
-  if (r.destructiveHint !== true && l.destructiveHint === true) {
-    out.push({ verdict: 'breaking', kind: 'destructive-hint-gained', path: `${p}/destructiveHint`, message: `tool "${tool}" is now marked destructive`, recorded: r.destructiveHint, live: l.destructiveHint });
-  }
-  for (const key of new Set([...Object.keys(r), ...Object.keys(l)])) {
-    if (deepEqual(r[key], l[key])) continue;
-    if ((key === 'readOnlyHint' && r.readOnlyHint === true) || (key === 'destructiveHint' && l.destructiveHint === true)) continue;
-    out.push({ verdict: 'warning', kind: 'tool-annotations-changed', path: `${p}/${key}`, message: `tool "${tool}": annotation ${key} changed`, recorded: r[key], live: l[key] });
   }
   return out;
 }

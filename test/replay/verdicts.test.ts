@@ -42,7 +42,8 @@ test('tool surface: order, annotations, output schema and prompts', (t) => {
   const tool = (name: string, extra = {}) => ({ name, inputSchema: { type: 'object' }, ...extra });
   const rec = { result: { tools: [tool('a', { annotations: { readOnlyHint: true } }), tool('b', { outputSchema: { type: 'object' } })] } };
   t.deepEqual(kinds(judgeResponse('tools/list', rec, { result: { tools: [rec.result.tools[1], rec.result.tools[0]] } })), ['warning:tool-order-changed']);
-  t.deepEqual(kinds(judgeResponse('tools/list', rec, { result: { tools: [tool('a', { annotations: { readOnlyHint: true, destructiveHint: true } }), tool('b')] } })), ['breaking:destructive-hint-gained', 'breaking:output-schema-removed']);
+  // destructiveHint means nothing while readOnlyHint is true (spec: "meaningful only when readOnlyHint == false").
+  t.deepEqual(kinds(judgeResponse('tools/list', rec, { result: { tools: [tool('a', { annotations: { readOnlyHint: true, destructiveHint: true } }), tool('b')] } })), ['breaking:output-schema-removed']);
   const prompts = { result: { prompts: [{ name: 'p', arguments: [{ name: 'x' }] }] } };
   t.deepEqual(kinds(judgeResponse('prompts/list', prompts, { result: { prompts: [{ name: 'p', arguments: [{ name: 'x', required: true }] }, { name: 'q' }] } })), ['breaking:prompt-argument-required', 'compatible:prompt-added']);
   t.deepEqual(kinds(judgeResponse('initialize', { result: { protocolVersion: '2025-11-25', capabilities: { tools: {} } } }, { result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} } } })), ['breaking:protocol-version-changed', 'compatible:capability-added']);
