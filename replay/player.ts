@@ -16,6 +16,7 @@ import type { RecordedMessage } from '../lib/message.js';
 import { diffJson, isObject } from './diff.js';
 import type { ExchangeAnswer, LiveConnection } from './live/connection.js';
 import { normalise, pointer, type IgnorePattern } from './normalise.js';
+import { asWholeList, MAX_EXTRA_PAGES, newLiveListing, planListings, recordedItems, takeLivePage, withoutList, type Listing, type LiveListing, type PagePlan } from './pagination.js';
 import { carryRedactions } from './redactions.js';
 import { VERDICT_RANK, type Difference, type InteractionResult, type ReplayRunError, type Verdict } from './types.js';
 import { isRevisionRefused, judgeExchangeStatus, judgeResponse } from './verdicts.js';
@@ -30,10 +31,21 @@ export interface ReplayMemory {
   requestState: Map<string, unknown>;
   /** Recorded `nextCursor` (JSON text) → the live one. */
   cursor: Map<string, unknown>;
+  /** The cassette's listings the recorded client read to the end, by page request (pagination.ts). */
+  listings: Map<RecordedMessage, PagePlan>;
+  /** What the live server listed for each of them so far. */
+  live: Map<Listing, LiveListing>;
 }
 
-export function newMemory(): ReplayMemory {
-  return { requestState: new Map(), cursor: new Map() };
+/** The memory for replaying `sessions` (all of a cassette's, in order). */
+export function newMemory(sessions: readonly RecordedSession[] = []): ReplayMemory {
+  return { requestState: new Map(), cursor: new Map(), listings: planListings(sessions), live: new Map() };
+}
+
+function liveListing(memory: ReplayMemory, listing: Listing): LiveListing {
+  let state = memory.live.get(listing);
+  if (!state) memory.live.set(listing, (state = newLiveListing()));
+  return state;
 }
 
 export interface PlayOptions {
@@ -80,6 +92,12 @@ interface Interaction {
   waiters: Array<() => void>;
   /** Why it was not sent (the session stopped before it). */
   notSent?: string;
+  /** A page of a listing the recorded client read to the end (pagination.ts). */
+  page?: PagePlan;
+  /** A recorded page not sent because the live server had already listed everything. */
+  merged?: true;
+  /** The last page of a listing whose remaining live pages were fetched. */
+  drained?: true;
 }
 
 const key = (v: unknown) => JSON.stringify(v);
@@ -197,6 +215,8 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     if (m.direction === 'client-to-server') {
       if (m.kind === 'request') {
         const it: Interaction = { recorded: m, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
+        const page = options.memory.listings.get(m);
+        if (page) it.page = page;
         interactions.push(it);
         byRecorded.set(m, it);
         pushTo(byRecordedId, key(j.id), it);
@@ -305,6 +325,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
 
   /** Remember what later requests must carry instead of their recorded values. */
   const learn = (it: Interaction): void => {
+    if (it.page && it.live) takeLivePage(liveListing(options.memory, it.page.listing), it.page.listing.field, it.live);
     const rec = it.recordedResponse ? jsonOf(it.recordedResponse).result : undefined;
     const live = it.live?.result;
     if (!isObject(rec) || !isObject(live)) return;
@@ -411,6 +432,27 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     return got;
   };
 
+  let extraPages = 0;
+  /** Where the live server lists more than the recording read, asks for the rest of each listing
+   * whose last recorded page is done, so the whole lists can be compared (pagination.ts). The
+   * requests carry ids of their own (`mcp-cassette-page-N`), never a recorded client's. */
+  const fetchRemainingPages = async (): Promise<void> => {
+    for (const it of interactions) {
+      if (!it.page?.last || (!it.live && !it.merged) || it.drained) continue;
+      it.drained = true;
+      const state = liveListing(options.memory, it.page.listing);
+      for (let fetched = 0; !state.broken && state.next !== undefined && fetched < MAX_EXTRA_PAGES && !failure; fetched++) {
+        const json = structuredClone(jsonOf(it.recorded));
+        json.params = { ...(isObject(json.params) ? json.params : {}), cursor: state.next };
+        json.id = `mcp-cassette-page-${++extraPages}`;
+        const extra: Interaction = { recorded: it.recorded, method: it.method, page: it.page, extra: [], waiters: [], sentAt: performance.now() };
+        byLiveId.set(key(json.id), extra);
+        send(json, it.recorded);
+        await waitFor(extra);
+      }
+    }
+  };
+
   const waitForAnswers = async (before: (r: RecordedMessage) => boolean): Promise<void> => {
     for (const it of awaited) {
       if (!it.live && before(it.recordedResponse!)) {
@@ -471,6 +513,8 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
           if (s.open && s.exchange.outcome !== 'client-aborted' && s.exchange.endT !== undefined && s.exchange.endT < step.t) await waitUntil(() => !s.open, grace);
         }
       }
+      if (step.kind === 'delete') await fetchRemainingPages();
+      if (failure) break;
       if (step.kind === 'delete' && hasHeader(x.exchange, 'mcp-session-id') && conn.hasSession === false) {
         // A client sends no DELETE when the server gave it no session id.
         x.skipped = 'not sent: the live server gave this session no Mcp-Session-Id, so there is no session to end';
@@ -509,7 +553,15 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
         }
         params.requestState = live;
       }
-      if (params && params.cursor !== undefined) {
+      const listing = it.page && it.page.index > 0 ? liveListing(options.memory, it.page.listing) : undefined;
+      if (listing && !listing.broken) {
+        // Follow the live server's cursors: a page it no longer has is not asked for.
+        if (listing.next === undefined) {
+          it.merged = true;
+          continue;
+        }
+        params!.cursor = listing.next;
+      } else if (params && params.cursor !== undefined) {
         const live = options.memory.cursor.get(key(params.cursor));
         if (live !== undefined) params.cursor = live;
       }
@@ -535,6 +587,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     for (const x of steps) if (x.sentAt === undefined && !x.skipped) x.notSent = note;
   }
   if (!failure) await waitForAnswers(() => true);
+  if (!failure && !refused) await fetchRemainingPages();
   if (!failure && !refused) await catchUp('end');
   if (!failure) await new Promise((r) => setTimeout(r, options.settleMs ?? 50));
 
@@ -608,8 +661,10 @@ function progressByToken(list: Json[]): Map<string, Json[]> {
 function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<string, Json[]>, options: PlayOptions, context: { revision?: string }): InteractionResult {
   const base = { seq: it.recorded.seq, method: it.method, ...(it.name !== undefined ? { name: it.name } : {}) };
   if (it.skipped) return { ...base, outcome: 'skipped', differences: [], note: it.skipped };
-  if (it.liveId === undefined) return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
+  if (it.liveId === undefined && !it.merged) return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
   if (!it.recordedResponse) return { ...base, outcome: 'skipped', differences: it.extra, note: 'the recording has no answer to compare with (the session ended or the request was cancelled)' };
+  const listing = it.page ? options.memory.live.get(it.page.listing) : undefined;
+  if (it.page && listing && !listing.broken && (it.live || it.merged)) return pageResult(it, it.page, listing, base, options, context);
   if (!it.live) return { ...base, outcome: 'unanswered', differences: [], note: 'the live server did not answer' };
   // What the cassette holds redacted is masked on the live side too: it cannot be compared.
   const live = carryRedactions(it.recordedResponse.json, it.live);
@@ -631,7 +686,31 @@ function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<st
     }
   }
   const outcome = worst(differences) ?? 'same';
-  return { ...base, outcome, differences, durationMs: Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10 };
+  return { ...base, outcome, differences, durationMs: durationOf(it) };
+}
+
+const durationOf = (it: Interaction) => Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10;
+
+/** A page of a listing the recorded client read to the end: its items are judged as one list on
+ * the listing's last page; the other pages compare only what is not the list. */
+function pageResult(it: Interaction, page: PagePlan, state: LiveListing, base: Pick<InteractionResult, 'seq' | 'method' | 'name'>, options: PlayOptions, context: { revision?: string }): InteractionResult {
+  const { listing } = page;
+  const field = listing.field;
+  const lastSeq = listing.requests.at(-1)!.seq;
+  const judge = (recorded: unknown, live: unknown) => judgeResponse(it.method, normalise(recorded, options.ignore), normalise(carryRedactions(recorded, live), options.ignore), context);
+  const timing = it.liveId !== undefined ? { durationMs: durationOf(it) } : {};
+  const notSent = 'this page was not sent: the live server had listed everything in fewer pages';
+  if (!page.last) {
+    if (it.merged) return { ...base, outcome: 'same', differences: [], note: `${notSent}; the whole list is compared at #${lastSeq}` };
+    const differences = [...judge(withoutList(it.recordedResponse!.json, field), withoutList(it.live, field)), ...it.extra];
+    return { ...base, outcome: worst(differences) ?? 'same', differences, note: `page ${page.index + 1} of a listing; its items are compared as one list at #${lastSeq}`, ...timing };
+  }
+  const recorded = asWholeList(it.recordedResponse!.json, field, recordedItems(listing));
+  const live = asWholeList(it.live ?? { result: state.lastResult }, field, state.items);
+  const differences = [...judge(recorded, live), ...it.extra];
+  const paged = listing.requests.length > 1 || state.pages > 1;
+  const note = paged ? `the whole listing compared as one list (${listing.requests.length} recorded page(s), ${state.pages} live)${it.merged ? `; ${notSent}` : ''}` : undefined;
+  return { ...base, outcome: worst(differences) ?? 'same', differences, ...(note ? { note } : {}), ...timing };
 }
 
 /** Notifications other than progress (log messages, list_changed, resource updates), compared per

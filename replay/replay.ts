@@ -92,7 +92,7 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
   if (!(timeoutMs > 0)) throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
   const ignore = [...fromConfig.ignore, ...(options.ignore ?? [])].map(compileIgnore);
   const started = Date.now();
-  const memory = newMemory();
+  const memory = newMemory(cassette.sessions);
   const agent = options.url ? new Agent({ connections: 16 }) : undefined;
   const sessions: SessionResult[] = [];
   const taped: TapedSession[] = [];

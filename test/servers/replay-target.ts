@@ -13,7 +13,8 @@
  *   http-status (HTTP only: tools/call search is answered 503)
  * Over HTTP every answer carries a fresh `Set-Cookie` and `X-Upstream-Token` (secrets a cassette
  * must not keep).
- * `--paginate-tools` pages tools/list two tools a page (resources/list always pages, one a page).
+ * `--paginate-tools` pages tools/list two tools a page (resources/list always pages, one a page,
+ * or `--resource-page-size <n>` a page).
  * `--legacy reject` refuses the 2025 era the way the SDK does (initialize gets -32022);
  * `--legacy missing` answers initialize with -32601, as a server that dropped the handshake would.
  * Any other argument (a test's `--marker=…`, `--api-key=…`) is ignored.
@@ -36,7 +37,8 @@ const legacy = option('--legacy') ?? 'serve';
 
 /** Live cursors of this process: random per run, so a replay must follow the live ones. */
 const cursors = new Map<string, number>();
-const PAGE_SIZE = 1;
+/** `--resource-page-size <n>`: resources a page of resources/list (default 1: three pages). */
+const PAGE_SIZE = Number(option('--resource-page-size') ?? 1);
 /** `--paginate-tools`: tools/list too is paginated (two tools a page). */
 const paginateTools = argv.includes('--paginate-tools');
 
