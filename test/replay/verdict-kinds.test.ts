@@ -28,20 +28,20 @@ const sessionfulCassette = join(dir, 'sessionful.cassette.json');
 /** The same client against a sessionful target that answered the GET and the DELETE with 405. */
 const refusingCassette = join(dir, 'refusing.cassette.json');
 
+// One recording at a time: the recorder folds its journal into the cassette after the server
+// exits, and the helpers wait for that only so long on a busy machine.
 test.before(async () => {
-  await Promise.all([
-    recordTargetCassette(targetCassette),
-    recordSessionful(sessionfulCassette, (url) => runV1HttpScenario(url, async (client) => ({
-      add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-      announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-      confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
-    }))),
-    // No confirm: with no listen stream the server would have nowhere to send its elicitation.
-    recordSessionful(refusingCassette, (url) => runV1HttpScenario(url, async (client) => ({
-      add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-      announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-    })), ['--regression', 'get-405,delete-405']),
-  ]);
+  await recordTargetCassette(targetCassette);
+  await recordSessionful(sessionfulCassette, (url) => runV1HttpScenario(url, async (client) => ({
+    add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+    announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
+    confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
+  })));
+  // No confirm: with no listen stream the server would have nowhere to send its elicitation.
+  await recordSessionful(refusingCassette, (url) => runV1HttpScenario(url, async (client) => ({
+    add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+    announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
+  })), ['--regression', 'get-405,delete-405']);
 });
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
