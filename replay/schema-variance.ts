@@ -115,7 +115,11 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
   const walk = (o: unknown, n: unknown, p: string[]): void => {
     if (!isObject(o) || !isObject(n)) {
       if (!deepEqual(o, n)) {
-        out.push({ verdict: 'breaking', kind: `${polarity}-schema-changed`, path: where(p), message: `${name(p)}: schema changed`, recorded: o, live: n });
+        // `true` allows anything, `false` nothing: an input may only grow wider, an output narrower.
+        const wider = n === true || o === false;
+        const narrower = o === true || n === false;
+        const fine = polarity === 'input' ? wider : narrower;
+        out.push({ verdict: fine ? 'compatible' : 'breaking', kind: `${polarity}-schema-changed`, path: where(p), message: `${name(p)}: schema ${wider ? 'now allows more' : narrower ? 'now allows less' : 'changed'}`, recorded: o, live: n });
       }
       return;
     }

@@ -203,6 +203,35 @@ function negotiation(r: Json, l: Json, requested: string | undefined): Differenc
   return [{ ...base, verdict: 'breaking', kind: 'protocol-version-changed', message: `the server no longer negotiates ${String(r.protocolVersion)}: ${asked}it answered ${String(l.protocolVersion)}, which a client that does not speak it refuses` }];
 }
 
+/** Capability flags whose loss makes requests fail: a client that subscribed now gets an error. */
+const REQUEST_FLAGS = new Set(['subscribe']);
+
+/**
+ * One capability difference. A whole capability gone breaks (clients stop using the feature or
+ * get errors); one added is compatible. A flag inside one (`listChanged`, `subscribe`) turned off
+ * is the same change whether it became `false` or was dropped: losing `subscribe` breaks
+ * (resources/subscribe now fails), losing a notification flag is a warning (no more
+ * `list_changed`, the lists still answer); a flag turned on is compatible.
+ */
+function capabilityChange(c: RawChange): Difference[] {
+  const path = pointer(c.path);
+  const name = c.path.slice(2).join('.');
+  const flag = c.path.length > 3 ? c.path.at(-1)! : undefined;
+  const on = (v: unknown) => v === true;
+  if (flag !== undefined && (typeof c.recorded === 'boolean' || typeof c.live === 'boolean' || c.recorded === undefined || c.live === undefined)) {
+    if (!on(c.recorded) && on(c.live)) return [{ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${name} was turned on`, recorded: c.recorded, live: c.live }];
+    if (on(c.recorded) && !on(c.live)) {
+      return [REQUEST_FLAGS.has(flag)
+        ? { verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${name} was turned off (clients that use it now get errors)`, recorded: c.recorded, live: c.live }
+        : { verdict: 'warning', kind: 'capability-changed', path, message: `capability ${name} was turned off (clients no longer hear of changes)`, recorded: c.recorded, live: c.live }];
+    }
+    if (!on(c.recorded) && !on(c.live) && (c.recorded === undefined || c.recorded === false) && (c.live === undefined || c.live === false)) return []; // off either way
+  }
+  if (c.type === 'added') return [{ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${name} was added`, live: c.live }];
+  if (c.type === 'removed') return [{ verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${name} was removed`, recorded: c.recorded }];
+  return [{ verdict: 'warning', kind: 'capability-changed', path, message: `capability ${name} changed`, recorded: c.recorded, live: c.live }];
+}
+
 function handshake(r: Json, l: Json, context: JudgeContext): Difference[] {
   const out: Difference[] = [...negotiation(r, l, context.requested)];
   if (Array.isArray(r.supportedVersions)) {
@@ -212,12 +241,7 @@ function handshake(r: Json, l: Json, context: JudgeContext): Difference[] {
     const gained = live.filter((v) => !(r.supportedVersions as unknown[]).includes(v));
     if (gained.length) out.push({ verdict: 'compatible', kind: 'protocol-version-added', path: '/result/supportedVersions', message: `the server now also supports ${gained.join(', ')}`, recorded: r.supportedVersions, live: l.supportedVersions });
   }
-  for (const c of diffJson(r.capabilities ?? {}, l.capabilities ?? {}, ['result', 'capabilities'])) {
-    const path = pointer(c.path);
-    if (c.type === 'added') out.push({ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${c.path.slice(2).join('.')} was added`, live: c.live });
-    else if (c.type === 'removed') out.push({ verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${c.path.slice(2).join('.')} was removed`, recorded: c.recorded });
-    else out.push({ verdict: 'warning', kind: 'capability-changed', path, message: `capability ${c.path.slice(2).join('.')} changed`, recorded: c.recorded, live: c.live });
-  }
+  for (const c of diffJson(r.capabilities ?? {}, l.capabilities ?? {}, ['result', 'capabilities'])) out.push(...capabilityChange(c));
   const rest = (o: Json) => omit(omit(omit(o, 'protocolVersion'), 'supportedVersions'), 'capabilities');
   for (const c of diffJson(rest(r), rest(l), ['result'])) {
     const path = pointer(c.path);

@@ -77,8 +77,9 @@ export function assertTransparent(t: ExecutionContext, tapDir: string, cassette:
   }
 }
 
-/** Recorders write the cassette after their server exits; a client may return before that. */
-export async function waitForSessions(path: string, count: number, timeoutMs = 20_000): Promise<Cassette> {
+/** Recorders write the cassette after their server exits; a client may return before that. The
+ * limit is generous: on a loaded 2-core machine a recorder may take many seconds to fold. */
+export async function waitForSessions(path: string, count: number, timeoutMs = 60_000): Promise<Cassette> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {

@@ -1,5 +1,4 @@
 import test, { type ExecutionContext } from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,11 +15,11 @@ import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
+import { firstLine, recordSessionful, startSessionful } from './sessionful.js';
 
 // The client's own GET (the listen stream of a 2025 sessionful server) and DELETE (the session
 // end), recorded through the real proxy from real servers (a v1 SDK sessionful server, and
 // server-everything's streamableHttp mode) with real clients, then replayed.
-const sessionfulTarget = join(root, 'dist', 'test', 'servers', 'sessionful-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-http-streams-'));
 /** v1 SDK client: add, announce (two notifications on the GET stream), confirm (an elicitation on
  * the GET stream), then DELETE. */
@@ -29,26 +28,6 @@ const v1Cassette = join(dir, 'v1.cassette.json');
 const listenCassette = join(dir, 'listen.cassette.json');
 /** v2 SDK client: announce and confirm, then it closes its GET stream without a DELETE. */
 const v2Cassette = join(dir, 'v2.cassette.json');
-
-const firstLine = async (child: ChildProcess) => (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
-
-/** Records `scenario` against the plain sessionful target through `record --upstream`. */
-async function record(cassette: string, scenario: (url: string) => Promise<unknown>): Promise<void> {
-  const upstream = spawn(node, [sessionfulTarget], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let proxy: ChildProcess | undefined;
-  try {
-    const upstreamUrl = await firstLine(upstream);
-    proxy = spawn(node, [cli, 'record', '--log-level', 'error', '--upstream', upstreamUrl, '--cassette', cassette], { stdio: ['ignore', 'pipe', 'ignore'] });
-    await scenario(await firstLine(proxy));
-    const closed = new Promise((r) => proxy!.on('close', r));
-    proxy.kill('SIGINT');
-    await closed;
-    await waitForSessions(cassette, 1);
-  } finally {
-    if (proxy && proxy.exitCode === null && proxy.signalCode === null) proxy.kill('SIGKILL');
-    upstream.kill('SIGKILL');
-  }
-}
 
 async function v2Scenario(url: string): Promise<void> {
   const client = new V2Client({ name: 'replay-streams-v2', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } });
@@ -63,24 +42,20 @@ async function v2Scenario(url: string): Promise<void> {
 }
 
 test.before(async () => {
-  await record(v1Cassette, (url) => runV1HttpScenario(url, async (client) => ({
+  await recordSessionful(v1Cassette, (url) => runV1HttpScenario(url, async (client) => ({
     add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
     announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
     confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
   })));
-  await record(listenCassette, (url) => runV1HttpScenario(url, async (client) => ({
+  await recordSessionful(listenCassette, (url) => runV1HttpScenario(url, async (client) => ({
     add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
     announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
   })));
-  await record(v2Cassette, v2Scenario);
+  await recordSessionful(v2Cassette, v2Scenario);
 });
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
-async function startTarget(t: ExecutionContext, args: string[] = []): Promise<string> {
-  const child = spawnTracked(t, node, [sessionfulTarget, ...args]);
-  child.stderr?.on('data', () => {});
-  return firstLine(child);
-}
+const startTarget = startSessionful;
 
 const replayAgainst = async (t: ExecutionContext, cassette: string, args: string[] = []) =>
   replayCassette(cassette, { url: await startTarget(t, args), config: false, timeoutMs: 5000 });

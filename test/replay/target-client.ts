@@ -54,6 +54,7 @@ export async function runTargetScenario(target: TargetEndpoint, mode: 'legacy' |
     } while (cursor !== undefined);
     await client.readResource({ uri: 'example://readme' });
     await client.readResource({ uri: 'example://locked' }).catch(() => undefined);
+    await client.listPrompts();
     await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
   } finally {
     await client.close();

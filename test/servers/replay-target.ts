@@ -10,7 +10,16 @@
  *   error-code-changed, content-changed, readonly-lost, tool-added, crash, hang,
  *   progress-changed (count sends one progress step fewer), log-changed (count logs other text),
  *   server-request (search asks the client for its roots first: a 2025 server→client request),
- *   http-status (HTTP only: tools/call search is answered 503)
+ *   http-status (HTTP only: tools/call search is answered 503),
+ *   prompt-removed (no greet prompt), resource-moved (example://notes is listed and read as
+ *   example://archive/notes, in the same place of the paginated list), input-closed (search refuses
+ *   unknown arguments: additionalProperties false), output-enum-widened (search's output mode may
+ *   also be "exhaustive"), title-changed (search has another title), mime-type-dropped (reading
+ *   example://readme no longer says its mimeType), content-added (search answers with a second
+ *   content block), logging-dropped (no logging capability, count logs nothing),
+ *   capability-added (declares completions), annotation-added (search gains openWorldHint: false),
+ *   error-message-changed (reading example://locked fails with other wording), error-fixed
+ *   (example://locked becomes readable), stdout-noise (a non-JSON line on stdout at start)
  * Over HTTP every answer carries a fresh `Set-Cookie` and `X-Upstream-Token` (secrets a cassette
  * must not keep).
  * `--paginate-tools` pages tools/list two tools a page (resources/list always pages, one a page,
@@ -73,7 +82,15 @@ function paginateToolList(server: McpServer): void {
 function createServer(): McpServer {
   const server = new McpServer(
     { name: 'replay-target', version: `1.0.${Math.floor(Math.random() * 1000)}` },
-    { capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} } },
+    {
+      capabilities: {
+        tools: {},
+        resources: {},
+        prompts: {},
+        ...(regression === 'logging-dropped' ? {} : { logging: {} }),
+        ...(regression === 'capability-added' ? { completions: {} } : {}),
+      },
+    },
   );
   if (paginateTools) paginateToolList(server);
   const searchInput = {
@@ -81,14 +98,15 @@ function createServer(): McpServer {
     mode: z.enum(regression === 'enum-shrunk' ? ['fast'] : ['fast', 'deep']).optional(),
     ...(regression === 'new-required-input' ? { limit: z.number().int() } : {}),
   };
+  const outputModes = regression === 'output-enum-widened' ? ['fast', 'deep', 'exhaustive'] : ['fast', 'deep'];
   server.registerTool(
     'search',
     {
-      title: 'Search',
+      title: regression === 'title-changed' ? 'Catalogue search' : 'Search',
       description: regression === 'description-changed' ? 'Searches the whole catalogue, slowly' : 'Searches the catalogue',
-      inputSchema: z.object(searchInput),
-      outputSchema: z.object({ hits: z.number(), mode: z.string() }),
-      annotations: { readOnlyHint: regression !== 'readonly-lost' },
+      inputSchema: regression === 'input-closed' ? z.strictObject(searchInput) : z.object(searchInput),
+      outputSchema: z.object({ hits: z.number(), mode: z.enum(outputModes) }),
+      annotations: { readOnlyHint: regression !== 'readonly-lost', ...(regression === 'annotation-added' ? { openWorldHint: false } : {}) },
     },
     async ({ query, mode }, ctx) => {
       if (regression === 'crash') process.exit(3);
@@ -100,7 +118,9 @@ function createServer(): McpServer {
         return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
       }
       const hits = regression === 'content-changed' ? 4 : 3;
-      return { content: [{ type: 'text', text: `${hits} hits for ${query}` }], structuredContent: { hits, mode: mode ?? 'fast' } };
+      const content = [{ type: 'text' as const, text: `${hits} hits for ${query}` }];
+      if (regression === 'content-added') content.push({ type: 'text', text: 'results are cached for an hour' });
+      return { content, structuredContent: { hits, mode: mode ?? 'fast' } };
     },
   );
   if (regression !== 'tool-removed') {
@@ -153,7 +173,7 @@ function createServer(): McpServer {
         if (token !== undefined && i <= steps) {
           await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
         }
-        await ctx.mcpReq.log('info', regression === 'log-changed' ? `counted ${i}/${n}` : `step ${i} of ${n}`);
+        if (regression !== 'logging-dropped') await ctx.mcpReq.log('info', regression === 'log-changed' ? `counted ${i}/${n}` : `step ${i} of ${n}`);
       }
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
     },
@@ -162,13 +182,16 @@ function createServer(): McpServer {
     server.registerTool('export', { description: 'Exports the catalogue', inputSchema: z.object({ format: z.string().optional() }) }, async () => ({ content: [{ type: 'text', text: 'exported' }] }));
   }
   server.registerResource('readme', 'example://readme', { mimeType: 'text/plain' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'replay target readme' }],
+    contents: [{ uri: uri.href, ...(regression === 'mime-type-dropped' ? {} : { mimeType: 'text/plain' }), text: 'replay target readme' }],
   }));
-  server.registerResource('locked', 'example://locked', { mimeType: 'text/plain' }, async () => {
+  server.registerResource('locked', 'example://locked', { mimeType: 'text/plain' }, async (uri) => {
     if (regression === 'error-code-changed') throw new ProtocolError(-32603, 'internal failure reading example://locked');
+    if (regression === 'error-message-changed') throw new ProtocolError(-32602, 'example://locked: permission denied');
+    if (regression === 'error-fixed') return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'unlocked' }] };
     throw new ProtocolError(-32602, 'example://locked is not readable');
   });
-  server.registerResource('notes', 'example://notes', { mimeType: 'text/plain' }, async (uri) => ({
+  const notes = regression === 'resource-moved' ? 'example://archive/notes' : 'example://notes';
+  server.registerResource('notes', notes, { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'notes' }],
   }));
   // resources/list is paginated, one resource a page, with cursors that are random per process:
@@ -176,7 +199,7 @@ function createServer(): McpServer {
   const resources = [
     { uri: 'example://readme', name: 'readme', mimeType: 'text/plain' },
     { uri: 'example://locked', name: 'locked', mimeType: 'text/plain' },
-    { uri: 'example://notes', name: 'notes', mimeType: 'text/plain' },
+    { uri: notes, name: 'notes', mimeType: 'text/plain' },
   ];
   server.server.setRequestHandler('resources/list', async (request) => {
     const cursor = request.params?.cursor;
@@ -193,9 +216,11 @@ function createServer(): McpServer {
     cursors.set(nextCursor, next);
     return { resources: page, nextCursor };
   });
-  server.registerPrompt('greet', { description: 'Greets someone', argsSchema: z.object({ name: z.string() }) }, ({ name }) => ({
-    messages: [{ role: 'user', content: { type: 'text', text: `Say hi to ${name}` } }],
-  }));
+  if (regression !== 'prompt-removed') {
+    server.registerPrompt('greet', { description: 'Greets someone', argsSchema: z.object({ name: z.string() }) }, ({ name }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Say hi to ${name}` } }],
+    }));
+  }
   return server;
 }
 
@@ -229,6 +254,9 @@ class NoHandshakeTransport implements Transport {
     return this.#inner.close();
   }
 }
+
+// A stray debug line, the way a server that logs to stdout breaks the stdio framing.
+if (regression === 'stdout-noise') process.stdout.write('replay-target starting\n');
 
 if (argv.includes('--http')) {
   const handler = toNodeHandler(createMcpHandler(() => createServer(), { legacy: legacy === 'serve' ? 'stateless' : 'reject' }));

@@ -9,11 +9,13 @@
  * - `confirm {action}` asks the client with `elicitation/create`, which the v1 SDK also sends
  *   on the GET stream.
  *
- * `--regression <name>` seeds one change:
+ * `--regression <name>[,<name>...]` seeds changes:
  *   get-notification-missing (announce no longer says the resource list changed),
  *   get-405 (the GET is answered 405: no listen stream),
  *   delete-405 (DELETE is answered 405: clients may not end their session),
- *   delete-404 (DELETE is answered 404, as if the session were gone)
+ *   delete-404 (DELETE is answered 404, as if the session were gone),
+ *   confirm-without-asking (confirm no longer sends elicitation/create: it proceeds unasked),
+ *   elicitation-changed (confirm asks with other wording)
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -24,7 +26,8 @@ import * as z from 'zod';
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--regression');
-const regression = at !== -1 ? argv[at + 1] : 'none';
+const regressions = new Set(at !== -1 ? (argv[at + 1] ?? '').split(',') : []);
+const seeded = (name: string) => regressions.has(name);
 
 function createServer(): McpServer {
   const server = new McpServer({ name: 'sessionful-target', version: `1.0.${Math.floor(Math.random() * 1000)}` }, { capabilities: { tools: {}, resources: { listChanged: true }, logging: {} } });
@@ -34,13 +37,14 @@ function createServer(): McpServer {
     async ({ what }) => {
       // Without a related request, the v1 SDK sends these on the session's GET stream.
       await server.server.sendLoggingMessage({ level: 'info', data: `announcing ${what} at ${new Date().toISOString()}` });
-      if (regression !== 'get-notification-missing') await server.server.sendResourceListChanged();
+      if (!seeded('get-notification-missing')) await server.server.sendResourceListChanged();
       return { content: [{ type: 'text', text: `announced ${what}` }] };
     });
   server.registerTool('confirm', { description: 'Asks the user over the GET stream', inputSchema: { action: z.string() } },
     async ({ action }) => {
+      if (seeded('confirm-without-asking')) return { content: [{ type: 'text', text: `${action} done without asking` }] };
       const answer = await server.server.elicitInput({
-        message: `Really ${action}?`,
+        message: seeded('elicitation-changed') ? `Do you really want to ${action}?` : `Really ${action}?`,
         requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
       });
       return { content: [{ type: 'text', text: `answer=${answer.action} ok=${String(answer.content?.ok)}` }] };
@@ -60,9 +64,9 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const sid = req.headers['mcp-session-id'];
   const existing = typeof sid === 'string' ? transports.get(sid) : undefined;
-  if (req.method === 'GET' && regression === 'get-405') return refuse(res, 405, 'Method not allowed.', { allow: 'POST, DELETE' });
-  if (req.method === 'DELETE' && regression === 'delete-405') return refuse(res, 405, 'Method not allowed.', { allow: 'GET, POST' });
-  if (req.method === 'DELETE' && regression === 'delete-404') return refuse(res, 404, 'Session not found');
+  if (req.method === 'GET' && seeded('get-405')) return refuse(res, 405, 'Method not allowed.', { allow: 'POST, DELETE' });
+  if (req.method === 'DELETE' && seeded('delete-405')) return refuse(res, 405, 'Method not allowed.', { allow: 'GET, POST' });
+  if (req.method === 'DELETE' && seeded('delete-404')) return refuse(res, 404, 'Session not found');
   if (existing) return existing.handleRequest(req, res);
   if (req.method !== 'POST') return refuse(res, 400, 'Bad Request: No valid session ID provided');
   const transport = new StreamableHTTPServerTransport({
