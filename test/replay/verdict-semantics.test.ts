@@ -92,3 +92,15 @@ test('a tool removed while another with the same input schema appeared is a like
   t.deepEqual(kinds(judgeResponse('tools/list', tools(bare('printEnv', 'Prints env')), tools(bare('get-env', 'Returns env')))), ['breaking:tool-removed', 'compatible:tool-added']);
   t.deepEqual(kinds(judgeResponse('tools/list', tools(bare('printEnv', 'Prints env')), tools(bare('print-env', 'Prints env')))), ['breaking:tool-renamed']);
 });
+
+test('capability flags: turned off is the same change whether set to false or dropped', (t) => {
+  const caps = (resources: Record<string, unknown>) => ({ result: { protocolVersion: '2025-11-25', capabilities: { resources }, serverInfo: { name: 's', version: '1' } } });
+  // resources/subscribe now fails: breaking either way.
+  t.deepEqual(kinds(judgeResponse('initialize', caps({ subscribe: true }), caps({ subscribe: false }))), ['breaking:capability-removed']);
+  t.deepEqual(kinds(judgeResponse('initialize', caps({ subscribe: true }), caps({}))), ['breaking:capability-removed']);
+  // No more list_changed notifications, the lists still answer: a warning either way.
+  t.deepEqual(kinds(judgeResponse('initialize', caps({ listChanged: true }), caps({ listChanged: false }))), ['warning:capability-changed']);
+  t.deepEqual(kinds(judgeResponse('initialize', caps({ listChanged: true }), caps({}))), ['warning:capability-changed']);
+  t.deepEqual(judgeResponse('initialize', caps({ listChanged: false }), caps({})), [], 'off either way');
+  t.deepEqual(kinds(judgeResponse('initialize', caps({ subscribe: false }), caps({ subscribe: true }))), ['compatible:capability-added']);
+});
