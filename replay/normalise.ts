@@ -6,6 +6,9 @@
  * keys, not text) and ids are dropped before comparing, so their type never matters either.
  */
 
+// Clock values in many forms, epoch numbers, UUIDs and base64 text: volatile-values.ts.
+import { normaliseScalar } from './volatile-values.js';
+
 /** Keys whose values are volatile wherever they appear. */
 const VOLATILE_KEYS: Record<string, string> = {
   progressToken: '<progress-token>',
@@ -16,14 +19,6 @@ const VOLATILE_KEYS: Record<string, string> = {
   sessionId: '<session-id>',
   mcpSessionId: '<session-id>',
 };
-
-/** Numbers under keys like these, in the range of epoch seconds or milliseconds, are times. */
-const TIME_KEY = /([Tt]ime|[Dd]ate|[Ee]poch|[Ee]xpires|[Cc]reated|[Uu]pdated|[Mm]odified|At$|_at$|^ts$|^t$)/;
-const EPOCH_MIN = 946_684_800; // 2000-01-01 in seconds
-const EPOCH_MAX = 4_102_444_800_000; // 2100-01-01 in milliseconds
-
-const ISO_8601 = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?(?![\d])/g;
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
 /** A compiled `--ignore` pattern: JSON Pointer segments where `*` matches one segment and `**`
  * any number of them (a pattern without a leading `/`, like `timestamp`, means `** /timestamp`). */
@@ -65,10 +60,6 @@ export function pointer(path: readonly string[]): string {
   return path.map((s) => '/' + s.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-function normaliseString(s: string): string {
-  return s.replace(ISO_8601, '<timestamp>').replace(UUID, '<uuid>');
-}
-
 /**
  * A deep copy of a JSON-RPC message with its volatile values replaced by placeholders and the
  * ignored paths removed. `id` is always dropped: replay remaps ids and never compares them.
@@ -77,11 +68,7 @@ export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [
   const walk = (value: unknown, path: string[], key: string | undefined, parentKey: string | undefined): unknown => {
     if (key !== undefined && key in VOLATILE_KEYS && value !== undefined && value !== null) return VOLATILE_KEYS[key];
     if (key === 'version' && parentKey !== undefined && /serverInfo$/.test(parentKey)) return '<version>';
-    if (typeof value === 'string') return normaliseString(value);
-    if (typeof value === 'number') {
-      if (key !== undefined && TIME_KEY.test(key) && value >= EPOCH_MIN && value <= EPOCH_MAX) return '<epoch>';
-      return value;
-    }
+    if (typeof value === 'string' || typeof value === 'number') return normaliseScalar(value, key);
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       value.forEach((v, i) => {

@@ -19,6 +19,43 @@ const short = (v: unknown, n = 160): string => {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 };
 
+/** A recorded and a live value as a report shows them, and where they first differ. */
+export interface ShownChange {
+  recorded: string;
+  live: string;
+  /** Set when the values were too long to show whole: the 0-based offset of the first differing
+   * character, in the strings (both strings) or in their compact JSON texts (anything else). */
+  offset?: number;
+  /** The column of `recorded`/`live` where that character is shown. */
+  column?: number;
+}
+
+const BEFORE = 60;
+
+/**
+ * Both values whole when they fit in `width` characters; otherwise the same window of each, from
+ * 60 characters before their first difference, with `…` where text was cut. The common prefix is
+ * equal on both sides, so the difference sits at the same column in both lines.
+ */
+export function showChange(recorded: unknown, live: unknown, width = 160): ShownChange {
+  const whole = { recorded: short(recorded, width), live: short(live, width) };
+  if (recorded === undefined || live === undefined) return whole;
+  const strings = typeof recorded === 'string' && typeof live === 'string';
+  const [a, b] = strings ? [recorded, live] : [JSON.stringify(recorded), JSON.stringify(live)];
+  if (JSON.stringify(recorded).length <= width && JSON.stringify(live).length <= width) return whole;
+  let offset = 0;
+  while (offset < a.length && offset < b.length && a[offset] === b[offset]) offset++;
+  if (offset === a.length && offset === b.length) return whole;
+  let start = Math.max(0, offset - BEFORE);
+  if (start > 0 && /[\udc00-\udfff]/.test(a[start]!)) start--; // never split a surrogate pair
+  // A string's window is shown JSON-escaped (newlines as \n) but without quotes: it is a slice.
+  const esc = (t: string) => (strings ? JSON.stringify(t).slice(1, -1) : t);
+  const show = (t: string) => `${start > 0 ? '…' : ''}${esc(t.slice(start, start + width))}${start + width < t.length ? '…' : ''}`;
+  return { recorded: show(a), live: show(b), offset, column: (start > 0 ? 1 : 0) + esc(a.slice(start, offset)).length };
+}
+
+const differsAt = (c: ShownChange) => `differs after ${c.offset} equal characters`;
+
 export function renderReport(format: ReportFormat, result: ReplayResult, strict = false): string {
   switch (format) {
     case 'json':
@@ -44,8 +81,10 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
       lines.push(`  ${tag(i.outcome)} ${ref(i)} ${what(i)}${i.note ? `: ${i.note}` : ''}`);
       for (const d of i.differences) {
         lines.push(`      ${tag(d.verdict)} ${d.kind}: ${d.message}${d.path ? ` at ${d.path}` : ''}`);
-        if (d.recorded !== undefined) lines.push(`          ${paint(31, `- ${short(d.recorded)}`)}`);
-        if (d.live !== undefined) lines.push(`          ${paint(32, `+ ${short(d.live)}`)}`);
+        const c = showChange(d.recorded, d.live);
+        if (d.recorded !== undefined) lines.push(`          ${paint(31, `- ${c.recorded}`)}`);
+        if (d.live !== undefined) lines.push(`          ${paint(32, `+ ${c.live}`)}`);
+        if (c.offset !== undefined) lines.push(`          ${paint(2, `  ${' '.repeat(c.column!)}^ ${differsAt(c)}`)}`);
       }
     }
     if (s.error) lines.push(`  ${paint(31, 'ERROR')} ${s.error.code}: ${s.error.message}`);
@@ -79,7 +118,13 @@ function xml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
-const diffText = (ds: readonly Difference[]) => ds.map((d) => `${d.verdict} ${d.kind}: ${d.message}${d.path ? ` at ${d.path}` : ''}\n  recorded: ${short(d.recorded, 400)}\n  live: ${short(d.live, 400)}`).join('\n');
+const diffText = (ds: readonly Difference[]) =>
+  ds
+    .map((d) => {
+      const c = showChange(d.recorded, d.live, 400);
+      return `${d.verdict} ${d.kind}: ${d.message}${d.path ? ` at ${d.path}` : ''}${c.offset !== undefined ? ` (${differsAt(c)})` : ''}\n  recorded: ${c.recorded}\n  live: ${c.live}`;
+    })
+    .join('\n');
 
 function junit(result: ReplayResult, strict: boolean): string {
   const fails = (i: InteractionResult) => i.outcome === 'breaking' || (strict && i.outcome === 'warning');
@@ -113,7 +158,17 @@ function junit(result: ReplayResult, strict: boolean): string {
 }
 
 function md(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return s.replace(/\|/g, '\\|').replace(/\r\n?|\n/g, ' ');
+}
+
+/** A value as a code span inside a table cell: pipes escaped (GFM unescapes them inside code
+ * spans too), line breaks as spaces, and a fence one backtick longer than the longest run inside,
+ * padded when the value starts or ends with a backtick or a space. */
+export function mdCode(s: string): string {
+  const text = md(s);
+  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 function markdown(result: ReplayResult): string {
@@ -127,11 +182,15 @@ function markdown(result: ReplayResult): string {
   const rows: string[] = [];
   for (const s of result.sessions) {
     for (const i of s.interactions) {
-      for (const d of i.differences) rows.push(`| ${s.index} | ${ref(i)} \`${md(what(i))}\` | **${d.verdict}** | \`${d.kind}\` | ${md(d.message)} |`);
+      for (const d of i.differences) {
+        const c = showChange(d.recorded, d.live);
+        const value = (v: unknown, shown: string) => (v === undefined ? '*absent*' : mdCode(shown));
+        rows.push(`| ${s.index} | ${ref(i)} \`${md(what(i))}\` | **${d.verdict}** | \`${d.kind}\` | ${md(d.message)}${c.offset !== undefined ? ` (${differsAt(c)})` : ''} | ${value(d.recorded, c.recorded)} | ${value(d.live, c.live)} |`);
+      }
     }
   }
   if (rows.length) {
-    lines.push('<details open><summary>Differences</summary>', '', '| session | interaction | verdict | kind | what changed |', '|---|---|---|---|---|', ...rows, '', '</details>', '');
+    lines.push('<details open><summary>Differences</summary>', '', '| session | interaction | verdict | kind | what changed | recorded | live |', '|---|---|---|---|---|---|---|', ...rows, '', '</details>', '');
   }
   return lines.join('\n');
 }
