@@ -7,6 +7,7 @@ import { LineSplitter } from '../../lib/framing/line-splitter.js';
 import { classify } from '../../lib/message.js';
 import { LiveSession, type Outlet, type ServeEngine } from './engine.js';
 import type { Json } from './interactions.js';
+import { ReadGap } from './read-gap.js';
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -19,11 +20,10 @@ export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Pr
   const live = new LiveSession('stdio');
   const inFlight = new Set<Promise<void>>();
   let chain: Promise<void> = Promise.resolve();
-  const outlet: Outlet = {
-    send: (frame) => {
-      streams.output.write(JSON.stringify(frame) + '\n');
-    },
-  };
+  // Every line goes through it, so an answer never shares the client's read with progress.
+  const gap = new ReadGap();
+  const write = (frame: Json | Json[]) => void streams.output.write(gap.line(frame));
+  const outlet: Outlet = { send: write };
   live.outlet = outlet;
   const track = (p: Promise<void>) => {
     const q = p.catch((err: unknown) => engine.logger?.error({ err }, 'serve: playing an interaction failed'));
@@ -58,7 +58,7 @@ export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Pr
     };
     chain = chain.then(() => {
       const plays = requests.map((r) => engine.play(engine.plan(r, live), r, live, sink));
-      track(Promise.all(plays).then(() => void streams.output.write(JSON.stringify(answers) + '\n')));
+      track(Promise.all(plays).then(() => write(answers)));
     });
   };
 
