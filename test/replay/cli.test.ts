@@ -62,7 +62,7 @@ test('exit 1 on a breaking change, with JSON (schema-valid), JUnit, Markdown and
   const r = await run(t, [cassette, '--report', `json=${join(out, 'r.json')}`, '--report', `junit=${join(out, 'r.xml')}`, '--report', `markdown=${join(out, 'r.md')}`, '--report', 'github', '--', node, replayTarget, '--regression', 'is-error']);
   t.is(r.code, 1, r.stderr);
   t.regex(r.stdout, /BREAKING #\d+ tools\/call search/);
-  t.regex(r.stdout, /tool-call-is-error: the tool call now returns isError: true/);
+  t.regex(r.stdout, /tool-call-is-error: the tool call now fails with isError: true \("search backend is down"\)/);
   t.notRegex(r.stdout, /\u001b\[/, 'no colour when stdout is not a TTY');
   t.regex(r.stdout, /^::error file=.*title=replay breaking%3A tool-call-is-error::/m);
   const report = assertReport(t, join(out, 'r.json'));
