@@ -1,0 +1,85 @@
+/**
+ * Replay judged against real upgrades: one cassette per published version of server-everything
+ * and server-filesystem (a real v1 SDK client session through `record`, driver.ts), replayed
+ * against every other version of the same server in both directions, and against its own version
+ * twice. Each replay must report exactly the ground truth of its pair (ground-truth.ts), and every
+ * other interaction must be `same`.
+ */
+import test from 'ava';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { replayCassette, type ReplayResult } from '../../replay/index.js';
+import { loadCassette } from '../../lib/cassette/store.js';
+import { node } from '../helpers/paths.js';
+import { recordCorpusSession } from './driver.js';
+import { EXPECTED, timingDependent } from './ground-truth.js';
+import { signatures } from './signatures.js';
+import { EVERYTHING, FILESYSTEM, resetWorkspace, serverArgs, type CorpusVersion } from './versions.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-corpus-'));
+const workspace = join(dir, 'workspace');
+const cassetteOf = (v: CorpusVersion) => join(dir, `${v.id}.cassette.json`);
+const command = (v: CorpusVersion) => [node, ...serverArgs(v, workspace)];
+
+test.before(async () => {
+  for (const v of [...EVERYTHING, ...FILESYSTEM]) {
+    // The filesystem tools write, edit and move files: every session starts from the same files.
+    resetWorkspace(workspace);
+    await recordCorpusSession(cassetteOf(v), command(v), { workspace });
+  }
+});
+test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The recorded server ran with the environment the SDK's stdio transport passes (HOME, PATH,
+ * SHELL, TERM...); the replayed one gets the same, so get-env answers the same. */
+const env = getDefaultEnvironment();
+
+async function replay(recorded: CorpusVersion, live: CorpusVersion): Promise<ReplayResult> {
+  resetWorkspace(workspace);
+  return replayCassette(cassetteOf(recorded), { command: command(live), config: false, env });
+}
+
+/** seq → whether the recorded request asked for a later page of a list (it carried a cursor). */
+function pageRequests(v: CorpusVersion): Set<number> {
+  const out = new Set<number>();
+  for (const m of loadCassette(cassetteOf(v)).sessions[0]!.messages) {
+    const params = (m.json as { params?: { cursor?: unknown } } | undefined)?.params;
+    if (m.direction === 'client-to-server' && params?.cursor !== undefined) out.add(m.seq);
+  }
+  return out;
+}
+
+function check(t: import('ava').ExecutionContext, pair: string, recorded: CorpusVersion, r: ReplayResult, expected: readonly string[]): void {
+  t.is(r.error, undefined, `${pair}: the replay ran to the end`);
+  const actual = signatures(r).filter((s) => !timingDependent(pair, s));
+  const want = [...new Set(expected)].sort();
+  const missing = want.filter((s) => !actual.includes(s));
+  const unexpected = actual.filter((s) => !want.includes(s));
+  t.deepEqual({ missing, unexpected }, { missing: [], unexpected: [] }, `${pair}: differences as in the ground truth`);
+  // Without a difference an interaction is `same`; a later page of a list may be skipped when the
+  // live server pages differently (the list is compared as a whole).
+  const pages = pageRequests(recorded);
+  const odd = r.sessions.flatMap((s) => s.interactions)
+    .filter((i) => i.differences.length === 0 && i.outcome !== 'same' && !(i.outcome === 'skipped' && pages.has(i.seq)))
+    .map((i) => `#${i.seq} ${i.method} ${i.name ?? ''}: ${i.outcome}${i.note ? ` (${i.note})` : ''}`);
+  t.deepEqual(odd, [], `${pair}: every other interaction is same`);
+}
+
+for (const versions of [EVERYTHING, FILESYSTEM]) {
+  for (const a of versions) {
+    test.serial(`${a.id} replayed against itself twice, the clock moving on: no difference`, async (t) => {
+      for (const run of [1, 2]) check(t, `${a.id} -> ${a.id} (run ${run})`, a, await replay(a, a), []);
+    });
+    for (const b of versions) {
+      if (a === b) continue;
+      const pair = `${a.id} -> ${b.id}`;
+      const expected = EXPECTED[pair];
+      if (!expected) throw new Error(`ground-truth.ts has no entry for ${pair}`);
+      test.serial(`${a.id} recorded, replayed against ${b.id}: the verdicts of the real upgrade`, async (t) => {
+        check(t, pair, a, await replay(a, b), expected);
+      });
+    }
+  }
+}
