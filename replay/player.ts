@@ -15,7 +15,7 @@ import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js'
 import type { RecordedMessage } from '../lib/message.js';
 import { diffJson, isObject } from './diff.js';
 import type { ExchangeAnswer, LiveConnection } from './live/connection.js';
-import { normalise, pointer, type IgnorePattern } from './normalise.js';
+import { normalise, patternsFor, pointer, type IgnorePattern } from './normalise.js';
 import { carryRedactions } from './redactions.js';
 import { VERDICT_RANK, type Difference, type InteractionResult, type ReplayRunError, type Verdict } from './types.js';
 import { isRevisionRefused, judgeExchangeStatus, judgeResponse } from './verdicts.js';
@@ -36,10 +36,33 @@ export function newMemory(): ReplayMemory {
   return { requestState: new Map(), cursor: new Map() };
 }
 
+/** A calibrated request's volatile paths, applied while the request still has this method and name. */
+export interface VolatilePaths {
+  method: string;
+  name?: string;
+  patterns: IgnorePattern[];
+}
+
+/** One compared answer, both sides normalised (what calibration learns from). */
+export interface ComparedAnswer {
+  /** 1-based index of the request among the session's client requests. */
+  index: number;
+  seq: number;
+  method: string;
+  name?: string;
+  recorded: unknown;
+  live: unknown;
+}
+
 export interface PlayOptions {
   timeoutMs: number;
+  /** Global patterns, and patterns scoped to a method (and name): see `patternsFor`. */
   ignore: readonly IgnorePattern[];
   memory: ReplayMemory;
+  /** `--calibrate`'s paths, by the request's index among the session's client requests. */
+  volatile?: ReadonlyMap<number, VolatilePaths>;
+  /** Sees every compared answer. */
+  observe?: (answer: ComparedAnswer) => void;
   /** How long to keep listening for notifications after the last answer. */
   settleMs?: number;
   /** How long to wait, at a recorded point, for messages the recording got on a listen stream
@@ -68,6 +91,8 @@ export interface PlayOutcome {
 
 interface Interaction {
   recorded: RecordedMessage;
+  /** 1-based, among the session's client requests (the key of calibrated paths). */
+  index: number;
   recordedResponse?: RecordedMessage;
   method: string;
   name?: string;
@@ -196,7 +221,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     const j = jsonOf(m);
     if (m.direction === 'client-to-server') {
       if (m.kind === 'request') {
-        const it: Interaction = { recorded: m, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
+        const it: Interaction = { recorded: m, index: interactions.length + 1, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
         interactions.push(it);
         byRecorded.set(m, it);
         pushTo(byRecordedId, key(j.id), it);
@@ -326,7 +351,8 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       return;
     }
     served.set(method, n + 1);
-    for (const c of diffJson(normalise(jsonOf(entry.request).params, options.ignore), normalise(msg.params, options.ignore), ['params'])) {
+    const ignore = patternsFor(options.ignore, method);
+    for (const c of diffJson(normalise(jsonOf(entry.request).params, ignore), normalise(msg.params, ignore), ['params'])) {
       target.push({ verdict: 'warning', kind: 'server-request-changed', path: pointer(c.path), message: `the server's ${method} request: ${pointer(c.path)} ${c.type}`, recorded: c.recorded, live: c.live });
     }
     send({ ...jsonOf(entry.answer), id: msg.id }, entry.answer);
@@ -613,23 +639,27 @@ function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<st
   if (!it.live) return { ...base, outcome: 'unanswered', differences: [], note: 'the live server did not answer' };
   // What the cassette holds redacted is masked on the live side too: it cannot be compared.
   const live = carryRedactions(it.recordedResponse.json, it.live);
-  const differences = [
-    ...judgeResponse(it.method, normalise(it.recordedResponse.json, options.ignore), normalise(live, options.ignore), context),
-    ...it.extra,
-  ];
+  const scoped = patternsFor(options.ignore, it.method, it.name);
+  const volatile = options.volatile?.get(it.index);
+  const ignore = volatile && volatile.method === it.method && volatile.name === it.name ? [...scoped, ...volatile.patterns] : scoped;
+  const skipped = new Set<string>();
+  const recordedAnswer = normalise(it.recordedResponse.json, ignore, skipped);
+  const liveAnswer = normalise(live, ignore, skipped);
+  options.observe?.({ ...base, index: it.index, recorded: recordedAnswer, live: liveAnswer });
+  const differences = [...judgeResponse(it.method, recordedAnswer, liveAnswer, context), ...it.extra];
   const params = jsonOf(it.recorded).params;
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
   if (token !== undefined) {
     const recorded = recordedN.get(key(token)) ?? [];
-    const rec = recorded.map((n) => normalise(n.params, options.ignore));
-    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), options.ignore));
+    const rec = recorded.map((n) => normalise(n.params, scoped));
+    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), scoped));
     const changes = diffJson(rec, lp, ['progress']);
     if (changes.length) {
       differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`, recorded: rec, live: lp });
     }
   }
   const outcome = worst(differences) ?? 'same';
-  return { ...base, outcome, differences, durationMs: Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10 };
+  return { ...base, outcome, differences, durationMs: Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10, ...(skipped.size ? { volatileSkipped: skipped.size } : {}) };
 }
 
 /** Notifications other than progress (log messages, list_changed, resource updates), compared per
@@ -645,8 +675,9 @@ function compareNotifications(recorded: Json[], live: Json[], options: PlayOptio
   };
   const rawR = group(recorded);
   const rawL = group(live);
-  const r = new Map([...rawR].map(([method, list]) => [method, list.map((p) => normalise(p, options.ignore))]));
-  const l = new Map([...rawL].map(([method, list]) => [method, list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), options.ignore))]));
+  // A pattern scoped to a notification's method applies to that method's notifications.
+  const r = new Map([...rawR].map(([method, list]) => [method, list.map((p) => normalise(p, patternsFor(options.ignore, method)))]));
+  const l = new Map([...rawL].map(([method, list]) => [method, list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), patternsFor(options.ignore, method)))]));
   const out: Difference[] = [];
   for (const method of new Set([...r.keys(), ...l.keys()])) {
     const rs = r.get(method) ?? [];
