@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -10,8 +10,9 @@ import type { Cassette } from '../../lib/cassette/cassette.js';
 import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
 import { replayCassette, type ReplayResult } from '../../replay/index.js';
 import { volatilePaths } from '../../replay/calibrate.js';
+import { normalise, parseIgnore, patternsFor } from '../../replay/normalise.js';
 import { cli, node, root } from '../helpers/paths.js';
-import { collect, spawnTracked } from '../helpers/proc.js';
+import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -22,10 +23,17 @@ const server = join(root, 'dist', 'test', 'servers', 'volatile-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-calibrate-'));
 const recorded = join(dir, 'volatile.cassette.json');
 
-async function recordSession(mode: 'legacy' | 'pin'): Promise<void> {
+/** One client session through the recorder: over stdio (`record -- server`), or to a recording proxy's URL. */
+async function recordSession(mode: 'legacy' | 'pin', proxyUrl?: string): Promise<void> {
   const client = new Client({ name: 'calibrate-test-client', version: '1.0.0' }, { versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'legacy' } });
-  const transport = new StdioClientTransport({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', recorded, '--', node, server], stderr: 'pipe' });
-  transport.stderr?.on('data', () => {});
+  let transport: Transport;
+  if (proxyUrl) {
+    transport = new StreamableHTTPClientTransport(new URL(proxyUrl));
+  } else {
+    const stdio = new StdioClientTransport({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', recorded, '--', node, server], stderr: 'pipe' });
+    stdio.stderr?.on('data', () => {});
+    transport = stdio;
+  }
   await client.connect(transport);
   try {
     await client.listTools();
@@ -187,6 +195,18 @@ test('volatile paths: changed values at their path, an array whose length differ
   t.deepEqual(volatilePaths({ result: { list: [{ x: 1 }, { x: 2 }] } }, { result: { list: [{ x: 9 }] } }), ['/result/list'], 'a path under another one is left out');
 });
 
+test('ignore grammar: one part is global (a pointer may hold spaces), two scope to a method, three to a method and a name', (t) => {
+  t.like(parseIgnore('/result/my key'), { segments: ['result', 'my key'], method: undefined });
+  t.like(parseIgnore('timestamp'), { segments: ['**', 'timestamp'], method: undefined });
+  t.like(parseIgnore('tools/call /result/x'), { segments: ['result', 'x'], method: 'tools/call', name: undefined });
+  t.like(parseIgnore(' resources/read  file:///tmp/a.txt /result/contents/0/text '), { segments: ['result', 'contents', '0', 'text'], method: 'resources/read', name: 'file:///tmp/a.txt' });
+  const all = ['/result/a', 'tools/call /result/b', 'tools/call get_env /result/c', 'prompts/get greet /result/d'].map(parseIgnore);
+  t.deepEqual(patternsFor(all, 'tools/call', 'get_env').map((p) => p.source), ['/result/a', 'tools/call /result/b', 'tools/call get_env /result/c']);
+  t.deepEqual(patternsFor(all, 'tools/call', 'add').map((p) => p.source), ['/result/a', 'tools/call /result/b']);
+  t.deepEqual(patternsFor(all, 'initialize').map((p) => p.source), ['/result/a']);
+  t.deepEqual(normalise({ result: { a: 1, b: 2, c: 3 } }, patternsFor(all, 'tools/call', 'add')), { result: { c: 3 } });
+});
+
 test('scoped --ignore: only the named tool\'s path is ignored; a global one hides the same path everywhere', async (t) => {
   const getEnv = ['--ignore', 'tools/call get_env /result/content/0/text', '--ignore', 'tools/call get_env /result/structuredContent/*'];
   const plain = await replay(t, [recorded, ...getEnv, ...target]);
@@ -233,5 +253,38 @@ test('scoped --ignore with bad syntax: exit 2 showing the right form', async (t)
     t.is(r.code, 2, r.stdout);
     t.regex(r.stderr, problem);
     t.regex(r.stderr, /use "<pattern>", "<method> <pattern>" or "<method> <name> <pattern>", e\.g\. --ignore "tools\/call get_env \/result\/content\/\*\/text"/);
+  }
+});
+
+/** Starts the volatile target over Streamable HTTP; resolves its URL. */
+async function startHttp(t: ExecutionContext): Promise<string> {
+  const child = spawnTracked(t, node, [server, '--http']);
+  child.stderr?.on('data', () => {});
+  return (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).trim();
+}
+
+test('--calibrate over --url: the paths are learned and stored, and later replays over HTTP pass, skipping them', async (t) => {
+  const cassette = join(tempDir(t), 'http.cassette.json');
+  const proxy = spawnTracked(t, node, [cli, 'record', '--log-level', 'warn', '--upstream', await startHttp(t), '--cassette', cassette]);
+  proxy.stderr?.on('data', () => {});
+  const proxyUrl = (await waitForOutput(proxy.stdout!, (s) => s.includes('\n'))).trim();
+  await recordSession('legacy', proxyUrl);
+  const closed = new Promise((r) => proxy.on('close', r));
+  proxy.kill('SIGINT');
+  await closed;
+  await waitForSessions(cassette, 1);
+
+  const live = await startHttp(t);
+  const plain = await replay(t, [cassette, '--url', live]);
+  t.is(plain.code, 1, plain.stdout);
+  const cal = await replay(t, ['--calibrate', '--url', live, cassette]);
+  t.is(cal.code, 0, cal.stdout + cal.stderr);
+  t.regex(cal.stdout, /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/);
+  const stored = Object.values(loadCassette(cassette).calibration!.sessions).flatMap((s) => Object.values(s));
+  t.deepEqual(stored.map((e) => e.name), ['get_env']);
+  for (const run of [1, 2]) {
+    const r = await replay(t, [cassette, '--url', live]);
+    t.is(r.code, 0, `run ${run}: ${r.stdout}`);
+    t.regex(r.stdout, /^3 volatile values skipped/m);
   }
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * A small MCP server (official v2 SDK, stdio, both eras) for calibration tests. `get_env` answers
+ * A small MCP server (official v2 SDK, both eras) for calibration tests, over stdio, or over
+ * Streamable HTTP on 127.0.0.1 with `--http` (prints its URL on the first stdout line). `get_env` answers
  * with values no built-in normaliser covers and that differ on every run: the process id and a
  * random nonce, in its text and in structuredContent. `add` and `describe` answer the same every
  * time, at the same paths (`/result/content/0/text`, structuredContent).
@@ -9,7 +10,10 @@
  * `describe` another nonce. `--regression describe-removed`: `describe` is gone (not volatility).
  */
 import { randomBytes } from 'node:crypto';
-import { McpServer } from '@modelcontextprotocol/server';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 
@@ -57,4 +61,11 @@ function createServer(): McpServer {
   return server;
 }
 
-serveStdio(() => createServer(), { legacy: 'serve' });
+if (argv.includes('--http')) {
+  const handler = toNodeHandler(createMcpHandler(() => createServer(), { legacy: 'stateless' }));
+  const http = createHttpServer((req, res) => void handler(req, res));
+  http.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`));
+  for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));
+} else {
+  serveStdio(() => createServer(), { legacy: 'serve' });
+}
