@@ -651,8 +651,10 @@ function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<st
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
   if (token !== undefined) {
     const recorded = recordedN.get(key(token)) ?? [];
-    const rec = recorded.map((n) => normalise(n.params, scoped));
-    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), scoped));
+    // The request's patterns, and those scoped to progress notifications (with a name: this request's).
+    const progressIgnore = [...scoped, ...options.ignore.filter((p) => p.method === 'notifications/progress' && (p.name === undefined || p.name === it.name))];
+    const rec = recorded.map((n) => normalise(n.params, progressIgnore));
+    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), progressIgnore));
     const changes = diffJson(rec, lp, ['progress']);
     if (changes.length) {
       differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`, recorded: rec, live: lp });

@@ -18,7 +18,7 @@ import { tempDir } from '../helpers/tmp.js';
 
 // A cassette of test/servers/volatile-target.ts: a 2025 and a 2026-07-28 session (plus the v2
 // client's server/discover probe), each listing the tools and calling get_env (volatile: pid and
-// nonce), add and describe (stable).
+// nonce), add, describe and count (stable; count with progress and log messages).
 const server = join(root, 'dist', 'test', 'servers', 'volatile-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-calibrate-'));
 const recorded = join(dir, 'volatile.cassette.json');
@@ -40,6 +40,7 @@ async function recordSession(mode: 'legacy' | 'pin', proxyUrl?: string): Promise
     await client.callTool({ name: 'get_env', arguments: {} });
     await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     await client.callTool({ name: 'describe', arguments: {} });
+    await client.callTool({ name: 'count', arguments: {} }, { onprogress: () => {} });
   } finally {
     await client.close();
   }
@@ -222,6 +223,23 @@ test('scoped --ignore: only the named tool\'s path is ignored; a global one hide
   // The global form hides the same paths in every interaction (the real changes too).
   const global = await replay(t, [recorded, '--ignore', '/result/content/0/text', '--ignore', '/result/structuredContent', ...changed]);
   t.is(global.code, 0, global.stdout);
+});
+
+test('scoped --ignore reaches the progress notifications of its request; one scoped to a notification method, those notifications', async (t) => {
+  const pidInProgress = ['--', node, server, '--regression', 'progress-pid'];
+  const plain = await replayWithReport(t, ['--strict', recorded, ...pidInProgress]);
+  t.is(plain.code, 1, plain.stdout);
+  t.deepEqual([...new Set(differencesOf(plain.report, 'count').map((d) => d.kind))], ['progress-changed']);
+  t.true(plain.report.sessions.some((s) => s.interactions.some((i) => i.differences.some((d) => d.kind === 'notifications-changed' && d.message.startsWith('notifications/message')))));
+  // get_env's own volatility is not what this test is about.
+  const logs = ['--ignore', 'notifications/message /data', '--ignore', 'tools/call get_env /result'];
+  for (const spec of ['tools/call count /message', 'notifications/progress count /message', 'notifications/progress /message']) {
+    const r = await replay(t, ['--strict', recorded, '--ignore', spec, ...logs, ...pidInProgress]);
+    t.is(r.code, 0, `${spec}: ${r.stdout}`);
+  }
+  const elsewhere = await replayWithReport(t, ['--strict', recorded, '--ignore', 'tools/call add /message', '--ignore', 'notifications/progress add /message', ...logs, ...pidInProgress]);
+  t.is(elsewhere.code, 1, 'scoped to another tool: count\'s progress is still compared');
+  t.deepEqual([...new Set(differencesOf(elsewhere.report, 'count').map((d) => d.kind))], ['progress-changed']);
 });
 
 test('scoped ignores in mcp-cassette.config.json: strings and { method, name, paths }; bad entries name their path', async (t) => {

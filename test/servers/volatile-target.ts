@@ -6,6 +6,9 @@
  * random nonce, in its text and in structuredContent. `add` and `describe` answer the same every
  * time, at the same paths (`/result/content/0/text`, structuredContent).
  *
+ * `count` sends a progress notification (when asked) and a log message per step, stable unless
+ * `--regression progress-pid` puts the process id in them.
+ *
  * `--regression add-changed` (real changes in stable tools): `add` answers one more, and
  * `describe` another nonce. `--regression describe-removed`: `describe` is gone (not volatility).
  */
@@ -21,7 +24,7 @@ const argv = process.argv.slice(2);
 const regression = argv.includes('--regression') ? argv[argv.indexOf('--regression') + 1] : undefined;
 
 function createServer(): McpServer {
-  const server = new McpServer({ name: 'volatile-target', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'volatile-target', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
   server.registerTool(
     'get_env',
     {
@@ -44,6 +47,19 @@ function createServer(): McpServer {
     async ({ a, b }) => {
       const sum = a + b + (regression === 'add-changed' ? 1 : 0);
       return { content: [{ type: 'text', text: `sum ${sum}` }], structuredContent: { sum } };
+    },
+  );
+  server.registerTool(
+    'count',
+    { description: 'Counts to 2: a progress notification (when asked) and a log message per step', inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (let i = 1; i <= 2; i++) {
+        const note = regression === 'progress-pid' ? `step ${i} in ${process.pid}` : `step ${i}`;
+        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 2, message: note } });
+        await ctx.mcpReq.log('info', note);
+      }
+      return { content: [{ type: 'text', text: 'counted to 2' }] };
     },
   );
   if (regression === 'describe-removed') return server;
