@@ -37,8 +37,16 @@ function exitWith(code: number): void {
   process.exitCode = code;
 }
 
+/** `--calibrate` takes an optional number of runs: alone (followed by the cassette, another
+ * option or `--`), it becomes `--calibrate=`, so the next word is not taken for its value. Words
+ * after `--` are the server's and are left alone. */
+function optionalRuns(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((a, i) => (a === '--calibrate' && (end === -1 || i < end) && !/^\d+$/.test(argv[i + 1] ?? '') ? '--calibrate=' : a));
+}
+
 export function buildCli(argv: string[], hooks: CliHooks): Argv {
-  return yargs(argv)
+  return yargs(optionalRuns(argv))
     .scriptName('mcp-cassette')
     .parserConfiguration({ 'populate--': true })
     .version(packageVersion())
@@ -140,7 +148,8 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
         .positional('cassette', { type: 'string', demandOption: true })
         .option('url', { type: 'string', describe: 'Streamable HTTP endpoint to replay against (instead of a server command)' })
         .option('timeout', { type: 'number', describe: 'Per-request timeout in ms (default 10000)' })
-        .option('ignore', { type: 'string', array: true, default: [], describe: 'Also ignore this JSON Pointer or glob (/result/content/*/text, **/etag, timestamp); repeatable' })
+        .option('ignore', { type: 'string', array: true, default: [], describe: 'Also ignore this JSON Pointer or glob (/result/content/*/text, **/etag, timestamp), for every interaction, or scoped: "<method> [<name>] <pointer>" ("tools/call get_env /result/content/*/text"); repeatable' })
+        .option('calibrate', { type: 'string', describe: 'Replay N times (default 2) against the build that recorded the cassette and store the paths whose values differ in it; later replays skip them: --calibrate [N]' })
         .option('report', { type: 'string', array: true, default: [], describe: 'Also write json=FILE, junit=FILE, markdown=FILE, or github (workflow annotations on stdout); repeatable' })
         .option('strict', { type: 'boolean', default: false, describe: 'Exit 1 on warnings too' })
         .option('config', { type: 'string', describe: 'Config file (default: ./mcp-cassette.config.json when it exists)' })
@@ -163,6 +172,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
         update: Boolean(args.update),
         redactHeader: (args['redact-header'] as unknown[]).map(String),
         progress: Boolean(args.progress),
+        ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
       })),
     )
     .command(

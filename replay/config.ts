@@ -5,7 +5,8 @@
  *
  * {
  *   "replay": {
- *     "ignore": ["/result/content/0/text"],
+ *     "ignore": ["/result/content/0/text", "tools/call get_env /result/content/*\/text",
+ *                { "method": "tools/call", "name": "get_env", "paths": ["/result/structuredContent/env"] }],
  *     "timeoutMs": 5000,
  *     "cassettes": { "cassettes/weather*.cassette.json": { "ignore": ["**\/forecastId"] } }
  *   }
@@ -15,11 +16,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { Ajv } from 'ajv';
 import { CassetteError } from '../lib/errors.js';
+import { compileIgnores, ignoreProblem, IGNORE_FORMS, type IgnorePattern, type IgnoreRule } from './normalise.js';
 
 export const CONFIG_FILE = 'mcp-cassette.config.json';
 
 export interface ReplaySettings {
-  ignore?: string[];
+  /** Strings in the `--ignore` grammar (normalise.ts), or scoped rules in object form. */
+  ignore?: Array<string | IgnoreRule>;
   timeoutMs?: number;
 }
 
@@ -33,7 +36,24 @@ const settings = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    ignore: { type: 'array', items: { type: 'string', minLength: 1 } },
+    ignore: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['method', 'paths'],
+            properties: {
+              method: { type: 'string', minLength: 1 },
+              name: { type: 'string', minLength: 1 },
+              paths: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+            },
+          },
+        ],
+      },
+    },
     timeoutMs: { type: 'integer', minimum: 1 },
   },
 } as const;
@@ -74,8 +94,17 @@ export function loadReplayConfig(explicit?: string): ReplayConfig | undefined {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || 'the top level'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`);
     throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is invalid: ${problems.slice(0, 3).join('; ')}`);
   }
-  return { path, replay: (value as { replay?: ReplayConfig['replay'] }).replay ?? {} };
+  const replay = (value as { replay?: ReplayConfig['replay'] }).replay ?? {};
+  const lists: Array<[string, ReplaySettings]> = [['/replay', replay], ...Object.entries(replay.cassettes ?? {}).map(([glob, s]): [string, ReplaySettings] => [`/replay/cassettes/${glob.replace(/~/g, '~0').replace(/\//g, '~1')}`, s])];
+  for (const [at, s] of lists) {
+    (s.ignore ?? []).forEach((spec, i) => {
+      const problem = typeof spec === 'string' ? ignoreProblem(spec) : undefined;
+      if (problem) throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is invalid: ${at}/ignore/${i} "${String(spec)}" is not an ignore pattern: ${problem}; use ${IGNORE_FORMS.replace('--ignore ', '')} or { "method": …, "name": …, "paths": […] }`);
+    });
+  }
+  return { path, replay };
 }
+
 
 function globToRegExp(glob: string): RegExp {
   let re = '';
@@ -94,13 +123,13 @@ function globToRegExp(glob: string): RegExp {
 
 /** The settings for one cassette: the project's, then every override whose glob (relative to the
  * config file's folder) matches the cassette, in file order. Ignore lists add up. */
-export function settingsFor(config: ReplayConfig, cassettePath: string): { ignore: string[]; timeoutMs?: number } {
+export function settingsFor(config: ReplayConfig, cassettePath: string): { ignore: IgnorePattern[]; timeoutMs?: number } {
   const rel = relative(dirname(config.path), resolve(cassettePath)).split(sep).join('/');
-  const out: { ignore: string[]; timeoutMs?: number } = { ignore: [...(config.replay.ignore ?? [])] };
+  const out: { ignore: IgnorePattern[]; timeoutMs?: number } = { ignore: compileIgnores(config.replay.ignore) };
   if (config.replay.timeoutMs !== undefined) out.timeoutMs = config.replay.timeoutMs;
   for (const [glob, s] of Object.entries(config.replay.cassettes ?? {})) {
     if (!globToRegExp(glob.replace(/^\.\//, '')).test(rel)) continue;
-    out.ignore.push(...(s.ignore ?? []));
+    out.ignore.push(...compileIgnores(s.ignore));
     if (s.timeoutMs !== undefined) out.timeoutMs = s.timeoutMs;
   }
   return out;

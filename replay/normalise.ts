@@ -6,6 +6,7 @@
  * keys, not text) and ids are dropped before comparing, so their type never matters either.
  */
 
+import { CassetteError } from '../lib/errors.js';
 // Clock values in many forms, epoch numbers, UUIDs and base64 text: volatile-values.ts.
 import { normaliseScalar } from './volatile-values.js';
 
@@ -25,6 +26,12 @@ const VOLATILE_KEYS: Record<string, string> = {
 export interface IgnorePattern {
   source: string;
   segments: string[];
+  /** Scoped: only for interactions of this JSON-RPC method (a notification's method, for
+   * notifications) and, with `name`, only those naming this tool, prompt or resource URI. */
+  method?: string;
+  name?: string;
+  /** Learned by `--calibrate`: the segments are literal (no globs), and what it removes is counted. */
+  calibrated?: true;
 }
 
 export function compileIgnore(pattern: string): IgnorePattern {
@@ -32,6 +39,56 @@ export function compileIgnore(pattern: string): IgnorePattern {
   const body = p.startsWith('/') ? p.slice(1) : `**/${p}`;
   const segments = body === '' ? [] : body.split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   return { source: pattern, segments };
+}
+
+/** How an `--ignore` string is written; every syntax error quotes it. */
+export const IGNORE_FORMS = '"<pattern>", "<method> <pattern>" or "<method> <name> <pattern>", e.g. --ignore "tools/call get_env /result/content/*/text" (a scoped pattern is a JSON Pointer starting with /)';
+
+/** Why an `--ignore` string is malformed, or undefined when it is fine. A string starting with `/`
+ * is one global pattern (spaces included, as before scoping existed); otherwise its space-separated
+ * parts are a pattern, `method pattern`, or `method name pattern`. */
+export function ignoreProblem(spec: string): string | undefined {
+  const p = spec.trim();
+  if (p === '') return 'it is empty';
+  if (p.startsWith('/')) return undefined;
+  const parts = p.split(/\s+/);
+  if (parts.length === 1) return undefined;
+  if (parts.length > 3) return `it has ${parts.length} parts; a scoped ignore has at most 3`;
+  if (!parts.at(-1)!.startsWith('/')) return `its pattern "${parts.at(-1)!}" does not start with /`;
+  return undefined;
+}
+
+/** Compiles an `--ignore` string (see ignoreProblem); throws MCPC_USAGE when it is malformed. */
+export function parseIgnore(spec: string): IgnorePattern {
+  const problem = ignoreProblem(spec);
+  if (problem) throw new CassetteError('MCPC_USAGE', `--ignore "${spec}" is not an ignore pattern: ${problem}; use ${IGNORE_FORMS}`);
+  const p = spec.trim();
+  const parts = p.startsWith('/') ? [p] : p.split(/\s+/);
+  const pattern = compileIgnore(parts.at(-1)!);
+  return { ...pattern, source: spec, ...(parts.length > 1 ? { method: parts[0]! } : {}), ...(parts.length > 2 ? { name: parts[1]! } : {}) };
+}
+
+/** A scoped ignore in object form: `{ method, name?, paths }`, one pattern per path. */
+export interface IgnoreRule {
+  method: string;
+  name?: string;
+  paths: readonly string[];
+}
+
+/** Compiles `--ignore` strings and object-form rules (throws MCPC_USAGE on a malformed string). */
+export function compileIgnores(list: readonly (string | IgnoreRule)[] = []): IgnorePattern[] {
+  return list.flatMap((spec) => (typeof spec === 'string' ? [parseIgnore(spec)] : spec.paths.map((path) => ({ ...compileIgnore(path), method: spec.method, ...(spec.name !== undefined ? { name: spec.name } : {}) }))));
+}
+
+/** The patterns that apply to an interaction: the global ones, and those scoped to its method
+ * (and name). */
+export function patternsFor(patterns: readonly IgnorePattern[], method: string, name?: string): IgnorePattern[] {
+  return patterns.filter((p) => p.method === undefined || (p.method === method && (p.name === undefined || p.name === name)));
+}
+
+/** A calibrated path (a JSON Pointer, as stored in the cassette) as a literal pattern. */
+export function calibratedPattern(path: string): IgnorePattern {
+  return { ...compileIgnore(path), calibrated: true };
 }
 
 function segmentMatches(pattern: string, segment: string): boolean {
@@ -52,8 +109,13 @@ function matchFrom(pattern: string[], pi: number, path: string[], si: number): b
   return segmentMatches(p, path[si]!) && matchFrom(pattern, pi + 1, path, si + 1);
 }
 
+function matches(p: IgnorePattern, path: string[]): boolean {
+  if (p.calibrated) return p.segments.length === path.length && p.segments.every((s, i) => s === path[i]);
+  return matchFrom(p.segments, 0, path, 0);
+}
+
 export function ignored(patterns: readonly IgnorePattern[], path: string[]): boolean {
-  return patterns.some((p) => matchFrom(p.segments, 0, path, 0));
+  return patterns.some((p) => matches(p, path));
 }
 
 export function pointer(path: readonly string[]): string {
@@ -63,8 +125,15 @@ export function pointer(path: readonly string[]): string {
 /**
  * A deep copy of a JSON-RPC message with its volatile values replaced by placeholders and the
  * ignored paths removed. `id` is always dropped: replay remaps ids and never compares them.
+ * `volatile` collects the pointers of the values that calibrated patterns removed (and no other
+ * pattern did), for the count of skipped volatile values.
  */
-export function normalise(message: unknown, ignore: readonly IgnorePattern[] = []): unknown {
+export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [], volatile?: Set<string>): unknown {
+  const drop = (path: string[]): boolean => {
+    const hit = ignore.find((p) => matches(p, path));
+    if (hit?.calibrated && volatile) volatile.add(pointer(path));
+    return hit !== undefined;
+  };
   const walk = (value: unknown, path: string[], key: string | undefined, parentKey: string | undefined): unknown => {
     if (key !== undefined && key in VOLATILE_KEYS && value !== undefined && value !== null) return VOLATILE_KEYS[key];
     if (key === 'version' && parentKey !== undefined && /serverInfo$/.test(parentKey)) return '<version>';
@@ -73,7 +142,7 @@ export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [
       const out: unknown[] = [];
       value.forEach((v, i) => {
         const p = [...path, String(i)];
-        if (!ignored(ignore, p)) out.push(walk(v, p, undefined, key));
+        if (!drop(p)) out.push(walk(v, p, undefined, key));
       });
       return out;
     }
@@ -82,7 +151,7 @@ export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [
       for (const [k, v] of Object.entries(value)) {
         if (path.length === 0 && (k === 'id' || k === 'jsonrpc')) continue;
         const p = [...path, k];
-        if (ignored(ignore, p)) continue;
+        if (drop(p)) continue;
         out[k] = walk(v, p, k, key);
       }
       return out;

@@ -15,7 +15,7 @@ import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js'
 import type { RecordedMessage } from '../lib/message.js';
 import { diffJson, isObject } from './diff.js';
 import type { ExchangeAnswer, LiveConnection } from './live/connection.js';
-import { normalise, pointer, type IgnorePattern } from './normalise.js';
+import { normalise, patternsFor, pointer, type IgnorePattern } from './normalise.js';
 import { asWholeList, MAX_EXTRA_PAGES, newLiveListing, planListings, recordedItems, takeLivePage, withoutList, type Listing, type LiveListing, type PagePlan } from './pagination.js';
 import { carryRedactions } from './redactions.js';
 import { VERDICT_RANK, type Difference, type InteractionResult, type ReplayRunError, type Verdict } from './types.js';
@@ -48,10 +48,33 @@ function liveListing(memory: ReplayMemory, listing: Listing): LiveListing {
   return state;
 }
 
+/** A calibrated request's volatile paths, applied while the request still has this method and name. */
+export interface VolatilePaths {
+  method: string;
+  name?: string;
+  patterns: IgnorePattern[];
+}
+
+/** One compared answer, both sides normalised (what calibration learns from). */
+export interface ComparedAnswer {
+  /** 1-based index of the request among the session's client requests. */
+  index: number;
+  seq: number;
+  method: string;
+  name?: string;
+  recorded: unknown;
+  live: unknown;
+}
+
 export interface PlayOptions {
   timeoutMs: number;
+  /** Global patterns, and patterns scoped to a method (and name): see `patternsFor`. */
   ignore: readonly IgnorePattern[];
   memory: ReplayMemory;
+  /** `--calibrate`'s paths, by the request's index among the session's client requests. */
+  volatile?: ReadonlyMap<number, VolatilePaths>;
+  /** Sees every compared answer. */
+  observe?: (answer: ComparedAnswer) => void;
   /** How long to keep listening for notifications after the last answer. */
   settleMs?: number;
   /** How long to wait, at a recorded point, for messages the recording got on a listen stream
@@ -80,6 +103,8 @@ export interface PlayOutcome {
 
 interface Interaction {
   recorded: RecordedMessage;
+  /** 1-based, among the session's client requests (the key of calibrated paths). */
+  index: number;
   recordedResponse?: RecordedMessage;
   method: string;
   name?: string;
@@ -214,7 +239,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     const j = jsonOf(m);
     if (m.direction === 'client-to-server') {
       if (m.kind === 'request') {
-        const it: Interaction = { recorded: m, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
+        const it: Interaction = { recorded: m, index: interactions.length + 1, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
         const page = options.memory.listings.get(m);
         if (page) it.page = page;
         interactions.push(it);
@@ -347,7 +372,8 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       return;
     }
     served.set(method, n + 1);
-    for (const c of diffJson(normalise(jsonOf(entry.request).params, options.ignore), normalise(msg.params, options.ignore), ['params'])) {
+    const ignore = patternsFor(options.ignore, method);
+    for (const c of diffJson(normalise(jsonOf(entry.request).params, ignore), normalise(msg.params, ignore), ['params'])) {
       target.push({ verdict: 'warning', kind: 'server-request-changed', path: pointer(c.path), message: `the server's ${method} request: ${pointer(c.path)} ${c.type}`, recorded: c.recorded, live: c.live });
     }
     send({ ...jsonOf(entry.answer), id: msg.id }, entry.answer);
@@ -445,7 +471,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
         const json = structuredClone(jsonOf(it.recorded));
         json.params = { ...(isObject(json.params) ? json.params : {}), cursor: state.next };
         json.id = `mcp-cassette-page-${++extraPages}`;
-        const extra: Interaction = { recorded: it.recorded, method: it.method, page: it.page, extra: [], waiters: [], sentAt: performance.now() };
+        const extra: Interaction = { recorded: it.recorded, index: it.index, method: it.method, page: it.page, extra: [], waiters: [], sentAt: performance.now() };
         byLiveId.set(key(json.id), extra);
         send(json, it.recorded);
         await waitFor(extra);
@@ -663,54 +689,68 @@ function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<st
   if (it.skipped) return { ...base, outcome: 'skipped', differences: [], note: it.skipped };
   if (it.liveId === undefined && !it.merged) return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
   if (!it.recordedResponse) return { ...base, outcome: 'skipped', differences: it.extra, note: 'the recording has no answer to compare with (the session ended or the request was cancelled)' };
+  const ignore = ignoreFor(it, options);
   const listing = it.page ? options.memory.live.get(it.page.listing) : undefined;
-  if (it.page && listing && !listing.broken && (it.live || it.merged)) return pageResult(it, it.page, listing, base, options, context);
+  if (it.page && listing && !listing.broken && (it.live || it.merged)) return pageResult(it, it.page, listing, base, ignore, context);
   if (!it.live) return { ...base, outcome: 'unanswered', differences: [], note: 'the live server did not answer' };
   // What the cassette holds redacted is masked on the live side too: it cannot be compared.
   const live = carryRedactions(it.recordedResponse.json, it.live);
   const asked = it.method === 'initialize' ? jsonOf(it.recorded).params : undefined;
   const judging = isObject(asked) && typeof asked.protocolVersion === 'string' ? { ...context, requested: asked.protocolVersion } : context;
-  const differences = [
-    ...judgeResponse(it.method, normalise(it.recordedResponse.json, options.ignore), normalise(live, options.ignore), judging),
-    ...it.extra,
-  ];
+  const skipped = new Set<string>();
+  const recordedAnswer = normalise(it.recordedResponse.json, ignore, skipped);
+  const liveAnswer = normalise(live, ignore, skipped);
+  options.observe?.({ ...base, index: it.index, recorded: recordedAnswer, live: liveAnswer });
+  const differences = [...judgeResponse(it.method, recordedAnswer, liveAnswer, judging), ...it.extra];
   const params = jsonOf(it.recorded).params;
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
   if (token !== undefined) {
     const recorded = recordedN.get(key(token)) ?? [];
-    const rec = recorded.map((n) => normalise(n.params, options.ignore));
-    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), options.ignore));
+    // The request's patterns, and those scoped to progress notifications (with a name: this request's).
+    const progressIgnore = [...patternsFor(options.ignore, it.method, it.name), ...options.ignore.filter((p) => p.method === 'notifications/progress' && (p.name === undefined || p.name === it.name))];
+    const rec = recorded.map((n) => normalise(n.params, progressIgnore));
+    const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), progressIgnore));
     const changes = diffJson(rec, lp, ['progress']);
     if (changes.length) {
       differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`, recorded: rec, live: lp });
     }
   }
   const outcome = worst(differences) ?? 'same';
-  return { ...base, outcome, differences, durationMs: durationOf(it) };
+  return { ...base, outcome, differences, durationMs: durationOf(it), ...(skipped.size ? { volatileSkipped: skipped.size } : {}) };
 }
 
 const durationOf = (it: Interaction) => Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10;
 
+/** The ignore patterns for one interaction's answer: global ones, those scoped to its method and
+ * name, and the paths calibration found volatile for it (while it is still the same request). */
+function ignoreFor(it: Interaction, options: PlayOptions): IgnorePattern[] {
+  const scoped = patternsFor(options.ignore, it.method, it.name);
+  const volatile = options.volatile?.get(it.index);
+  return volatile && volatile.method === it.method && volatile.name === it.name ? [...scoped, ...volatile.patterns] : scoped;
+}
+
 /** A page of a listing the recorded client read to the end: its items are judged as one list on
  * the listing's last page; the other pages compare only what is not the list. */
-function pageResult(it: Interaction, page: PagePlan, state: LiveListing, base: Pick<InteractionResult, 'seq' | 'method' | 'name'>, options: PlayOptions, context: { revision?: string }): InteractionResult {
+function pageResult(it: Interaction, page: PagePlan, state: LiveListing, base: Pick<InteractionResult, 'seq' | 'method' | 'name'>, ignore: IgnorePattern[], context: { revision?: string }): InteractionResult {
   const { listing } = page;
   const field = listing.field;
   const lastSeq = listing.requests.at(-1)!.seq;
-  const judge = (recorded: unknown, live: unknown) => judgeResponse(it.method, normalise(recorded, options.ignore), normalise(carryRedactions(recorded, live), options.ignore), context);
+  const skipped = new Set<string>();
+  const judge = (recorded: unknown, live: unknown) => judgeResponse(it.method, normalise(recorded, ignore, skipped), normalise(carryRedactions(recorded, live), ignore, skipped), context);
   const timing = it.liveId !== undefined ? { durationMs: durationOf(it) } : {};
   const notSent = 'this page was not sent: the live server had listed everything in fewer pages';
+  const counted = () => (skipped.size ? { volatileSkipped: skipped.size } : {});
   if (!page.last) {
     if (it.merged) return { ...base, outcome: 'same', differences: [], note: `${notSent}; the whole list is compared at #${lastSeq}` };
     const differences = [...judge(withoutList(it.recordedResponse!.json, field), withoutList(it.live, field)), ...it.extra];
-    return { ...base, outcome: worst(differences) ?? 'same', differences, note: `page ${page.index + 1} of a listing; its items are compared as one list at #${lastSeq}`, ...timing };
+    return { ...base, outcome: worst(differences) ?? 'same', differences, note: `page ${page.index + 1} of a listing; its items are compared as one list at #${lastSeq}`, ...timing, ...counted() };
   }
   const recorded = asWholeList(it.recordedResponse!.json, field, recordedItems(listing));
   const live = asWholeList(it.live ?? { result: state.lastResult }, field, state.items);
   const differences = [...judge(recorded, live), ...it.extra];
   const paged = listing.requests.length > 1 || state.pages > 1;
   const note = paged ? `the whole listing compared as one list (${listing.requests.length} recorded page(s), ${state.pages} live)${it.merged ? `; ${notSent}` : ''}` : undefined;
-  return { ...base, outcome: worst(differences) ?? 'same', differences, ...(note ? { note } : {}), ...timing };
+  return { ...base, outcome: worst(differences) ?? 'same', differences, ...(note ? { note } : {}), ...timing, ...counted() };
 }
 
 /** Notifications other than progress (log messages, list_changed, resource updates), compared per
@@ -726,8 +766,9 @@ function compareNotifications(recorded: Json[], live: Json[], options: PlayOptio
   };
   const rawR = group(recorded);
   const rawL = group(live);
-  const r = new Map([...rawR].map(([method, list]) => [method, list.map((p) => normalise(p, options.ignore))]));
-  const l = new Map([...rawL].map(([method, list]) => [method, list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), options.ignore))]));
+  // A pattern scoped to a notification's method applies to that method's notifications.
+  const r = new Map([...rawR].map(([method, list]) => [method, list.map((p) => normalise(p, patternsFor(options.ignore, method)))]));
+  const l = new Map([...rawL].map(([method, list]) => [method, list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), patternsFor(options.ignore, method)))]));
   const out: Difference[] = [];
   for (const method of new Set([...r.keys(), ...l.keys()])) {
     const rs = r.get(method) ?? [];

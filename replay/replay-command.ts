@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
+import { DEFAULT_CALIBRATION_RUNS, renderCalibration } from './calibrate.js';
 import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress.js';
 import { exitCodeFor, replayCassette } from './replay.js';
 import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';
@@ -27,6 +28,8 @@ export interface ReplayArgs {
   redactHeader?: string[];
   /** `--no-progress` gives false. */
   progress?: boolean;
+  /** `--calibrate [N]`: the runs as given (`''` for the default), or absent. */
+  calibrate?: string;
 }
 
 /** Where the handler writes: the report to `out`, the progress bar to `err`. */
@@ -54,6 +57,14 @@ export function parseReports(specs: readonly string[]): ReportTarget[] {
   });
 }
 
+/** `--calibrate` alone is the default number of runs. */
+function parseRuns(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === '') return DEFAULT_CALIBRATION_RUNS;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CassetteError('MCPC_USAGE', `--calibrate takes a number of runs, at least 1 (default ${DEFAULT_CALIBRATION_RUNS}), got "${value}": replay --calibrate [N] <cassette> -- <server command>`);
+  return Number(value);
+}
+
 function parseHeaders(specs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const h of specs) {
@@ -70,6 +81,7 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
   const env = io.env ?? process.env;
   const reports = parseReports(args.report);
   const headers = parseHeaders(args.header);
+  const calibrate = parseRuns(args.calibrate);
   const progress = { isTTY: err.isTTY, env, quiet: Boolean(args.quiet), ...(args.progress === false ? { enabled: false } : {}) };
   let bar: ProgressBar | undefined;
   let decided = false;
@@ -82,6 +94,7 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
       ...(args.config !== undefined ? { config: args.config } : {}),
       ...(Object.keys(headers).length ? { headers } : {}),
       ...(args.update ? { update: true, redactHeaders: args.redactHeader ?? [] } : {}),
+      ...(calibrate !== undefined ? { calibrate } : {}),
       onSessionStart: (index, total, session) => {
         if (!decided) {
           decided = true;
@@ -94,7 +107,7 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
   } finally {
     bar?.finish();
   }
-  if (!args.quiet) out.write(renderConsole(result, Boolean(out.isTTY) && !env.NO_COLOR));
+  if (!args.quiet) out.write(result.calibration ? renderCalibration(result) : renderConsole(result, Boolean(out.isTTY) && !env.NO_COLOR));
   for (const r of reports) {
     const text = renderReport(r.format, result, args.strict);
     if (!r.file) {

@@ -15,8 +15,9 @@ import { HttpConnection } from './live/http.js';
 import { StdioConnection } from './live/stdio.js';
 import type { LiveConnection } from './live/connection.js';
 import { LiveTape } from './live/tape.js';
-import { compileIgnore } from './normalise.js';
-import { newMemory, playSession } from './player.js';
+import { calibrateCassette, volatileOptions } from './calibrate.js';
+import { compileIgnores, type IgnoreRule } from './normalise.js';
+import { newMemory, playSession, type ComparedAnswer } from './player.js';
 import { VERDICT_RANK, type ReplayResult, type ReplaySummary, type SessionResult, type UpdateResult, type Verdict } from './types.js';
 import { needsUpdate, rebuildSession, secretHeadersOf, writeUpdate, type TapedSession } from './update.js';
 
@@ -28,8 +29,10 @@ export interface ReplayOptions {
   /** MCP endpoint for Streamable HTTP replay. */
   url?: string;
   /** Extra paths to ignore: JSON Pointers into the message (`/result/content/0/text`) with `*`
-   * for one segment and `**` for any; a bare name (`timestamp`) matches that key anywhere. */
-  ignore?: readonly string[];
+   * for one segment and `**` for any; a bare name (`timestamp`) matches that key anywhere.
+   * Scoped to a method and a name: `"tools/call get_env /result/content/*\/text"`, or
+   * `{ method: 'tools/call', name: 'get_env', paths: [...] }`. */
+  ignore?: readonly (string | IgnoreRule)[];
   /** Per-request timeout in ms (default 10000). */
   timeoutMs?: number;
   /** Working directory and environment for the stdio server. */
@@ -47,6 +50,12 @@ export interface ReplayOptions {
   /** With `update`: also mask these HTTP headers in the live answers (the recorder's defaults and
    * every header the cassette holds masked are masked anyway). */
   redactHeaders?: readonly string[];
+  /** Calibrate: replay this many times (at least 1; the CLI's default is 2) against the build that
+   * recorded the cassette and store the paths whose values differed in the cassette's
+   * `calibration` (see calibrate.ts); `result.calibration` says what was stored. */
+  calibrate?: number;
+  /** Used by calibration: sees every compared answer; the cassette's calibration is not applied. */
+  calibrating?: (session: RecordedSession, answer: ComparedAnswer) => void;
   /** Called when a session starts playing (1-based index), for progress output. */
   onSessionStart?: (index: number, total: number, session: RecordedSession) => void;
   /** Called when a session is done, for progress output. */
@@ -66,7 +75,7 @@ function sessionOutcome(s: SessionResult): SessionResult['outcome'] {
 }
 
 export function summarise(sessions: SessionResult[]): ReplaySummary {
-  const s: ReplaySummary = { sessions: sessions.length, interactions: 0, same: 0, breaking: 0, warning: 0, compatible: 0, skipped: 0, differences: { breaking: 0, warning: 0, compatible: 0 } };
+  const s: ReplaySummary = { sessions: sessions.length, interactions: 0, same: 0, breaking: 0, warning: 0, compatible: 0, skipped: 0, differences: { breaking: 0, warning: 0, compatible: 0 }, volatileSkipped: 0 };
   for (const session of sessions) {
     for (const i of session.interactions) {
       s.interactions += 1;
@@ -74,6 +83,7 @@ export function summarise(sessions: SessionResult[]): ReplaySummary {
       else if (i.outcome === 'skipped' || i.outcome === 'unanswered') s.skipped += 1;
       else s[i.outcome] += 1;
       for (const d of i.differences) s.differences[d.verdict] += 1;
+      s.volatileSkipped += i.volatileSkipped ?? 0;
     }
   }
   return s;
@@ -84,13 +94,14 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
   if (hasCommand === (options.url !== undefined)) {
     throw new CassetteError('MCPC_USAGE', 'replay needs exactly one target: a server command (after --) for stdio, or --url <endpoint> for Streamable HTTP');
   }
+  if (options.calibrate !== undefined) return calibrateCassette(path, options);
   const cassettePath = resolve(path);
   const cassette = loadCassette(cassettePath);
   const config = options.config === false ? undefined : loadReplayConfig(options.config);
-  const fromConfig = config ? settingsFor(config, cassettePath) : { ignore: [] as string[] };
+  const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
   const timeoutMs = options.timeoutMs ?? fromConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
-  const ignore = [...fromConfig.ignore, ...(options.ignore ?? [])].map(compileIgnore);
+  const ignore = [...fromConfig.ignore, ...compileIgnores(options.ignore)];
   const started = Date.now();
   const memory = newMemory(cassette.sessions);
   const agent = options.url ? new Agent({ connections: 16 }) : undefined;
@@ -123,7 +134,7 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
       }
       let outcome;
       try {
-        outcome = await playSession(recorded, conn, { timeoutMs, ignore, memory });
+        outcome = await playSession(recorded, conn, { timeoutMs, ignore, memory, ...volatileOptions(cassette, recorded, options.calibrating) });
       } finally {
         await conn.close();
       }
@@ -192,10 +203,11 @@ function sessionBase(s: RecordedSession, index: number): Omit<SessionResult, 'ou
 }
 
 /** The process exit code for a result: 2 could not run (or, with --update, a changed session
- * could not be written), 1 breaking (or warnings when strict), 0 otherwise; 0 after an update,
- * whatever changed: the changes were meant. */
+ * could not be written), 1 breaking (or warnings when strict), 0 otherwise; 0 after an update or
+ * a calibration that was written, whatever changed: the changes were meant (or volatile). */
 export function exitCodeFor(result: ReplayResult, strict = false): number {
   if (result.outcome === 'error') return 2;
+  if (result.calibration) return result.calibration.written ? 0 : 2;
   if (result.update) return result.update.conflicts.length ? 2 : 0;
   if (result.summary.breaking > 0) return 1;
   if (strict && result.summary.warning > 0) return 1;

@@ -93,6 +93,7 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
   lines.push('');
   if (result.error) lines.push(paint(31, `replay could not finish: ${result.error.message} (${result.error.code}, session ${String(result.error.session)}${result.error.seq ? `, waiting on message #${result.error.seq}` : ''}); the report above is partial`));
   lines.push(`${m.interactions} interactions in ${m.sessions} sessions: ${m.same} unchanged, ${m.breaking} breaking, ${m.warning} warning, ${m.compatible} compatible, ${m.skipped} skipped (${result.durationMs} ms)`);
+  if (m.volatileSkipped) lines.push(`${m.volatileSkipped} volatile value${m.volatileSkipped === 1 ? '' : 's'} skipped, as calibrated (--calibrate)`);
   const update = updateSummary(result);
   if (update) lines.push(update.written ? paint(32, update.text) : update.text);
   return lines.join('\n') + '\n';

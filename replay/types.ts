@@ -40,6 +40,9 @@ export interface InteractionResult {
   /** Why an interaction was skipped or could not be compared. */
   note?: string;
   durationMs?: number;
+  /** Values left out of the comparison because `--calibrate` learned they are volatile here
+   * (recorded and live values at the same path count once); absent when none. */
+  volatileSkipped?: number;
 }
 
 export type ReplayErrorCode =
@@ -81,6 +84,8 @@ export interface ReplaySummary {
   skipped: number;
   /** Differences, counted one by one. */
   differences: { breaking: number; warning: number; compatible: number };
+  /** Volatile values skipped, summed over the interactions (see `InteractionResult.volatileSkipped`). */
+  volatileSkipped: number;
 }
 
 /** What `--update` did to the cassette file. */
@@ -93,6 +98,28 @@ export interface UpdateResult {
   kept: number[];
   /** Sessions that changed but were not replaced, because another process removed or changed
    * them in the file while the replay ran. */
+  conflicts: Array<{ id: string; reason: string }>;
+  /** Why nothing was written, when nothing was. */
+  note?: string;
+}
+
+/** What `--calibrate` learned and stored in the cassette's `calibration`. */
+export interface CalibrationResult {
+  /** Whether the cassette file was rewritten. */
+  written: boolean;
+  /** Live runs made. */
+  runs: number;
+  /** The volatile paths learned, per session and request (only those with any). */
+  sessions: Array<{
+    index: number;
+    id: string;
+    interactions: Array<{ request: number; seq: number; method: string; name?: string; paths: string[] }>;
+  }>;
+  /** Breaking differences seen while calibrating that are not changed values (a tool removed, an
+   * error code changed, …): the target is probably not the build that recorded the cassette.
+   * Their paths were stored all the same. */
+  notVolatile: Array<{ session: number; seq: number; method: string; name?: string; kind: string; message: string }>;
+  /** Sessions whose findings were not stored: another process changed or removed them meanwhile. */
   conflicts: Array<{ id: string; reason: string }>;
   /** Why nothing was written, when nothing was. */
   note?: string;
@@ -111,4 +138,6 @@ export interface ReplayResult {
   sessions: SessionResult[];
   /** Present when the replay ran with `update`. */
   update?: UpdateResult;
+  /** Present when the replay ran with `calibrate` (`sessions` and `summary` are then the first run's). */
+  calibration?: CalibrationResult;
 }

@@ -182,32 +182,54 @@ function liveTarget(recorded: RecordedSession, live: LiveTarget): StdioTarget | 
 }
 
 /**
- * Replaces the changed sessions in the cassette file under its lock, atomically (a temporary file,
- * renamed over it). The file is read again under the lock, so sessions that other
- * recorders appended meanwhile are kept; a session that was removed or changed by someone else
- * since the replay read it is not overwritten (a conflict).
+ * Rewrites a cassette under its lock, atomically (a temporary file, renamed over it): the file is
+ * read again under the lock and `edit` changes that copy, so sessions other recorders appended
+ * meanwhile are kept; `edit` returns false to write nothing. Every session `edit` leaves alone is
+ * written back byte for byte. `what` names the caller in the error for an invalid result.
+ */
+export async function rewriteCassette(path: string, what: string, edit: (current: Cassette) => Cassette | false): Promise<boolean> {
+  return withCassetteLock(path, async () => {
+    const next = edit(loadCassette(path));
+    if (next === false) return false;
+    const problems = cassetteProblems(next);
+    if (problems.length) throw new Error(`${what} built an invalid cassette (nothing was written): ${problems.slice(0, 3).join('; ')}`);
+    await new CassetteFile(path).write(next);
+    return true;
+  });
+}
+
+/** The sessions of `loaded` (as read before a replay), by id, as text: what `changedMeanwhile` compares. */
+export function sessionTexts(loaded: Cassette): Map<string, string> {
+  return new Map(loaded.sessions.map((s) => [s.id, key(s)]));
+}
+
+/** Why a session of the file being rewritten can no longer take what the replay found for it. */
+export function changedMeanwhile(current: Cassette, before: ReadonlyMap<string, string>, id: string): string | undefined {
+  const now = current.sessions.find((s) => s.id === id);
+  if (!now) return 'the session was removed from the cassette while the replay ran';
+  if (key(now) !== before.get(id)) return 'the session was changed by another process while the replay ran';
+  return undefined;
+}
+
+/**
+ * Replaces the changed sessions in the cassette file (see rewriteCassette). A session that was
+ * removed or changed by someone else since the replay read it is not overwritten (a conflict).
  */
 export async function writeUpdate(path: string, loaded: Cassette, replacements: ReadonlyMap<string, RecordedSession>): Promise<Pick<UpdateResult, 'written' | 'conflicts'>> {
-  const before = new Map(loaded.sessions.map((s) => [s.id, key(s)]));
-  return withCassetteLock(path, async () => {
-    const current = loadCassette(path);
-    const conflicts: UpdateResult['conflicts'] = [];
+  const before = sessionTexts(loaded);
+  const conflicts: UpdateResult['conflicts'] = [];
+  const written = await rewriteCassette(path, 'replay --update', (current) => {
     let replaced = 0;
     for (const [id, session] of replacements) {
-      const at = current.sessions.findIndex((s) => s.id === id);
-      if (at === -1) {
-        conflicts.push({ id, reason: 'the session was removed from the cassette while the replay ran' });
-      } else if (key(current.sessions[at]) !== before.get(id)) {
-        conflicts.push({ id, reason: 'the session was changed by another process while the replay ran' });
-      } else {
-        current.sessions[at] = session;
-        replaced += 1;
+      const reason = changedMeanwhile(current, before, id);
+      if (reason) {
+        conflicts.push({ id, reason });
+        continue;
       }
+      current.sessions[current.sessions.findIndex((s) => s.id === id)] = session;
+      replaced += 1;
     }
-    if (replaced === 0) return { written: false, conflicts };
-    const problems = cassetteProblems(current);
-    if (problems.length) throw new Error(`replay --update built an invalid cassette (nothing was written): ${problems.slice(0, 3).join('; ')}`);
-    await new CassetteFile(path).write(current);
-    return { written: true, conflicts };
+    return replaced > 0 && current;
   });
+  return { written, conflicts };
 }

@@ -120,9 +120,33 @@ export interface RecordedSession {
   messages: RecordedMessage[];
 }
 
+/** The shape of `calibration`; versioned on its own, so it can change without a new cassette
+ * format (a cassette without it is untouched). */
+export const CALIBRATION_VERSION = 1;
+
+/** What `replay --calibrate` learned about one recorded request: the JSON Pointers into its
+ * answer whose values differ between runs of the same build. `method` and `name` say which
+ * request the key points at; replay applies the paths only while they still match. */
+export interface CalibratedInteraction {
+  method: string;
+  name?: string;
+  paths: string[];
+}
+
+/** `replay --calibrate`'s findings: per session id, per request (keyed by its 1-based index among
+ * the client's requests in that session, which `replay --update` keeps), the volatile paths. */
+export interface Calibration {
+  version: typeof CALIBRATION_VERSION;
+  /** How many live runs the paths were learned from. */
+  runs: number;
+  calibratedAt: string;
+  sessions: Record<string, Record<string, CalibratedInteraction>>;
+}
+
 export interface Cassette {
   format: typeof CASSETTE_FORMAT;
   version: typeof CASSETTE_VERSION;
+  calibration?: Calibration;
   sessions: RecordedSession[];
 }
 

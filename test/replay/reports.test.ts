@@ -10,7 +10,7 @@ function resultWith(differences: Difference[]): ReplayResult {
     startedAt: '2026-12-01T13:24:11.000Z',
     durationMs: 5,
     outcome: 'breaking',
-    summary: { sessions: 1, interactions: 1, same: 0, breaking: 1, warning: 0, compatible: 0, skipped: 0, differences: { breaking: 1, warning: 0, compatible: 0 } },
+    summary: { sessions: 1, interactions: 1, same: 0, breaking: 1, warning: 0, compatible: 0, skipped: 0, volatileSkipped: 0, differences: { breaking: 1, warning: 0, compatible: 0 } },
     sessions: [{ index: 1, id: 's1', transport: 'stdio', outcome: 'breaking', interactions: [{ seq: 3, method: 'tools/call', name: 'read_file', outcome: 'breaking', differences }] }],
   };
 }

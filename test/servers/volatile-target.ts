@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * A small MCP server (official v2 SDK, both eras) for calibration tests, over stdio, or over
+ * Streamable HTTP on 127.0.0.1 with `--http` (prints its URL on the first stdout line). `get_env` answers
+ * with values no built-in normaliser covers and that differ on every run: the process id and a
+ * random nonce, in its text and in structuredContent. `add` and `describe` answer the same every
+ * time, at the same paths (`/result/content/0/text`, structuredContent).
+ *
+ * `count` sends a progress notification (when asked) and a log message per step, stable unless
+ * `--regression progress-pid` puts the process id in them.
+ *
+ * `--regression add-changed` (real changes in stable tools): `add` answers one more, and
+ * `describe` another nonce. `--regression describe-removed`: `describe` is gone (not volatility).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod';
+
+const argv = process.argv.slice(2);
+const regression = argv.includes('--regression') ? argv[argv.indexOf('--regression') + 1] : undefined;
+
+function createServer(): McpServer {
+  const server = new McpServer({ name: 'volatile-target', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
+  server.registerTool(
+    'get_env',
+    {
+      description: 'Where this server runs: its process id and a fresh nonce',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ pid: z.number(), nonce: z.string(), region: z.string() }),
+    },
+    async () => {
+      const nonce = randomBytes(8).toString('hex');
+      return { content: [{ type: 'text', text: `pid ${process.pid}, nonce ${nonce}` }], structuredContent: { pid: process.pid, nonce, region: 'local' } };
+    },
+  );
+  server.registerTool(
+    'add',
+    {
+      description: 'Adds two numbers',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      outputSchema: z.object({ sum: z.number() }),
+    },
+    async ({ a, b }) => {
+      const sum = a + b + (regression === 'add-changed' ? 1 : 0);
+      return { content: [{ type: 'text', text: `sum ${sum}` }], structuredContent: { sum } };
+    },
+  );
+  server.registerTool(
+    'count',
+    { description: 'Counts to 2: a progress notification (when asked) and a log message per step', inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (let i = 1; i <= 2; i++) {
+        const note = regression === 'progress-pid' ? `step ${i} in ${process.pid}` : `step ${i}`;
+        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 2, message: note } });
+        await ctx.mcpReq.log('info', note);
+      }
+      return { content: [{ type: 'text', text: 'counted to 2' }] };
+    },
+  );
+  if (regression === 'describe-removed') return server;
+  server.registerTool(
+    'describe',
+    {
+      description: 'Describes the server',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ pid: z.number(), nonce: z.string(), region: z.string() }),
+    },
+    // The same shape as get_env's answer, with stable values: get_env's calibrated paths must not
+    // hide a change here.
+    async () => ({ content: [{ type: 'text', text: 'volatile-target, stable' }], structuredContent: { pid: 1, nonce: regression === 'add-changed' ? 'changed' : 'fixed', region: 'local' } }),
+  );
+  return server;
+}
+
+if (argv.includes('--http')) {
+  const handler = toNodeHandler(createMcpHandler(() => createServer(), { legacy: 'stateless' }));
+  const http = createHttpServer((req, res) => void handler(req, res));
+  http.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`));
+  for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));
+} else {
+  serveStdio(() => createServer(), { legacy: 'serve' });
+}
