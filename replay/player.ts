@@ -179,6 +179,22 @@ type Step =
   | { t: number; kind: 'message'; m: RecordedMessage }
   | { t: number; kind: 'open' | 'close' | 'delete'; x: ExchangeStep };
 
+/** A server→client request the recording got, the client's answer to it, and the client request
+ * it came while (its owner). */
+interface ServerAsk {
+  request: RecordedMessage;
+  answer: RecordedMessage;
+  owner?: Interaction;
+  served?: true;
+}
+
+/** The recorded server request a live one replays: the first unserved one of its method that came
+ * while the same client request was handled, else one that came while none was; never one that
+ * belongs to another request (that would answer it with another request's answer). */
+function matchServerRequest(list: readonly ServerAsk[], owner: Interaction | undefined): ServerAsk | undefined {
+  return list.find((a) => !a.served && a.owner === owner) ?? list.find((a) => !a.served && a.owner === undefined) ?? (owner === undefined ? list.find((a) => !a.served) : undefined);
+}
+
 /** A recorded point: before the message with this seq, before this time, or the session's end. */
 type Point = { seq: number } | { t: number } | 'end';
 
@@ -227,12 +243,16 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
 
   // Pair the recording: client requests with their answers, server requests with the client's.
   const openClient = new Map<string, Interaction>();
-  const openServer = new Map<string, RecordedMessage>();
   const interactions: Interaction[] = [];
   const byRecorded = new Map<RecordedMessage, Interaction>();
   /** Recorded JSON-RPC id (as JSON text) → the requests that had it, in order. */
   const byRecordedId = new Map<string, Interaction[]>();
-  const answers = new Map<string, Array<{ request: RecordedMessage; answer: RecordedMessage }>>();
+  /** The recorded server→client requests the client answered, by method, in order. */
+  const answers = new Map<string, ServerAsk[]>();
+  /** The recorded server→client requests not yet answered by the client, by id, with their owner. */
+  const asked = new Map<string, { request: RecordedMessage; owner?: Interaction }>();
+  /** HTTP: the client request each POST exchange carried. */
+  const byExchange = new Map<number, Interaction>();
   const recordedNotifications: Json[] = [];
   const recordedRequestCount = new Map<string, number>();
   for (const m of frames) {
@@ -246,12 +266,12 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
         byRecorded.set(m, it);
         pushTo(byRecordedId, key(j.id), it);
         openClient.set(key(j.id), it);
+        if (m.http) byExchange.set(m.http.exchange, it);
       } else if (m.kind === 'response' || m.kind === 'error') {
-        const req = openServer.get(key(j.id));
-        if (req) {
-          openServer.delete(key(j.id));
-          const method = String(jsonOf(req).method);
-          pushTo(answers, method, { request: req, answer: m });
+        const ask = asked.get(key(j.id));
+        if (ask) {
+          asked.delete(key(j.id));
+          pushTo(answers, String(jsonOf(ask.request).method), { ...ask, answer: m });
         }
       }
       continue;
@@ -263,7 +283,10 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       stream.ts.push(m.t);
     }
     if (m.kind === 'request') {
-      openServer.set(key(j.id), m);
+      // It belongs to the client request whose POST stream it came on, or else to the newest one
+      // still waiting for its answer (over stdio a server asks while it handles a request).
+      const owner = (m.http ? byExchange.get(m.http.exchange) : undefined) ?? [...openClient.values()].at(-1);
+      asked.set(key(j.id), { request: m, ...(owner ? { owner } : {}) });
       recordedRequestCount.set(String(j.method), (recordedRequestCount.get(String(j.method)) ?? 0) + 1);
     } else if (m.kind === 'notification') {
       if (!onStream(m)) recordedNotifications.push(j);
@@ -286,7 +309,6 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   const byLiveId = new Map<string, Interaction>();
   const liveNotifications: Json[] = [];
   const sessionDiffs: Difference[] = [];
-  const served = new Map<string, number>();
   const liveRequestCount = new Map<string, number>();
   let lastSent: Interaction | undefined;
   /** Sent requests that have a recorded answer but no live one yet, in the order sent (which is
@@ -358,20 +380,31 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
     if (rec.nextCursor !== undefined && live.nextCursor !== undefined) options.memory.cursor.set(key(rec.nextCursor), live.nextCursor);
   };
 
-  /** 2025-era server→client requests get the recorded client answer, matched by method and order
-   * (whichever stream they come on: a client answers them wherever they arrive). */
+  /** 2025-era server→client requests get the recorded client answer to the recorded request of
+   * that method that belongs to the same client request (matchServerRequest), whichever stream
+   * they come on: a client answers them wherever they arrive. */
+  /** Live server requests that matched no recorded one, and where their difference went. */
+  const unexpected: Array<{ method: string; params: unknown; diff: Difference; target: Difference[] }> = [];
   const answerServerRequest = (msg: Json, stream: ExchangeStep | undefined): void => {
     const method = String(msg.method);
     liveRequestCount.set(method, (liveRequestCount.get(method) ?? 0) + 1);
-    const n = served.get(method) ?? 0;
-    const entry = answers.get(method)?.[n];
-    const target = stream?.extra ?? lastSent?.extra ?? sessionDiffs;
+    // The newest request still waiting for its live answer is the one the server is handling.
+    let owner: Interaction | undefined;
+    for (const it of awaited) owner = it;
+    const entry = matchServerRequest(answers.get(method) ?? [], owner);
+    const target = stream?.extra ?? owner?.extra ?? lastSent?.extra ?? sessionDiffs;
     if (!entry) {
-      target.push({ verdict: 'breaking', kind: 'unexpected-server-request', path: '', message: `the server now sends ${method} to the client, which the recorded session never got`, live: msg.params });
-      send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `mcp-cassette replay: the recording has no client answer to ${method}` } }, lastSent?.recorded ?? frames[0]!, true);
+      // The recorded client answered this method elsewhere: it would answer here too, so the
+      // server gets that answer (not an error that would fail the request it is handling).
+      const borrowed = answers.get(method)?.[0];
+      const diff: Difference = { verdict: 'breaking', kind: 'unexpected-server-request', path: '', message: `the server now sends ${method} to the client${owner ? ` while it handles ${owner.method}${owner.name ? ` ${owner.name}` : ''}` : ''}, which the recorded session never got there (replay answered it ${borrowed ? `with the recorded answer to the ${method} at #${borrowed.request.seq}` : 'with an error'})`, live: msg.params };
+      target.push(diff);
+      unexpected.push({ method, params: normalise(msg.params, patternsFor(options.ignore, method)), diff, target });
+      if (borrowed) send({ ...jsonOf(borrowed.answer), id: msg.id }, borrowed.answer);
+      else send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `mcp-cassette replay: the recording has no client answer to ${method}` } }, lastSent?.recorded ?? frames[0]!, true);
       return;
     }
-    served.set(method, n + 1);
+    entry.served = true;
     const ignore = patternsFor(options.ignore, method);
     for (const c of diffJson(normalise(jsonOf(entry.request).params, ignore), normalise(msg.params, ignore), ['params'])) {
       target.push({ verdict: 'warning', kind: 'server-request-changed', path: pointer(c.path), message: `the server's ${method} request: ${pointer(c.path)} ${c.type}`, recorded: c.recorded, live: c.live });
@@ -619,6 +652,28 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
 
   const context = { ...(session.protocol.revision !== undefined ? { revision: session.protocol.revision } : {}) };
   const cut = Boolean(failure || refused);
+  if (!cut) {
+    // What the recorded server asked the client and the live one no longer does (a GET stream's
+    // are counted with that stream, exchangeResult).
+    for (const [method, list] of answers) {
+      // A request the server sends on its own schedule (roots/list some time after initialize)
+      // may come while another client request is handled than when recorded: a recorded one not
+      // asked for and a live one not expected, with the same method and params, are the same
+      // question at another moment, no difference.
+      const moved = unexpected.filter((u) => u.method === method);
+      for (const a of list) {
+        if (a.served || onStream(a.request)) continue;
+        const recordedParams = normalise(jsonOf(a.request).params, patternsFor(options.ignore, method));
+        const u = moved.find((x) => diffJson(recordedParams, x.params).length === 0);
+        if (u) {
+          moved.splice(moved.indexOf(u), 1);
+          u.target.splice(u.target.indexOf(u.diff), 1);
+          continue;
+        }
+        (a.owner?.extra ?? sessionDiffs).push({ verdict: 'warning', kind: 'server-request-missing', path: '', message: `the server no longer sends ${method} to the client${a.owner ? ` while it handles ${a.owner.method}${a.owner.name ? ` ${a.owner.name}` : ''}` : ''} (the recording got it at #${a.request.seq})`, recorded: jsonOf(a.request).params });
+      }
+    }
+  }
   const recordedProgress = progressByToken(recordedNotifications);
   const liveProgress = progressByToken(liveNotifications);
   const results: Array<{ t: number; r: InteractionResult }> = interactions.map((it) => ({

@@ -84,10 +84,11 @@ function toolChanges(name: string, tool: Json, lt: Json, p: string): Difference[
 
 /**
  * Annotations by their effective values (absent hints take their spec defaults). Losing
- * readOnlyHint breaks (hosts may now ask before calling); becoming destructive breaks where the
- * hint means something (the tool is not read-only: "If true, the tool may perform destructive
- * updates... (This property is meaningful only when readOnlyHint == false)"). Any other change
- * of meaning is a warning.
+ * readOnlyHint breaks (hosts may now ask before calling); becoming destructive in effect breaks:
+ * a tool is destructive when it is not read-only and its destructiveHint is true or absent ("If
+ * true, the tool may perform destructive updates... (This property is meaningful only when
+ * readOnlyHint == false)"), so a read-only tool that lost readOnlyHint and says nothing about
+ * destruction became destructive too. Any other change of meaning is a warning.
  */
 function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
   const out: Difference[] = [];
@@ -96,7 +97,8 @@ function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
   if (rReadOnly && !lReadOnly) {
     out.push({ verdict: 'breaking', kind: 'readonly-hint-lost', path: `${p}/readOnlyHint`, message: `tool "${tool}" is no longer read-only (hosts may now ask before calling it)`, recorded: r.readOnlyHint, live: l.readOnlyHint });
   }
-  const destructiveGained = !rReadOnly && !lReadOnly && !hint(r, 'destructiveHint') && hint(l, 'destructiveHint');
+  // Destructive in effect: not read-only, and destructiveHint true or absent.
+  const destructiveGained = !(!rReadOnly && hint(r, 'destructiveHint')) && !lReadOnly && hint(l, 'destructiveHint');
   if (destructiveGained) {
     out.push({ verdict: 'breaking', kind: 'destructive-hint-gained', path: `${p}/destructiveHint`, message: `tool "${tool}" is now marked destructive${l.destructiveHint === undefined ? ' (destructiveHint was dropped, and its default is true)' : ''}`, recorded: r.destructiveHint, live: l.destructiveHint });
   }
@@ -105,8 +107,9 @@ function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
     const same = isHint ? hint(r, key) === hint(l, key) : deepEqual(r[key], l[key]);
     if (same) continue;
     if ((key === 'readOnlyHint' && rReadOnly) || (key === 'destructiveHint' && destructiveGained)) continue;
-    // Without readOnlyHint false, destructive and idempotent hints mean nothing on either side.
-    if ((key === 'destructiveHint' || key === 'idempotentHint') && rReadOnly && lReadOnly) continue;
+    // While readOnlyHint is true, destructive and idempotent hints mean nothing (a gained
+    // destruction is judged above).
+    if ((key === 'destructiveHint' || key === 'idempotentHint') && (rReadOnly || lReadOnly)) continue;
     out.push({ verdict: 'warning', kind: 'tool-annotations-changed', path: `${p}/${key}`, message: `tool "${tool}": annotation ${key} changed${isHint ? ` (${String(hint(r, key))} → ${String(hint(l, key))}, absent meaning ${String(HINT_DEFAULTS[key])})` : ''}`, recorded: r[key], live: l[key] });
   }
   return out;

@@ -16,6 +16,7 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' 
 
 /** The id of a listed item: a tool's or prompt's name, a resource's URI, a template. */
 function itemId(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
   if (!isObject(v)) return undefined;
   for (const k of ['uri', 'uriTemplate', 'name']) if (typeof v[k] === 'string') return v[k] as string;
   return undefined;

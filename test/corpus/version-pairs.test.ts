@@ -3,16 +3,18 @@
  * and server-filesystem (a real v1 SDK client session through `record`, driver.ts), replayed
  * against every other version of the same server in both directions, and against its own version
  * twice. Each replay must report exactly the ground truth of its pair (ground-truth.ts), and every
- * other interaction must be `same`.
+ * other interaction must be `same`. Each version is also replayed against itself the way a user
+ * runs it: the CLI, in its own environment (get-env then answers differently), calibrated once.
  */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { replayCassette, type ReplayResult } from '../../replay/index.js';
 import { loadCassette } from '../../lib/cassette/store.js';
-import { node } from '../helpers/paths.js';
+import { cli, node } from '../helpers/paths.js';
+import { collect, spawnTracked } from '../helpers/proc.js';
 import { recordCorpusSession } from './driver.js';
 import { EXPECTED, timingDependent } from './ground-truth.js';
 import { signatures } from './signatures.js';
@@ -82,4 +84,41 @@ for (const versions of [EVERYTHING, FILESYSTEM]) {
       });
     }
   }
+}
+
+/** `mcp-cassette replay [args] <cassette> -- <server>` as a user runs it: the CLI process's own
+ * environment (not the recorded server's), from the workspace's initial state. */
+async function cliReplay(t: import('ava').ExecutionContext, cassette: string, v: CorpusVersion, args: string[] = []): Promise<{ code: number | null; stdout: string }> {
+  resetWorkspace(workspace);
+  const child = spawnTracked(t, node, [cli, 'replay', '--no-progress', ...args, cassette, '--', ...command(v)]);
+  const done = await collect(child);
+  return { code: done.code, stdout: done.stdout.toString() + done.stderr };
+}
+
+for (const v of [...EVERYTHING, ...FILESYSTEM]) {
+  test.serial(`${v.id} against itself through the CLI: exit 0 twice in a row after one calibration${v.server === 'filesystem' ? ', and without one' : ''}`, async (t) => {
+    const cassette = join(dir, `${v.id}.cli.cassette.json`);
+    copyFileSync(cassetteOf(v), cassette);
+    const plain = await cliReplay(t, cassette, v);
+    if (v.server === 'filesystem') {
+      // Its only nondeterminism is the clock (get_file_info's Date.toString() times): the
+      // built-in normalisers cover it.
+      t.is(plain.code, 0, plain.stdout);
+    } else {
+      // get-env / printEnv returns the environment, which is the CLI's now: a real difference
+      // no normaliser can know is volatile.
+      t.is(plain.code, 1, plain.stdout);
+      t.regex(plain.stdout, /tools\/call (printEnv|get-env)/);
+    }
+    // The filesystem tools write and move files: one run a calibration, from the initial state
+    // (a second run would start from the first one's changes).
+    const calibrated = await cliReplay(t, cassette, v, ['--calibrate', v.server === 'filesystem' ? '1' : '2']);
+    t.is(calibrated.code, 0, calibrated.stdout);
+    for (const run of [1, 2]) {
+      const again = await cliReplay(t, cassette, v);
+      t.is(again.code, 0, `run ${run}: ${again.stdout}`);
+      t.regex(again.stdout, / 0 breaking, 0 warning, 0 compatible/, `run ${run}`);
+      if (v.server === 'everything') t.regex(again.stdout, /\d+ volatile values? skipped, as calibrated/, `run ${run}`);
+    }
+  });
 }

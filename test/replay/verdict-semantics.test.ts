@@ -28,7 +28,9 @@ test('annotations: an absent hint is its spec default', (t) => {
   t.deepEqual(judgeResponse('tools/list', tools(tool('rm', { readOnlyHint: false, idempotentHint: false, openWorldHint: true })), tools(tool('rm'))), []);
   // false → absent is a real change: the default is true.
   t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('rm', { destructiveHint: false })), tools(tool('rm')))), ['breaking:destructive-hint-gained']);
-  t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('ls', { readOnlyHint: true })), tools(tool('ls', {})))), ['breaking:readonly-hint-lost']);
+  // A read-only tool that lost readOnlyHint and says nothing of destruction is destructive now.
+  t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('ls', { readOnlyHint: true })), tools(tool('ls', {})))), ['breaking:destructive-hint-gained', 'breaking:readonly-hint-lost']);
+  t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('ls', { readOnlyHint: true })), tools(tool('ls', { destructiveHint: false })))), ['breaking:readonly-hint-lost']);
   t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('ls', { openWorldHint: false })), tools(tool('ls')))), ['warning:tool-annotations-changed']);
   t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('ls', { title: 'List' })), tools(tool('ls', { title: 'List files' })))), ['warning:tool-annotations-changed']);
 });
