@@ -15,6 +15,9 @@ import { recordTargetCassette, replayTarget } from './target-client.js';
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-cross-'));
 const legacyOnly = join(dir, 'legacy-only.cassette.json');
 const target = join(dir, 'target.cassette.json');
+/** Recorded from a server that counter-offered 2025-06-18 to the client's 2025-11-25. */
+const counterOffered = join(dir, 'counter-offered.cassette.json');
+const OLDER = ['--protocol-versions', '2025-06-18,2026-07-28'];
 const examples = join(root, 'cassettes', 'examples');
 
 test.before(async () => {
@@ -23,6 +26,7 @@ test.before(async () => {
   await runExampleScenario({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', legacyOnly, '--', node, exampleServer, 'stdio-legacy'] }, 'auto');
   await waitForSessions(legacyOnly, 2);
   await recordTargetCassette(target);
+  await recordTargetCassette(counterOffered, { serverArgs: OLDER });
 });
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -105,4 +109,16 @@ test('over Streamable HTTP: 2025 sessions against the example server with the 20
     t.true(s.interactions.every((i) => i.differences.some((d) => d.kind === 'protocol-version-dropped' && d.verdict === 'breaking')), `session ${s.index}: ${diffs(s).join(', ')}`);
   }
   for (const s of byRevision(r, '2026-07-28')) t.deepEqual(diffs(s), [], `session ${s.index}`);
+});
+
+test('negotiation is judged by what the client asked for: granting it where the recording had a counter-offer is compatible, a new counter-offer breaks', async (t) => {
+  const initialize = (r: ReplayResult) => r.sessions.flatMap((s) => s.interactions.filter((i) => i.method === 'initialize').flatMap((i) => i.differences.map((d) => `${d.verdict}:${d.kind}:${String(d.recorded)}->${String(d.live)}`)));
+  // The recorded server answered 2025-06-18 to a client asking for 2025-11-25; the new build grants it.
+  const upgraded = await replayCassette(counterOffered, { command: [node, replayTarget], config: false, timeoutMs: 5000 });
+  t.deepEqual(initialize(upgraded), ['compatible:protocol-version-negotiated:2025-06-18->2025-11-25']);
+  t.not(upgraded.outcome, 'breaking');
+  // The reverse: the recorded server granted 2025-11-25, the new build counter-offers 2025-06-18.
+  const downgraded = await replayCassette(target, { command: [node, replayTarget, ...OLDER], config: false, timeoutMs: 5000 });
+  t.deepEqual(initialize(downgraded), ['breaking:protocol-version-changed:2025-11-25->2025-06-18']);
+  t.is(downgraded.outcome, 'breaking');
 });

@@ -24,6 +24,7 @@
  * must not keep).
  * `--paginate-tools` pages tools/list two tools a page (resources/list always pages, one a page,
  * or `--resource-page-size <n>` a page).
+ * `--protocol-versions 2025-06-18,2026-07-28` limits the revisions it speaks (an older server).
  * `--legacy reject` refuses the 2025 era the way the SDK does (initialize gets -32022);
  * `--legacy missing` answers initialize with -32601, as a server that dropped the handshake would.
  * Any other argument (a test's `--marker=…`, `--api-key=…`) is ignored.
@@ -43,6 +44,10 @@ const option = (name: string): string | undefined => {
 };
 const regression = option('--regression') ?? process.env.REPLAY_REGRESSION ?? 'none';
 const legacy = option('--legacy') ?? 'serve';
+
+/** `--protocol-versions a,b`: the revisions it speaks (the SDK counter-offers the first 2025-era
+ * one to an `initialize` asking for another). */
+const protocolVersions = option('--protocol-versions')?.split(',');
 
 /** Live cursors of this process: random per run, so a replay must follow the live ones. */
 const cursors = new Map<string, number>();
@@ -90,6 +95,7 @@ function createServer(): McpServer {
         ...(regression === 'logging-dropped' ? {} : { logging: {} }),
         ...(regression === 'capability-added' ? { completions: {} } : {}),
       },
+      ...(protocolVersions ? { supportedProtocolVersions: protocolVersions } : {}),
     },
   );
   if (paginateTools) paginateToolList(server);
