@@ -17,7 +17,7 @@ import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
 import { diffJson, isObject } from './diff.js';
 import { calibratedPattern, pointer } from './normalise.js';
-import type { ComparedAnswer, PlayOptions, VolatilePaths } from './player.js';
+import type { ComparedAnswer, PlayOptions, VolatilePaths } from './play-model.js';
 import { replayCassette, type ReplayOptions } from './replay.js';
 import type { CalibrationResult, ReplayResult } from './types.js';
 import { changedMeanwhile, rewriteCassette, sessionTexts } from './update.js';

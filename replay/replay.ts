@@ -17,7 +17,8 @@ import type { LiveConnection } from './live/connection.js';
 import { LiveTape } from './live/tape.js';
 import { calibrateCassette, volatileOptions } from './calibrate.js';
 import { compileIgnores, type IgnoreRule } from './normalise.js';
-import { newMemory, playSession, type ComparedAnswer } from './player.js';
+import { newMemory, type ComparedAnswer } from './play-model.js';
+import { playSession } from './player.js';
 import { VERDICT_RANK, type ReplayResult, type ReplaySummary, type SessionResult, type UpdateResult, type Verdict } from './types.js';
 import { needsUpdate, rebuildSession, secretHeadersOf, writeUpdate, type TapedSession } from './update.js';
 

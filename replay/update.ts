@@ -28,7 +28,7 @@ import { MASK, SECRET_HEADERS, redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
 import { deepEqual, isObject } from './diff.js';
 import type { LiveTape } from './live/tape.js';
-import type { PlayOutcome } from './player.js';
+import type { PlayOutcome } from './play-model.js';
 import { carryArgvRedactions, carryRedactions, hasRedactions } from './redactions.js';
 import type { SessionResult, UpdateResult } from './types.js';
 
