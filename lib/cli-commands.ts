@@ -45,8 +45,23 @@ function optionalRuns(argv: string[]): string[] {
   return argv.map((a, i) => (a === '--calibrate' && (end === -1 || i < end) && !/^\d+$/.test(argv[i + 1] ?? '') ? '--calibrate=' : a));
 }
 
+/** yargs takes a lone `-` for a positional, so `--output -` (stdout) would lose its value: it is
+ * joined to its option, before `--` only. */
+function stdoutValues(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if ((end === -1 || i < end) && ['--output', '-o', '--report'].includes(a) && argv[i + 1] === '-') {
+      out.push(`${a}=-`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 export function buildCli(argv: string[], hooks: CliHooks): Argv {
-  return yargs(optionalRuns(argv))
+  return yargs(stdoutValues(optionalRuns(argv)))
     .scriptName('mcp-cassette')
     .parserConfiguration({ 'populate--': true })
     .version(packageVersion())

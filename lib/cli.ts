@@ -6,7 +6,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseFast } from './fast-args.js';
-import { isCassetteError } from './errors.js';
+import { isCassetteError, SESSION_NOT_SAVED_EXIT } from './errors.js';
+import { quietOnClosedStdout } from './cli-output.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
 import { recordArgsFrom, runRecord, type RecordHooks } from '../recorder/record-command.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
@@ -28,6 +29,7 @@ const recordHooks: RecordHooks = {
 };
 
 async function main(argv: string[]): Promise<void> {
+  quietOnClosedStdout();
   if (argv[0] === 'record') {
     const fast = parseFast(argv.slice(1), RECORD_OPTIONS);
     if (fast) {
@@ -51,8 +53,15 @@ async function main(argv: string[]): Promise<void> {
   await buildCli(argv, { finishRecord, recordHooks }).parseAsync();
 }
 
-/** Ends the proxy the way its server ended: same exit code, or the same signal. */
+/** Ends the proxy the way its server ended: same exit code, or the same signal; 73 when the
+ * session could not be saved. */
 async function finishRecord(status: ExitStatus): Promise<void> {
+  if (status.notSaved) {
+    // The server's status gives way: a script or CI job must notice that the session was lost.
+    process.exitCode = SESSION_NOT_SAVED_EXIT;
+    process.stdin.destroy();
+    return;
+  }
   if (status.signal) {
     process.stdin.destroy();
     process.removeAllListeners(status.signal);

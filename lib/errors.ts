@@ -12,7 +12,28 @@ export type ErrorCode =
   | 'MCPC_CASSETTE_LOCKED'
   | 'MCPC_JOURNAL_INVALID'
   | 'MCPC_CONFIG_INVALID'
-  | 'MCPC_CONFIG_NOT_FOUND';
+  | 'MCPC_CONFIG_NOT_FOUND'
+  | 'MCPC_LISTEN_FAILED'
+  | 'MCPC_FILE_UNREADABLE'
+  | 'MCPC_FILE_UNWRITABLE';
+
+/** `record`'s status when the session could not be written to the cassette (it stays in its
+ * journal): sysexits' EX_CANTCREAT, clear of the codes we give otherwise (1, 2, 70, 126, 127). */
+export const SESSION_NOT_SAVED_EXIT = 73;
+
+/** Why a file operation failed, in words a user can act on. */
+export function ioReason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  switch (e?.code) {
+    case 'ENOENT': return 'no such file or folder';
+    case 'EACCES': case 'EPERM': return 'permission denied';
+    case 'EISDIR': return 'it is a folder';
+    case 'ENOTDIR': case 'EEXIST': return 'a part of the path is a file, not a folder';
+    case 'ENOSPC': return 'no space left on the device';
+    case 'EROFS': return 'read-only file system';
+    default: return e?.message ?? String(err);
+  }
+}
 
 export class CassetteError extends Error {
   override readonly name = 'CassetteError';

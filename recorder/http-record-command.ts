@@ -11,7 +11,7 @@ import type { LiveWorkerSpec } from '../lib/live-observer.js';
 export async function runHttpRecord(
   args: RecordArgs,
   http: HttpModeArgs,
-  save: (args: RecordArgs, journal: string, logger: Logger) => Promise<void>,
+  save: (args: RecordArgs, journal: string, logger: Logger) => Promise<boolean>,
   live?: LiveWorkerSpec,
 ): Promise<ExitStatus> {
   const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
@@ -41,7 +41,7 @@ export async function runHttpRecord(
   });
   logger.info({ signal }, 'stopping');
   const { validationFailed } = await recorder.close();
-  await save(args, recorder.journal, logger);
+  const saved = await save(args, recorder.journal, logger);
   // --fail-on: violations at that level make the run fail.
-  return { code: validationFailed ? 1 : 0, signal: null };
+  return { code: validationFailed ? 1 : 0, signal: null, ...(saved ? {} : { notSaved: true }) };
 }

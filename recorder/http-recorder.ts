@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
+import { ensureCassetteFolder, JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
 import type { Logger } from '../lib/log.js';
 import type { TokenClaims } from '../lib/cassette/cassette.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
@@ -13,6 +11,7 @@ import { packageVersion } from '../lib/version.js';
 import { LiveTap } from './live-tap.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
+import { listenOn } from '../lib/listen.js';
 
 export interface HttpRecordOptions {
   cassette: string;
@@ -48,7 +47,7 @@ export interface HttpRecorder {
  */
 export async function startHttpRecorder(options: HttpRecordOptions): Promise<HttpRecorder> {
   const sessionId = randomUUID();
-  mkdirSync(dirname(options.cassette), { recursive: true });
+  ensureCassetteFolder(options.cassette);
   // Opened once the port is known; requests cannot arrive before that.
   let journal!: JournalWriter;
   // SSE streams (the 2025 GET stream above all) may stay silent for minutes: no body timeout.
@@ -264,13 +263,10 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.listenPort, options.listenHost, () => resolve());
-  });
+  await listenOn(server, options.listenPort, options.listenHost);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${formatHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
-  journal = new JournalWriter(journalPath(options.cassette, sessionId), {
+  journal = openSessionJournal(options.cassette, {
     format: JOURNAL_FORMAT,
     version: JOURNAL_VERSION,
     sessionId,

@@ -159,26 +159,38 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   // A host that signals us now must not stop the cassette write halfway: we exit right after it.
   const hold = (): void => {};
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
+  let saved: boolean;
   try {
-    await saveSession(args, proxy.journal, logger);
+    saved = await saveSession(args, proxy.journal, logger);
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
   }
+  if (!saved) return { ...status, notSaved: true };
   // --fail-on turns a clean server exit into a failure when violations were seen.
   if (status.validationFailed && status.code === 0 && status.signal === null) return { ...status, code: 1 };
   return status;
 }
 
-export async function saveSession(args: RecordArgs, journal: string, logger: Logger): Promise<void> {
+/** Folds the journal into the cassette; false (and the recover command on stderr) when that
+ * failed, so the caller can end with SESSION_NOT_SAVED_EXIT. */
+export async function saveSession(args: RecordArgs, journal: string, logger: Logger): Promise<boolean> {
   const { finishJournal } = await import('./finish-session.js');
   try {
     const sessions = await finishJournal(args.cassette, journal, { overwrite: args.overwrite });
     logger.info({ cassette: args.cassette, sessions: sessions.map((s) => s.id), messages: sessions.reduce((n, s) => n + s.messages.length, 0) }, 'session saved');
+    return true;
   } catch (err) {
     logger.error({ err, journal }, 'session not saved');
     process.stderr.write(
       `mcp-cassette: the session was not saved: ${(err as Error).message}. ` +
-      `Every message is kept in ${journal}; run \`mcp-cassette recover ${args.cassette}\` once the cassette is fixed.\n`,
+      `Every message is kept in ${journal}; once the cassette is fixed (or moved away), run:\n` +
+      `  mcp-cassette recover ${shellQuote(args.cassette)}\n`,
     );
+    return false;
   }
+}
+
+/** A path as one shell word, so the printed command can be pasted as it is. */
+function shellQuote(path: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, journalPath } from '../lib/cassette/journal.js';
+import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
 import { redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
@@ -31,6 +30,8 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
   /** Live validation saw violations at the --fail-on level. */
   validationFailed?: boolean;
+  /** The session could not be written to the cassette; it is kept in its journal. */
+  notSaved?: boolean;
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -51,8 +52,9 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   const child = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
 
   const sessionId = randomUUID();
-  mkdirSync(dirname(options.cassette), { recursive: true });
-  const journal = new JournalWriter(journalPath(options.cassette, sessionId), {
+  let journal: JournalWriter;
+  try {
+    journal = openSessionJournal(options.cassette, {
     format: JOURNAL_FORMAT,
     version: JOURNAL_VERSION,
     sessionId,
@@ -64,7 +66,11 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       target: { command: redactArgv(options.command, { patterns: options.redactPatterns }), cwd: process.cwd() },
       proxy: { pid: process.pid, version: packageVersion() },
     },
-  }, t0);
+    }, t0);
+  } catch (err) {
+    child.kill(); // nothing can be recorded: the server started first must not outlive us
+    throw err;
+  }
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));

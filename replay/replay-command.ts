@@ -3,9 +3,8 @@
  * parses, calls replayCassette, writes the reports and returns the exit status (0 no breaking
  * change, 1 breaking or, with --strict, warnings, 2 the replay could not run).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
+import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
 import { DEFAULT_CALIBRATION_RUNS, renderCalibration } from './calibrate.js';
 import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress.js';
 import { exitCodeFor, replayCassette } from './replay.js';
@@ -52,8 +51,13 @@ export function parseReports(specs: readonly string[]): ReportTarget[] {
     if (!REPORT_FORMATS.includes(format)) {
       throw new CassetteError('MCPC_USAGE', `unknown --report format "${format}"; use json=FILE, junit=FILE, markdown=FILE or github`);
     }
-    if (format !== 'github' && !file) throw new CassetteError('MCPC_USAGE', `--report ${format} needs a file: --report ${format}=FILE`);
+    if (format !== 'github' && !file) throw new CassetteError('MCPC_USAGE', `--report ${format} needs a file: --report ${format}=FILE (- for stdout)`);
     return { format, ...(file ? { file } : {}) };
+  }).map((r, _, all) => {
+    if (r.file === '-' && all.filter((o) => o.file === '-').length > 1) {
+      throw new CassetteError('MCPC_USAGE', 'only one --report can go to stdout (FILE -); give the others a file');
+    }
+    return r;
   });
 }
 
@@ -107,16 +111,13 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
   } finally {
     bar?.finish();
   }
-  if (!args.quiet) out.write(result.calibration ? renderCalibration(result) : renderConsole(result, Boolean(out.isTTY) && !env.NO_COLOR));
+  // A report sent to stdout (FILE -) has stdout to itself; the console report moves to stderr.
+  const consoleOut = reports.some((r) => r.file === '-') ? err : out;
+  if (!args.quiet) consoleOut.write(result.calibration ? renderCalibration(result) : renderConsole(result, useColour(consoleOut, env)));
   for (const r of reports) {
     const text = renderReport(r.format, result, args.strict);
-    if (!r.file) {
-      out.write(text);
-      continue;
-    }
-    const path = resolve(r.file);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
+    if (isStdout(r.file)) out.write(text);
+    else writeReportText(r.file, text);
   }
   return exitCodeFor(result, args.strict);
 }

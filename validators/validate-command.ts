@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
+import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
 import { SEVERITY_ORDER, type Severity } from '../lib/violation.js';
 import { validateSession } from './engine.js';
 import { validateRecordings } from './recording.js';
@@ -49,9 +49,8 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
   const run = validateCassettes(args.cassettes, (rule, err) => {
     process.stderr.write(`mcp-cassette: rule ${rule} failed on this input (a validator bug, please report it): ${(err as Error).message}\n`);
   }, rules);
-  const text = render(args.format as Format, run, rules, !args.output && args.format === 'text' && process.stdout.isTTY === true);
-  if (args.output) writeFileSync(args.output, text);
-  else process.stdout.write(text);
+  const text = render(args.format as Format, run, rules, isStdout(args.output) && args.format === 'text' && useColour(process.stdout));
+  writeReportText(args.output, text);
   if (args.failOn === undefined) return 0;
   const threshold = SEVERITY_ORDER[args.failOn as Severity];
   return run.violations.some((v) => SEVERITY_ORDER[v.severity] >= threshold) ? 1 : 0;

@@ -1,6 +1,6 @@
-import { closeSync, openSync, readSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, writeSync, writevSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CassetteError } from '../errors.js';
+import { CassetteError, ioReason } from '../errors.js';
 import type { Channel } from '../message.js';
 
 /**
@@ -283,4 +283,27 @@ function parseHeader(path: string, first: { bytes: Buffer; partial: boolean } | 
 
 function invalid(path: string, problem: string, cause?: unknown): CassetteError {
   return new CassetteError('MCPC_JOURNAL_INVALID', `journal ${path} cannot be read: ${problem}`, { cause });
+}
+
+/** Creates the cassette's folder, or fails naming it: the journal and the cassette go there. */
+export function ensureCassetteFolder(cassette: string): void {
+  try {
+    mkdirSync(dirname(cassette), { recursive: true });
+  } catch (err) {
+    throw unwritableFolder(cassette, err);
+  }
+}
+
+/** Opens a new session's journal next to its cassette, or fails with a CassetteError naming it. */
+export function openSessionJournal(cassette: string, header: JournalHeader, t0: number): JournalWriter {
+  ensureCassetteFolder(cassette);
+  try {
+    return new JournalWriter(journalPath(cassette, header.sessionId), header, t0);
+  } catch (err) {
+    throw unwritableFolder(cassette, err);
+  }
+}
+
+function unwritableFolder(cassette: string, err: unknown): CassetteError {
+  return new CassetteError('MCPC_FILE_UNWRITABLE', `cannot write the session journal next to the cassette ${cassette} (${ioReason(err)}); give a --cassette path in a folder you can write`, { cause: err });
 }

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import lockfile from 'proper-lockfile';
-import { CassetteError } from '../errors.js';
+import { ioReason, CassetteError } from '../errors.js';
 import { emptyCassette, type Cassette, type RecordedSession } from './cassette.js';
 import { migrate } from './migrate.js';
 import { cassetteProblems } from './validate.js';
@@ -40,7 +40,7 @@ export function loadCassette(path: string): Cassette {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new CassetteError('MCPC_CASSETTE_NOT_FOUND', `cassette ${path} does not exist`, { cause: err });
     }
-    throw err;
+    throw new CassetteError('MCPC_FILE_UNREADABLE', `cassette ${path} cannot be read (${ioReason(err)})`, { cause: err });
   }
   return parseCassette(path, text);
 }

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'jsonc-parser';
-import { CassetteError } from '../../lib/errors.js';
+import { CassetteError, ioReason } from '../../lib/errors.js';
 import { cliPath } from '../../lib/paths.js';
 import { isHttpEntry, parseHostConfig, readHostConfig, setValue, type HostConfig, type ServerEntry } from './host-config.js';
 
@@ -239,6 +239,10 @@ function withoutServers(text: string, key: string): Record<string, unknown> {
 
 function atomicWrite(path: string, text: string): void {
   const tmp = join(dirname(path), `.${basename(path)}.mcp-cassette.tmp`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (err) {
+    throw new CassetteError('MCPC_FILE_UNWRITABLE', `host config ${path} cannot be written (${ioReason(err)}); the file is unchanged`, { cause: err });
+  }
 }

@@ -13,6 +13,7 @@ import { checkHostAndOrigin } from '../../lib/loopback-guard.js';
 import { classify } from '../../lib/message.js';
 import { LiveSession, type Outlet, type ServeEngine } from './engine.js';
 import type { Json } from './interactions.js';
+import { listenOn } from '../../lib/listen.js';
 
 export interface HttpServeOptions {
   host?: string;
@@ -266,10 +267,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
+  await listenOn(server, options.port ?? 0, host);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

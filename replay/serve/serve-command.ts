@@ -15,8 +15,6 @@
  * runs that span a client's processes (runs.ts).
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { createLogger, type Logger } from '../../lib/log.js';
@@ -28,6 +26,7 @@ import { MATCH_MODES, type MatchMode } from './matcher.js';
 import { decide, effectiveMode, ServeError, type Action, type RecordMode } from './modes.js';
 import { beginRun, soloRun, type Run } from './runs.js';
 import { serveStdio } from './stdio.js';
+import { writeReportText } from '../../lib/cli-output.js';
 
 export interface ServeArgs {
   cassette: string;
@@ -85,10 +84,10 @@ function reportPath(pattern: string | undefined): string | undefined {
   return pattern?.replace(/\{pid\}/g, String(process.pid));
 }
 
-function writeReport(path: string | undefined, report: ServeReport): void {
-  if (!path) return;
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
+/** The summary file, rewritten as the run goes; `-` (HTTP only) prints the final one on stdout. */
+function writeReport(path: string | undefined, report: ServeReport, stdout: ServeIo['stdout']): void {
+  if (!path || (path === '-' && report.running)) return;
+  writeReportText(path, JSON.stringify(report, null, 2) + '\n', stdout);
 }
 
 /** Runs another process in our place with our stdio (record and passthrough modes). */
@@ -154,6 +153,7 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
     ({ action, run } = await beginRun(args.cassette, mode, decideNow, args.run !== undefined ? { ...env, MCP_CASSETTE_RUN: args.run } : env));
   }
   const report = reportPath(args.report);
+  if (report === '-' && !listen) throw new ServeError('MCPC_SERVE_USAGE', '--report - (stdout) needs --listen: over stdio, stdout carries the protocol; give a file');
   const base = { pid: process.pid, cassette: args.cassette, transport: listen ? 'http' as const : 'stdio' as const, mode, action };
   try {
     // The same transport on both sides: the recording proxy, or the server, in our place.
@@ -165,9 +165,9 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
           ...(args.allowHost ?? []).flatMap((h) => ['--allow-host', h]), ...(args.allowOrigin ?? []).flatMap((o) => ['--allow-origin', o])]
         : action === 'passthrough' && !listen && !upstream ? args.command : undefined;
     if (inPlace) {
-      writeReport(report, { ...emptySummary(), ...base, running: true });
+      writeReport(report, { ...emptySummary(), ...base, running: true }, io.stdout);
       const exitCode = await runInPlace(inPlace, io);
-      writeReport(report, { ...emptySummary(), ...base, running: false, exitCode });
+      writeReport(report, { ...emptySummary(), ...base, running: false, exitCode }, io.stdout);
       return exitCode;
     }
     return await serveWithEngine(args, io, { match, timing, listen, upstream, headers, action, report, base });
@@ -209,7 +209,7 @@ async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Prom
     logger,
     ...(fallback ? { fallback } : {}),
   });
-  writeReport(report, { ...engine.summary(), ...base, running: true });
+  writeReport(report, { ...engine.summary(), ...base, running: true }, io.stdout);
   let url: string | undefined;
   if (listen) {
     const server = await serveHttp(engine, {
@@ -235,6 +235,6 @@ async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Prom
   const failed = summary.failed || (Boolean(args.failOnUnused) && summary.unused.length > 0);
   const exitCode = failed ? 1 : 0;
   io.stderr.write(formatSummary({ ...summary, failed }));
-  writeReport(report, { ...summary, failed, ...base, ...(url ? { url } : {}), running: false, exitCode });
+  writeReport(report, { ...summary, failed, ...base, ...(url ? { url } : {}), running: false, exitCode }, io.stdout);
   return exitCode;
 }

@@ -246,7 +246,7 @@ test('concurrent recorders into one cassette keep every session', async (t) => {
   t.deepEqual(seen, Array.from({ length: n }, (_, i) => i));
 });
 
-test('a corrupt cassette: clear error, file untouched, session kept for recovery', async (t) => {
+test('a corrupt cassette: clear error, exit 73, file untouched, session kept for recovery', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'corrupt.cassette.json');
   writeFileSync(cassette, '{ this is not a cassette');
@@ -254,10 +254,10 @@ test('a corrupt cassette: clear error, file untouched, session kept for recovery
   const done = collect(proxy);
   proxy.stdin!.end(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
   const r = await done;
-  t.is(r.code, 0, 'the host still sees the server exit status');
+  t.is(r.code, 73, 'a session that could not be saved ends record with its own status, whatever the server\'s');
   t.is(r.stdout.toString(), '{"jsonrpc":"2.0","id":1,"result":{"echo":null}}\n');
   t.regex(r.stderr, /corrupt\.cassette\.json is not valid JSON/);
-  t.regex(r.stderr, /mcp-cassette recover/);
+  t.true(r.stderr.includes(`\n  mcp-cassette recover ${cassette}\n`), r.stderr);
   t.is(readFileSync(cassette, 'utf8'), '{ this is not a cassette');
   t.is(journals(dir).length, 1);
 

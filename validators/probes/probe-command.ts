@@ -3,7 +3,7 @@
  * probes derived from a cassette's recorded traffic. Only the server named on the command line is
  * ever contacted; the target recorded in the cassette is never used.
  */
-import { writeFileSync } from 'node:fs';
+import { isStdout, useColour, writeReportText } from '../../lib/cli-output.js';
 import { resolve } from 'node:path';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { CassetteError } from '../../lib/errors.js';
@@ -81,9 +81,8 @@ export async function probeCommand(args: ProbeArgs): Promise<number> {
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(args.failOn)})`);
   }
   const run = await probe(args);
-  const out = renderProbeRun(args.format as Format, run, !args.output && args.format === 'text' && process.stdout.isTTY === true);
-  if (args.output) writeFileSync(args.output, out);
-  else process.stdout.write(out);
+  const out = renderProbeRun(args.format as Format, run, isStdout(args.output) && args.format === 'text' && useColour(process.stdout));
+  writeReportText(args.output, out);
   const judged = run.results.some((r) => r.outcome === 'pass' || r.outcome === 'fail');
   if (!judged && run.results.some((r) => r.outcome === 'inconclusive')) {
     const why = run.results.find((r) => r.outcome === 'inconclusive')!.reason;
