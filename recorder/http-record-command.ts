@@ -28,9 +28,9 @@ export async function runHttpRecord(
     ...(args.label ? { label: args.label } : {}),
     ...(live ? { live } : {}),
   });
-  process.stdout.write(`${recorder.url}\n`);
-  logger.info({ url: recorder.url, upstream: http.upstream.href, cassette: args.cassette }, 'recording Streamable HTTP; stop with Ctrl-C');
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  // Listen for the signals before printing the URL: a supervisor that stops us as soon as it reads
+  // the URL would otherwise meet Node's default action (an exit by signal, nothing saved).
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
     const stop = (s: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -39,6 +39,9 @@ export async function runHttpRecord(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  process.stdout.write(`${recorder.url}\n`);
+  logger.info({ url: recorder.url, upstream: http.upstream.href, cassette: args.cassette }, 'recording Streamable HTTP; stop with Ctrl-C');
+  const signal = await stopped;
   logger.info({ signal }, 'stopping');
   const { validationFailed } = await recorder.close();
   const saved = await save(args, recorder.journal, logger);
