@@ -40,9 +40,13 @@ export function loadCassette(path: string): Cassette {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new CassetteError('MCPC_CASSETTE_NOT_FOUND', `cassette ${path} does not exist`, { cause: err });
     }
-    throw new CassetteError('MCPC_FILE_UNREADABLE', `cassette ${path} cannot be read (${ioReason(err)})`, { cause: err });
+    throw unreadable(path, err);
   }
   return parseCassette(path, text);
+}
+
+function unreadable(path: string, err: unknown): CassetteError {
+  return new CassetteError('MCPC_FILE_UNREADABLE', `cassette ${path} cannot be read (${ioReason(err)})`, { cause: err });
 }
 
 /** Stable, diff-friendly text: two-space indent and a final newline. Key order is the order in
@@ -60,16 +64,22 @@ export class CassetteFile implements Adapter<Cassette> {
   constructor(readonly path: string) {}
 
   async read(): Promise<Cassette | null> {
+    let text: string;
     try {
-      return parseCassette(this.path, await readFile(this.path, 'utf8'));
+      text = await readFile(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
+      throw unreadable(this.path, err);
     }
+    return parseCassette(this.path, text);
   }
 
   async write(data: Cassette): Promise<void> {
-    writeCassetteFile(this.path, data);
+    try {
+      writeCassetteFile(this.path, data);
+    } catch (err) {
+      throw new CassetteError('MCPC_FILE_UNWRITABLE', `cassette ${this.path} cannot be written (${ioReason(err)})`, { cause: err });
+    }
   }
 }
 

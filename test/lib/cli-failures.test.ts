@@ -3,7 +3,7 @@
  * stderr, never "internal error" (70) with a stack trace. Real CLI processes throughout.
  */
 import test from 'ava';
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { useColour } from '../../lib/cli-output.js';
@@ -197,4 +197,20 @@ test('record (stdio) into a folder that cannot be created: exit 2 naming it, the
   t.is(r.code, 2);
   t.true(r.stderr.endsWith(`mcp-cassette: cannot write the session journal next to the cassette ${cassette} (a part of the path is a file, not a folder); give a --cassette path in a folder you can write\n`), r.stderr);
   t.notRegex(r.stderr, noStack);
+});
+
+test('recover into a cassette that cannot be read (a folder): exit 2 naming it, the journal kept', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'x.cassette.json');
+  writeFileSync(cassette, '{ not a cassette');
+  const rec = spawnTracked(t, node, [cli, 'record', '--cassette', cassette, '--', node, rawServer, 'echo']);
+  const recorded = collect(rec);
+  rec.stdin!.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  t.is((await recorded).code, 73);
+  rmSync(cassette);
+  mkdirSync(cassette);
+  const r = await run(t, ['recover', cassette]);
+  t.is(r.code, 2);
+  t.is(r.stderr, `mcp-cassette: cassette ${cassette} cannot be read (it is a folder)\n`);
+  t.is(readdirSync(dir).filter((n) => n.endsWith('.journal')).length, 1);
 });
