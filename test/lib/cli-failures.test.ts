@@ -64,6 +64,14 @@ test('record --upstream --listen on a port in use: exit 2 naming the address, no
   t.deepEqual(readdirSync(dir), []);
 });
 
+test('record --upstream --listen on an address this machine does not have: exit 2 naming it', async (t) => {
+  const dir = tempDir(t);
+  // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never a local address, so nothing is ever bound.
+  const r = await run(t, ['record', '--upstream', 'http://127.0.0.1:1/mcp', '--listen', '192.0.2.1:0', '--cassette', join(dir, 'x.cassette.json')]);
+  t.is(r.code, 2);
+  t.is(r.stderr, 'mcp-cassette: cannot listen on 192.0.2.1:0: this machine has no such address; give one of its own addresses with --listen, for example 127.0.0.1:0\n');
+});
+
 // --- report files -------------------------------------------------------------------------------
 
 test('validate --output creates missing folders, like replay\'s and serve\'s reports', async (t) => {
