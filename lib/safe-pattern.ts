@@ -3,8 +3,9 @@
  * backtracks, and some patterns take exponential time on an input that almost matches (`(a+)+$`
  * on "aaaa…!"), which would hang the proxy. The pattern is parsed and rejected when it has
  *  - a backreference (`\1`, `\k<name>`): no bound on its cost is known;
- *  - a repeated part that itself repeats a variable number of times (`(a+)+`, `(a*b?)*`,
- *    `(?:\s?\w+)+`): the classic exponential case ("star height" above one);
+ *  - a repeated part holding a repetition that can also match what follows it (`(a+)+`,
+ *    `(a*b?)*`, `(?:\s?\w+)+`): the classic exponential case (but `(-[a-z]+)*` is fine: each
+ *    round starts with a "-" the inner part cannot take);
  *  - a repeated alternation whose branches can start with the same character (`(a|ab)*`,
  *    `(\w|_)+`): the input can be split between the branches in exponentially many ways.
  * The check is conservative (a few harmless patterns are refused too); the message names the part
@@ -32,9 +33,20 @@ const SPACE = new Set([9, 10, 11, 12, 13, 32, 0xa0, 0x1680, ...range(0x2000, 0x2
 /** Ranges wider than this are treated as any character (the check only gets more cautious). */
 const MAX_RANGE = 4096;
 
+/** Groups nested deeper than this are refused rather than walked (the walks recurse). */
+const MAX_DEPTH = 50;
+class TooDeep extends Error {}
+
 class Parser {
   i = 0;
+  depth = 0;
   constructor(readonly src: string) {}
+
+  /** The index just past the next `ch` (the end of the pattern when there is none). */
+  after(ch: string): number {
+    const at = this.src.indexOf(ch, this.i);
+    return at === -1 ? this.src.length : at + 1;
+  }
 
   parseAlt(): Node {
     const start = this.i;
@@ -88,8 +100,10 @@ class Parser {
       else if (/^\?<?[=!]/.test(this.src.slice(this.i))) {
         lookaround = true;
         this.i += this.src[this.i + 1] === '<' ? 3 : 2;
-      } else if (this.src.startsWith('?<', this.i)) this.i = this.src.indexOf('>', this.i) + 1;
+      } else if (this.src.startsWith('?<', this.i)) this.i = this.after('>');
+      if (++this.depth > MAX_DEPTH) throw new TooDeep();
       const inner = this.parseAlt();
+      this.depth -= 1;
       this.i += 1; // ')'
       // A lookaround matches no characters where it stands; what is inside still backtracks.
       return { kind: lookaround ? 'assert' : 'group', children: [inner], start, end: this.i };
@@ -102,7 +116,7 @@ class Parser {
   }
 
   parseEscape(start: number): Node {
-    const c = this.src[this.i]!;
+    const c = this.src[this.i] ?? '';
     this.i += 1;
     if (c === 'b' || c === 'B') return { kind: 'assert', start, end: this.i };
     if (/[1-9]/.test(c)) {
@@ -110,19 +124,20 @@ class Parser {
       return { kind: 'backref', start, end: this.i };
     }
     if (c === 'k' && this.src[this.i] === '<') {
-      this.i = this.src.indexOf('>', this.i) + 1;
+      this.i = this.after('>');
       return { kind: 'backref', start, end: this.i };
     }
-    return { kind: 'set', chars: this.escapeChars(c), start, end: this.i };
+    return { kind: 'set', chars: this.escapeChars(c || undefined), start, end: this.i };
   }
 
   /** The characters of an escape whose letter (after the backslash) was just read. */
-  escapeChars(c: string): CharSet {
+  escapeChars(c: string | undefined): CharSet {
+    if (c === undefined) return 'any'; // a trailing backslash (the pattern does not compile)
     if (c === 'd') return DIGITS;
     if (c === 'w') return WORD;
     if (c === 's') return SPACE;
     if (/[DWSpP]/.test(c)) {
-      if ((c === 'p' || c === 'P') && this.src[this.i] === '{') this.i = this.src.indexOf('}', this.i) + 1;
+      if ((c === 'p' || c === 'P') && this.src[this.i] === '{') this.i = this.after('}');
       return 'any';
     }
     const simple: Record<string, number> = { n: 10, r: 13, t: 9, v: 11, f: 12, '0': 0 };
@@ -168,7 +183,7 @@ class Parser {
     const c = this.src[this.i]!;
     this.i += 1;
     if (c !== '\\') return new Set([c.codePointAt(0)!]);
-    const e = this.src[this.i]!;
+    const e = this.src[this.i];
     this.i += 1;
     if (e === 'b') return new Set([8]);
     return this.escapeChars(e);
@@ -232,20 +247,62 @@ function* walk(n: Node): Generator<Node> {
 }
 
 const repeats = (n: Node): boolean => n.kind === 'quant' && n.max! > 1;
+const union = (a: CharSet, b: CharSet): CharSet => (a === 'any' || b === 'any' ? 'any' : new Set([...a, ...b]));
 
-/** Why `pattern` may backtrack catastrophically, or undefined when it is safe to run. The
- * pattern must already compile (`new RegExp(pattern)`). */
+/** Every character `n` can match anywhere (what a repetition inside it can give up or take). */
+function allChars(n: Node): CharSet {
+  if (n.kind === 'char' || n.kind === 'set') return n.chars!;
+  if (n.kind === 'backref') return 'any';
+  if (n.kind === 'assert') return new Set();
+  return (n.children ?? []).map(allChars).reduce(union, new Set<number>());
+}
+
+/**
+ * Inside the body of a repetition, a variable repetition whose characters can also be the next
+ * thing matched (the rest of the body, or the body's next round) splits a run of input in many
+ * ways: `(a+)+`, `(\w+\s?)+`, `(x+x+)+`. One followed by something it cannot match is decided
+ * at once: `(-[a-z]+)*`, `(a+b)+`. Returns the first such inner repetition.
+ */
+function ambiguousInner(outer: Node): Node | undefined {
+  const body = outer.children![0]!;
+  let found: Node | undefined;
+  const visit = (n: Node, follow: CharSet): void => {
+    if (found) return;
+    if (n.kind === 'seq') {
+      const items = n.children!;
+      items.forEach((child, i) => {
+        const rest: Node = { kind: 'seq', children: items.slice(i + 1), start: 0, end: 0 };
+        visit(child, canBeEmpty(rest) ? union(firstChars(rest), follow) : firstChars(rest));
+      });
+    } else if (n.kind === 'alt' || n.kind === 'group') {
+      for (const child of n.children!) visit(child, follow);
+    } else if (n.kind === 'quant') {
+      const inner = n.children![0]!;
+      if (n.max! > 1 && n.min !== n.max && overlaps(allChars(inner), follow)) found = n;
+      else visit(inner, n.max! > 1 ? union(firstChars(inner), follow) : follow);
+    }
+  };
+  visit(body, firstChars(body));
+  return found;
+}
+
+/** Why `pattern` may backtrack catastrophically, or undefined when it is safe to run. Meant for
+ * patterns that compile (`new RegExp(pattern)`); others are judged leniently, never looped on. */
 export function backtrackingRisk(pattern: string): string | undefined {
-  const p = new Parser(pattern);
-  const tree = p.parseAlt();
+  let tree: Node;
+  try {
+    tree = new Parser(pattern).parseAlt();
+  } catch (err) {
+    if (err instanceof TooDeep) return `it nests groups more than ${MAX_DEPTH} deep`;
+    throw err;
+  }
   const at = (n: Node): string => JSON.stringify(pattern.slice(n.start, n.end));
   for (const n of walk(tree)) {
     if (n.kind === 'backref') return `it uses a backreference (${at(n)})`;
     if (!repeats(n)) continue;
-    const body = n.children![0]!;
-    const inner = [...walk(body)].find((m) => m.kind === 'quant' && m.max !== m.min);
-    if (inner) return `the repeated part ${at(n)} contains another repetition (${at(inner)})`;
-    for (const alt of walk(body)) {
+    const inner = ambiguousInner(n);
+    if (inner) return `the repeated part ${at(n)} contains a repetition (${at(inner)}) that can match what follows it`;
+    for (const alt of walk(n.children![0]!)) {
       if (alt.kind !== 'alt') continue;
       const firsts = alt.children!.map((b) => (canBeEmpty(b) ? 'any' : firstChars(b)));
       for (let i = 0; i < firsts.length; i++) {
