@@ -105,7 +105,9 @@ test('a server that crashes mid-request: recorded up to the crash, proxy exits w
 test('host closes stdin early: answers still in flight are forwarded, then the server exits', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'early.cassette.json');
-  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo']);
+  // A grace no loaded machine runs out of: the server ends by itself once it has answered, and
+  // that is the event waited for (with the default 2 s, a slow start of the server meant SIGTERM).
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], { extra: ['--shutdown-grace', '600000'] });
   const done = collect(proxy);
   proxy.stdin!.end(line({ jsonrpc: '2.0', id: 1, method: 'slow', params: { ms: 300 } }));
   const r = await done;
