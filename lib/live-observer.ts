@@ -11,9 +11,11 @@ export interface LiveObserver {
   /** Judges one frame of a session; returns the violations to keep with the recording.
    * Must not throw: a bug inside is reported and swallowed. */
   message(session: { id: string; transport: 'stdio' | 'streamable-http' }, msg: RecordedMessage, exchange?: HttpExchange): Violation[];
-  /** The session is over: flush alerts and log the summary. Resolves with whether violations
-   * at the `--fail-on` level were seen. */
-  close(): Promise<{ failed: boolean }>;
+  /** The session is over: log the summary and say whether violations at the `--fail-on` level
+   * were seen, at once; `delivered` settles, with the alert counts logged, when the alerts still
+   * queued are delivered or given up, or when `deadline` settles. The verdict never waits for a
+   * webhook. */
+  close(deadline: Promise<void>): { failed: boolean; delivered: Promise<void> };
 }
 
 /**
@@ -37,7 +39,9 @@ export type LiveWorkerInput =
   /** HTTP: a journal record (an event, or a body chunk of exchange `x`). */
   | { type: 'record'; record: { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown } }
   /** The session is over; stdio: how it ended, as the cassette will say (for the session-end rules). */
-  | { type: 'finish'; end?: Partial<Pick<SessionEnd, 'initiatedBy' | 'exitCode' | 'signal'>> };
+  | { type: 'finish'; end?: Partial<Pick<SessionEnd, 'initiatedBy' | 'exitCode' | 'signal'>> }
+  /** After `finish`: the proxy will wait no longer; log what became of the alerts and say done. */
+  | { type: 'deadline' };
 
 /**
  * Where an HTTP violation's message sits before sessions are grouped: the `k`-th message of
@@ -51,4 +55,7 @@ export interface LiveRef {
 /** Worker → main thread. */
 export type LiveWorkerOutput =
   | { type: 'violations'; violations: (Violation & { ref?: LiveRef })[]; processed: number }
-  | { type: 'done'; failed: boolean };
+  /** The session's verdict, sent before the last alerts are delivered. */
+  | { type: 'verdict'; failed: boolean }
+  /** The last alerts are delivered or given up; the worker may be ended. */
+  | { type: 'done' };

@@ -12,6 +12,10 @@ const LIVE_MAX_BACKLOG = 64 * 1024 * 1024;
  * couple of seconds after closing stdin (and SIGKILL soon after): the cassette must be written
  * before that; verdicts still pending are what `mcp-cassette validate` computes offline anyway. */
 const FINISH_TIMEOUT_MS = 3_000;
+/** After FINISH_TIMEOUT_MS the worker is told to stop waiting for alert sinks: it logs what became
+ * of the alerts (delivered, failed, dropped, undelivered) and says done, which takes it one turn of
+ * its event loop; this bounds the wait for that answer. */
+const DEADLINE_ANSWER_MS = 1_000;
 /** Traffic goes to the worker in one message per this many milliseconds at most (verdicts and
  * alerts come that much later, which nobody notices). A message per event-loop turn cost a
  * `postMessage` (and a reply) for every few records: on HTTP about two per exchange, and the
@@ -46,7 +50,9 @@ export class LiveTap {
   #worker: Worker | undefined;
   #backlog = 0;
   #disabled = false;
-  #done: Promise<{ failed: boolean }> | undefined;
+  #done: Promise<void> | undefined;
+  /** The worker's verdict on the session, which comes before its last alerts are delivered. */
+  #verdict = { failed: false };
   /** Inputs since the last flush, sent to the worker as one message. */
   #batch: (LiveWorkerInput | LiveJournalInput)[] = [];
   /** HTTP: the records since the last flush, in the journal's format (one item of the batch). */
@@ -82,7 +88,8 @@ export class LiveTap {
     worker.unref();
     this.#done = new Promise((resolve) => {
       worker.on('message', (out: LiveWorkerOutput) => {
-        if (out.type === 'done') return resolve({ failed: out.failed });
+        if (out.type === 'verdict') return void (this.#verdict = { failed: out.failed });
+        if (out.type === 'done') return resolve();
         this.#backlog -= out.processed;
         // One journal write for the whole batch.
         for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) }, true);
@@ -90,9 +97,9 @@ export class LiveTap {
       });
       worker.on('error', (err) => {
         this.#stop(`live validation stopped: ${err.message}`);
-        resolve({ failed: false });
+        resolve();
       });
-      worker.on('exit', () => resolve({ failed: false }));
+      worker.on('exit', () => resolve());
     });
     this.#worker = worker;
     this.#flush();
@@ -246,11 +253,16 @@ export class LiveTap {
       this.#batch.push({ type: 'finish', ...(end ? { end } : {}) });
       this.#flush();
     }
-    const timeout = new Promise<{ failed: boolean }>((r) => setTimeout(() => r({ failed: false }), FINISH_TIMEOUT_MS).unref());
-    const hurried = new Promise<{ failed: boolean }>((r) => (this.#hurry = () => r({ failed: false })));
-    const verdict = await Promise.race([this.#done, timeout, hurried]);
+    const timer = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
+    const hurried = new Promise<'hurried'>((r) => (this.#hurry = () => r('hurried')));
+    const ended = await Promise.race([this.#done, timer(FINISH_TIMEOUT_MS), hurried]);
+    if (ended === 'timeout') {
+      // Verdicts or alerts still pending (a slow webhook): the alert counts are still worth a line.
+      this.#worker.postMessage([{ type: 'deadline' } satisfies LiveWorkerInput]);
+      await Promise.race([this.#done, timer(DEADLINE_ANSWER_MS), hurried]);
+    }
     await this.#worker.terminate();
-    return verdict;
+    return this.#verdict;
   }
 }
 

@@ -1,6 +1,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../lib/log.js';
+import { backtrackingRisk } from '../lib/safe-pattern.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
@@ -85,11 +86,16 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     throw new CassetteError('MCPC_USAGE', 'record needs the server command after `--` (for example: mcp-cassette record -- node server.js) or --upstream <url> for a Streamable HTTP server');
   }
   const patterns = (parsed['redact-arg'] as string[] | undefined ?? []).map((p) => {
+    let re: RegExp;
     try {
-      return new RegExp(p);
+      re = new RegExp(p);
     } catch (err) {
       throw new CassetteError('MCPC_USAGE', `--redact-arg ${JSON.stringify(p)} is not a valid regular expression: ${(err as Error).message}`);
     }
+    // A pattern that can backtrack exponentially would hang the proxy on an argument that almost matches.
+    const risk = backtrackingRisk(p);
+    if (risk) throw new CassetteError('MCPC_USAGE', `--redact-arg ${JSON.stringify(p)} could take exponential time on some arguments: ${risk}; rewrite it without repetition inside repetition, overlapping alternatives or backreferences (for example "(a+)+$" as "a+$")`);
+    return re;
   });
   const logLevel = String(parsed['log-level'] ?? 'info');
   if (!LOG_LEVELS.includes(logLevel)) throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);

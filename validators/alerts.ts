@@ -11,8 +11,23 @@ export interface AlertOptions {
   exec?: string;
 }
 
-const QUEUE_LIMIT = 200;
-const RETRIES = 3;
+/** Alerts waiting for a slow sink beyond this many are dropped (and counted). */
+export const ALERT_QUEUE_LIMIT = 200;
+/** Attempts per alert and sink; the waits between them double from ALERT_BACKOFF_MS. */
+export const ALERT_ATTEMPTS = 3;
+export const ALERT_BACKOFF_MS = 250;
+
+/** What happened to the alerts of a session, logged when it ends. */
+export interface AlertCounts {
+  /** Delivered to every sink (after retries, if needed). */
+  delivered: number;
+  /** A sink still failed after ALERT_ATTEMPTS attempts. */
+  failed: number;
+  /** Not queued: ALERT_QUEUE_LIMIT alerts were already waiting. */
+  dropped: number;
+  /** Still queued or in flight when the proxy stopped waiting (see live-tap's FINISH_TIMEOUT_MS). */
+  undelivered: number;
+}
 
 export function oneLine(v: Violation): string {
   const arrow = v.direction === 'client-to-server' ? 'C>S' : 'S>C';
@@ -28,7 +43,8 @@ export function oneLine(v: Violation): string {
 export class AlertHub {
   readonly #seen = new Map<string, { violation: Violation; count: number }>();
   readonly #queue: Violation[] = [];
-  #dropped = 0;
+  readonly #counts: AlertCounts = { delivered: 0, failed: 0, dropped: 0, undelivered: 0 };
+  #inFlight = 0;
   #draining: Promise<void> | undefined;
 
   constructor(private readonly options: AlertOptions) {}
@@ -47,8 +63,8 @@ export class AlertHub {
     else if (v.severity === 'warning') log.warn(record, oneLine(v));
     else log.info(record, oneLine(v));
     if (!this.options.webhook && !this.options.exec) return;
-    if (this.#queue.length >= QUEUE_LIMIT) {
-      this.#dropped += 1;
+    if (this.#queue.length >= ALERT_QUEUE_LIMIT) {
+      this.#counts.dropped += 1;
       return;
     }
     this.#queue.push(v);
@@ -59,22 +75,31 @@ export class AlertHub {
 
   async #drain(): Promise<void> {
     for (let v = this.#queue.shift(); v; v = this.#queue.shift()) {
-      if (this.options.webhook) await this.#retry('webhook', () => this.#post(this.options.webhook!, v!));
-      if (this.options.exec) await this.#retry('exec', () => this.#exec(this.options.exec!, v!));
+      this.#inFlight = 1;
+      let ok = true;
+      if (this.options.webhook) ok = (await this.#retry('webhook', () => this.#post(this.options.webhook!, v!))) && ok;
+      if (this.options.exec) ok = (await this.#retry('exec', () => this.#exec(this.options.exec!, v!))) && ok;
+      this.#inFlight = 0;
+      if (ok) this.#counts.delivered += 1;
+      else this.#counts.failed += 1;
     }
   }
 
-  async #retry(sink: string, fn: () => Promise<void>): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
+  /** Whether the sink took the alert within ALERT_ATTEMPTS attempts. */
+  async #retry(sink: string, fn: () => Promise<void>): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
       try {
         await fn();
-        return;
+        return true;
       } catch (err) {
-        if (attempt + 1 >= RETRIES) {
-          this.options.logger.warn({ sink, err: (err as Error).message }, `alert ${sink} failed ${RETRIES} times; dropped`);
-          return;
+        const reason = (err as Error).message;
+        if (attempt >= ALERT_ATTEMPTS) {
+          this.options.logger.warn({ sink, attempt, err: reason }, `alert ${sink} failed ${ALERT_ATTEMPTS} times (${reason}); this alert is dropped`);
+          return false;
         }
-        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+        const waitMs = ALERT_BACKOFF_MS * 2 ** (attempt - 1);
+        this.options.logger.info({ sink, attempt, waitMs, err: reason }, `alert ${sink} attempt ${attempt} of ${ALERT_ATTEMPTS} failed (${reason}); retrying in ${waitMs} ms`);
+        await new Promise((r) => setTimeout(r, waitMs));
       }
     }
   }
@@ -101,10 +126,8 @@ export class AlertHub {
     });
   }
 
-  /** Waits (up to `timeoutMs`) for queued alerts, then returns the counts by rule. */
-  async close(timeoutMs = 5000): Promise<{ rule: string; severity: string; count: number }[]> {
-    if (this.#draining) await Promise.race([this.#draining, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
-    if (this.#dropped > 0) this.options.logger.warn({ dropped: this.#dropped }, 'alert queue was full; some alerts were not delivered');
+  /** The violations seen so far, counted by rule, most frequent first. */
+  summary(): { rule: string; severity: string; count: number }[] {
     const byRule = new Map<string, { rule: string; severity: string; count: number }>();
     for (const { violation, count } of this.#seen.values()) {
       const e = byRule.get(violation.rule) ?? { rule: violation.rule, severity: violation.severity, count: 0 };
@@ -112,5 +135,19 @@ export class AlertHub {
       byRule.set(violation.rule, e);
     }
     return [...byRule.values()].sort((a, b) => b.count - a.count);
+  }
+
+  /** Waits for the queued alerts, or until `deadline` settles, then logs and returns what became
+   * of them. Nothing is logged when no sink is set. */
+  async close(deadline: Promise<void>): Promise<AlertCounts> {
+    if (this.#draining) await Promise.race([this.#draining, deadline]);
+    const counts = { ...this.#counts, undelivered: this.#queue.length + this.#inFlight };
+    if (this.options.webhook || this.options.exec) {
+      const lost = counts.failed + counts.dropped + counts.undelivered;
+      const text = `alerts: ${counts.delivered} delivered, ${counts.failed} failed after ${ALERT_ATTEMPTS} attempts, ${counts.dropped} dropped (queue of ${ALERT_QUEUE_LIMIT} full), ${counts.undelivered} undelivered when the session ended`;
+      if (lost > 0) this.options.logger.warn({ alerts: counts }, text);
+      else this.options.logger.info({ alerts: counts }, text);
+    }
+    return counts;
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { backtrackingRisk } from '../lib/safe-pattern.js';
 
 /**
  * JSON Schemas found inside messages (tool inputSchema/outputSchema, elicitation requestedSchema):
@@ -39,13 +40,14 @@ export function boundsProblem(schema: unknown): string | undefined {
 }
 
 /**
- * A quantified group that itself contains a quantifier ((a+)+, (a|aa)*, (.*)*…) can take
+ * A quantified group that itself contains a quantifier ((a+)+, (a|aa)*, (.*)*, ((a+))+…) can take
  * exponential time on a failing input. Such patterns are not enforced; the rest are, on inputs
  * up to MAX_PATTERN_INPUT characters.
  */
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]|\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)[+*{]/;
 export function riskyPattern(pattern: string): boolean {
-  return NESTED_QUANTIFIER.test(pattern);
+  // The quick check misses groups within groups (`((a+))+`); lib/safe-pattern.ts parses them.
+  return NESTED_QUANTIFIER.test(pattern) || backtrackingRisk(pattern) !== undefined;
 }
 
 /** ajv's regex factory: risky patterns and huge inputs always pass. */

@@ -87,6 +87,9 @@ const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
 });
 
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);
+/** Settles when the proxy will wait no longer for the last alerts. */
+let stopWaiting: () => void = () => {};
+const deadline = new Promise<void>((r) => (stopWaiting = r));
 
 port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
   let processed = 0;
@@ -100,6 +103,9 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
       framer.end(input.channel, input.t);
     } else if (input.type === 'journal') {
       processed += readLiveJournal(input.bytes, (record) => httpFramer.push(record));
+    } else if (input.type === 'deadline') {
+      stopWaiting();
+      return;
     } else if (input.type === 'record') {
       httpFramer.push(input.record);
       if (input.record.data) processed += input.record.data.byteLength;
@@ -115,7 +121,9 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
       if (settings.transport === 'streamable-http') found.push(...validator.endRecording([...digests.values()]));
       send({ type: 'violations', violations: found, processed });
       found = [];
-      void validator.close().then(({ failed }) => send({ type: 'done', failed }));
+      const { failed, delivered } = validator.close(deadline);
+      send({ type: 'verdict', failed });
+      void delivered.then(() => send({ type: 'done' }));
       return;
     }
   }

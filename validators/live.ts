@@ -103,14 +103,15 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         return [];
       }
     },
-    async close() {
-      const table = await hub.close();
+    close(deadline) {
+      // The summary and the verdict first: neither may wait for a slow or dead webhook.
+      const table = hub.summary();
       if (table.length > 0) {
         // Through the logger, so --log-file keeps it off a stderr the host may be reading.
         options.logger.warn({ summary: table }, `spec violations seen in this session:\n${table.map((r) => `  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${r.rule}`).join('\n')}`);
       }
       const failed = options.failOn !== undefined && worst !== undefined && SEVERITY_ORDER[worst] >= SEVERITY_ORDER[options.failOn];
-      return { failed };
+      return { failed, delivered: hub.close(deadline).then(() => undefined) };
     },
   };
 }

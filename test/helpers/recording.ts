@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
@@ -94,4 +94,21 @@ export async function waitForSessions(path: string, count: number, timeoutMs = 6
     if (Date.now() > deadline) throw new Error(`cassette ${path} did not reach ${count} sessions: ${last}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Resolves once a journal in `dir` (a recorder's, still running) holds `text`: an event the
+ * recorder has written, waited for as it happens (fs.watch) rather than after a sleep. */
+export function journalHolds(dir: string, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const holds = (): boolean => readdirSync(dir).some((f) => f.endsWith('.journal') && readFileSync(join(dir, f), 'utf8').includes(text));
+    const watcher = watch(dir, () => {
+      if (!holds()) return;
+      watcher.close();
+      resolve();
+    });
+    if (holds()) {
+      watcher.close();
+      resolve();
+    }
+  });
 }

@@ -1,12 +1,13 @@
 import test from 'ava';
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { startTappedUpstream } from '../helpers/http-taps.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
-import { delay } from '../helpers/proc.js';
+import { journalHolds } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const rpc = (id: number, method: string) => JSON.stringify({ jsonrpc: '2.0', id, method, params: {} });
@@ -120,7 +121,7 @@ test('a client that drops the connection mid-SSE aborts the upstream request, an
   await new Promise<void>((r) => res.body.once('data', () => r()));
   controller.abort();
   await closed; // the upstream saw its request end
-  await delay(100);
+  await journalHolds(dir, '"outcome":"client-aborted"'); // and the proxy wrote down why
   const { cassette } = await proxy.stop();
   const x = cassette.sessions[0]!.exchanges![0]!;
   t.is(x.outcome, 'client-aborted');
@@ -177,32 +178,62 @@ test('a slow client does not make the proxy buffer the stream: RSS stays bounded
   const count = 1600; // about 100 MB
   const hash = createHash('sha256');
   for (let i = 0; i < count; i++) hash.update(chunk);
+  // The upstream writes until its socket is full (blocked: a stall), and again after each drain.
+  const upstreamState = { stalls: 0, blocked: false, ended: false };
+  const stalledOrEnded = new EventEmitter();
   const upstream = await startTappedUpstream(t, (req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     let i = 0;
     const pump = (): void => {
+      upstreamState.blocked = false;
       while (i < count) {
         i += 1;
         if (!res.write(chunk)) {
+          upstreamState.stalls += 1;
+          upstreamState.blocked = true;
+          stalledOrEnded.emit('change');
           res.once('drain', pump);
           return;
         }
       }
       res.end();
+      upstreamState.ended = true;
+      stalledOrEnded.emit('change');
     };
     pump();
+  });
+  /** Resolves once the upstream is blocked by backpressure (or has written everything). */
+  const upstreamHeld = (): Promise<void> => new Promise((resolve) => {
+    const check = (): void => {
+      if (!upstreamState.blocked && !upstreamState.ended) return;
+      stalledOrEnded.off('change', check);
+      resolve();
+    };
+    stalledOrEnded.on('change', check);
+    check();
   });
   // Forwarding and recording only: the live validator's worker keeps its own bound (64 MB of
   // unjudged traffic, then it stops for the session) and would blur what this test measures.
   const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'slow.cassette.json'), ['--no-validate']);
+  const rssMb = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proxy.child.pid}/status`, 'utf8'))![1]) / 1024;
   const res = await request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc(1, 'tools/call') });
-  res.body.pause();
-  await delay(1500); // the client reads nothing for a while
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proxy.child.pid}/status`, 'utf8'))![1]) / 1024;
-  t.true(rss < 120, `proxy RSS ${rss.toFixed(0)} MB while a 100 MB stream waits on a paused client`);
+  // The client reads a megabyte at a time, each time only once the upstream is blocked by
+  // backpressure, and the proxy's RSS is sampled then, when everything between upstream and
+  // client is full. A proxy that buffered would let the upstream run to the end and hold it all.
+  let maxRss = 0;
+  let sinceSample = 0;
   const got = createHash('sha256');
-  for await (const c of res.body) got.update(c as Buffer);
+  for await (const c of res.body) {
+    got.update(c as Buffer);
+    sinceSample += (c as Buffer).length;
+    if (sinceSample < 1024 * 1024) continue;
+    sinceSample = 0;
+    await upstreamHeld();
+    maxRss = Math.max(maxRss, rssMb());
+  }
+  t.true(upstreamState.stalls > 10, 'the upstream was held back by the slow client again and again');
+  t.true(maxRss < 120, `proxy RSS at most ${maxRss.toFixed(0)} MB while a 100 MB stream waited on a slow client`);
   t.is(got.digest('hex'), hash.digest('hex'));
   await proxy.stop();
 });

@@ -59,8 +59,10 @@ test.serial('--answer-timeout: a server→client request the client leaves unans
   s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'confirm_action', arguments: { action: 'deploy' } } });
   t.like(await s.next((m) => m.method === 'elicitation/create'), { params: { message: 'Really deploy?' } });
   t.like(await s.next((m) => m.id === 3 && !('method' in m)), { result: { content: [{ text: 'confirmed=true action=deploy' }] } });
+  // A lower bound only: the answer coming at all proves the timeout fired; a loaded machine can
+  // make it come later, never sooner.
   const waited = performance.now() - started;
-  t.true(waited >= 290 && waited < 5000, `answered after ${waited} ms`);
+  t.true(waited >= 290, `answered after ${waited} ms`);
   const end = await s.end();
   t.is(end.code, 1);
   t.regex(end.stderr, /mismatch: during tools\/call "confirm_action" \(session 3, seq 8\): the client did not answer elicitation\/create within 300 ms \(--answer-timeout\)/);

@@ -92,13 +92,22 @@ process.stdin.on('data', (chunk: Buffer) => {
     }
   }
 });
+/** A signal's arrival: after stdin closed or not, and when (the epoch clock, which the test shares). */
+const signalled = (): string => `${eof ? 'after' : 'before'} stdin closed, at ${Date.now()}`;
 process.stdin.on('end', () => {
   eof = true;
   process.stderr.write('raw-server: stdin closed\n');
   maybeExit();
 });
 if (mode === 'ignore-eof' || mode === 'ignore-term') setInterval(() => {}, 1000);
-if (mode === 'ignore-term') process.on('SIGTERM', () => process.stderr.write('raw-server: ignoring SIGTERM\n'));
+if (mode === 'ignore-term') process.on('SIGTERM', () => process.stderr.write(`raw-server: ignoring SIGTERM (${signalled()})\n`));
+if (mode === 'ignore-eof') {
+  process.on('SIGTERM', () => {
+    process.stderr.write(`raw-server: SIGTERM (${signalled()})\n`); // synchronous on a pipe
+    process.removeAllListeners('SIGTERM');
+    process.kill(process.pid, 'SIGTERM'); // and end by it, as without a handler
+  });
+}
 process.on('SIGINT', () => {
   process.stderr.write('raw-server: got SIGINT\n');
   process.exit(130);
