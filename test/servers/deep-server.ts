@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * An SDK-free stdio MCP server that answers with JSON nested far deeper than anything walks:
+ * `node deep-server.js <where> [leaf]`. It answers `initialize` and `tools/list` normally; every
+ * `tools/call` gets an answer with a value nested DEPTH levels deep, where `where` says:
+ *   result      in the result (`content[0]` stays a normal text item; `structuredContent` is deep)
+ *   error-data  an error whose `data` is deep
+ *   meta        a normal result whose `_meta` is deep
+ *   params      a `notifications/message` whose `params.data` is deep, then a normal result
+ * `leaf` is the string at the bottom (default "bottom"): two servers with different leaves give
+ * the same shape with a different value, for replay's difference. The frames are written as
+ * text (JSON.stringify cannot write them). Exits on stdin EOF.
+ * `--http <port-file>` serves the same over Streamable HTTP on 127.0.0.1 (JSON answers, or SSE
+ * when the client's Accept prefers it with `?sse=1` on the URL) and writes the port to the file.
+ */
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+
+export const DEPTH = 100_000;
+const args = process.argv.slice(2);
+const httpAt = args.indexOf('--http');
+const portFile = httpAt >= 0 ? args[httpAt + 1] : undefined;
+if (httpAt >= 0) args.splice(httpAt, 2);
+const where = args[0] ?? 'result';
+const leaf = args[1] ?? 'bottom';
+
+/** `[[[…"leaf"…]]]` as text, DEPTH levels deep. */
+const deep = '['.repeat(DEPTH) + JSON.stringify(leaf) + ']'.repeat(DEPTH);
+const text = (s: string) => ({ content: [{ type: 'text', text: s }] });
+
+/** The lines one request gets, as text. */
+function answer(msg: { id?: unknown; method?: string }): string[] {
+  const id = JSON.stringify(msg.id);
+  const head = `{"jsonrpc":"2.0","id":${id}`;
+  switch (msg.method) {
+    case 'initialize':
+      return [head + `,"result":${JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'deep-server', version: '1.0.0' } })}}`];
+    case 'tools/list':
+      return [head + `,"result":${JSON.stringify({ tools: [{ name: 'deep', description: 'Answers with deeply nested JSON', inputSchema: { type: 'object' } }] })}}`];
+    case 'tools/call':
+      switch (where) {
+        case 'error-data':
+          return [head + `,"error":{"code":-32603,"message":"too deep to say","data":${deep}}}`];
+        case 'meta':
+          return [head + `,"result":{"content":[{"type":"text","text":"ok"}],"_meta":{"deep":${deep}}}}`];
+        case 'params':
+          return [`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${deep}}}`, head + `,"result":${JSON.stringify(text('ok'))}}`];
+        default:
+          return [head + `,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"deep":${deep}}}}`];
+      }
+    default:
+      return [head + `,"result":{}}`];
+  }
+}
+
+function handle(line: string, write: (line: string) => void): void {
+  if (line.trim() === '') return;
+  let msg: { id?: unknown; method?: string };
+  try {
+    msg = JSON.parse(line) as typeof msg;
+  } catch {
+    return;
+  }
+  // JSON.parse copes with a deep request; only the top level is read.
+  if (Array.isArray(msg) || msg.id === undefined || msg.method === undefined) return;
+  for (const l of answer(msg)) write(l);
+}
+
+if (portFile === undefined) {
+  let buffer = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      handle(line, (l) => process.stdout.write(l + '\n'));
+    }
+  });
+  process.stdin.on('end', () => process.exit(0));
+} else {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST') {
+        res.writeHead(405).end();
+        return;
+      }
+      const lines: string[] = [];
+      handle(Buffer.concat(chunks).toString('utf8'), (l) => lines.push(l));
+      if (lines.length === 0) {
+        res.writeHead(202).end();
+        return;
+      }
+      if (req.url?.includes('sse=1')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const l of lines) res.write(`event: message\ndata: ${l}\n\n`);
+        res.end();
+      } else {
+        // A JSON answer is one message: the last (the response).
+        res.writeHead(200, { 'content-type': 'application/json' }).end(lines.at(-1));
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    writeFileSync(portFile, String(typeof address === 'object' && address ? address.port : 0));
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
