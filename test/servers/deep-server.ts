@@ -10,26 +10,18 @@
  * `leaf` is the string at the bottom (default "bottom"): two servers with different leaves give
  * the same shape with a different value, for replay's difference. The frames are written as
  * text (JSON.stringify cannot write them). Exits on stdin EOF.
- * `--http <port-file>` serves the same over Streamable HTTP on 127.0.0.1 (JSON answers, or SSE
- * when the client's Accept prefers it with `?sse=1` on the URL) and writes the port to the file.
  */
-import { createServer } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 export const DEPTH = 100_000;
-const args = process.argv.slice(2);
-const httpAt = args.indexOf('--http');
-const portFile = httpAt >= 0 ? args[httpAt + 1] : undefined;
-if (httpAt >= 0) args.splice(httpAt, 2);
-const where = args[0] ?? 'result';
-const leaf = args[1] ?? 'bottom';
 
 /** `[[[…"leaf"…]]]` as text, DEPTH levels deep. */
-const deep = '['.repeat(DEPTH) + JSON.stringify(leaf) + ']'.repeat(DEPTH);
+export const deepText = (leaf = 'bottom'): string => '['.repeat(DEPTH) + JSON.stringify(leaf) + ']'.repeat(DEPTH);
 const text = (s: string) => ({ content: [{ type: 'text', text: s }] });
 
 /** The lines one request gets, as text. */
-function answer(msg: { id?: unknown; method?: string }): string[] {
+export function answer(msg: { id?: unknown; method?: string }, where = 'result', leaf = 'bottom'): string[] {
+  const deep = deepText(leaf);
   const id = JSON.stringify(msg.id);
   const head = `{"jsonrpc":"2.0","id":${id}`;
   switch (msg.method) {
@@ -53,7 +45,7 @@ function answer(msg: { id?: unknown; method?: string }): string[] {
   }
 }
 
-function handle(line: string, write: (line: string) => void): void {
+function handle(line: string, write: (line: string) => void, where: string, leaf: string): void {
   if (line.trim() === '') return;
   let msg: { id?: unknown; method?: string };
   try {
@@ -63,10 +55,11 @@ function handle(line: string, write: (line: string) => void): void {
   }
   // JSON.parse copes with a deep request; only the top level is read.
   if (Array.isArray(msg) || msg.id === undefined || msg.method === undefined) return;
-  for (const l of answer(msg)) write(l);
+  for (const l of answer(msg, where, leaf)) write(l);
 }
 
-if (portFile === undefined) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [where = 'result', leaf = 'bottom'] = process.argv.slice(2);
   let buffer = '';
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk: string) => {
@@ -75,38 +68,8 @@ if (portFile === undefined) {
     while ((nl = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
-      handle(line, (l) => process.stdout.write(l + '\n'));
+      handle(line, (l) => process.stdout.write(l + '\n'), where, leaf);
     }
   });
   process.stdin.on('end', () => process.exit(0));
-} else {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST') {
-        res.writeHead(405).end();
-        return;
-      }
-      const lines: string[] = [];
-      handle(Buffer.concat(chunks).toString('utf8'), (l) => lines.push(l));
-      if (lines.length === 0) {
-        res.writeHead(202).end();
-        return;
-      }
-      if (req.url?.includes('sse=1')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const l of lines) res.write(`event: message\ndata: ${l}\n\n`);
-        res.end();
-      } else {
-        // A JSON answer is one message: the last (the response).
-        res.writeHead(200, { 'content-type': 'application/json' }).end(lines.at(-1));
-      }
-    });
-  });
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    writeFileSync(portFile, String(typeof address === 'object' && address ? address.port : 0));
-  });
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }
