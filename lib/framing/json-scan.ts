@@ -14,7 +14,7 @@ import type { MessageKind } from '../message.js';
 export interface FrameScan {
   utf8: boolean;
   /** Absent when the frame is not a JSON value. */
-  json?: { kind: MessageKind; canonical: boolean; tooDeep: boolean };
+  json?: { kind: MessageKind; canonical: boolean; tooDeep?: true };
 }
 
 const enum S { Value, AfterValue, Key, Colon, Str, Esc, Hex, Num, Lit }
@@ -95,7 +95,7 @@ export class JsonScanner {
     if (this.#state === S.Num) this.#endNumber();
     else if (this.#state === S.Lit) this.#valid = false;
     if (!this.#valid || this.#state !== S.AfterValue || this.#stack.length > 0) return { utf8: true };
-    return { utf8: true, json: { kind: this.#kind(), canonical: this.#canonical, tooDeep: this.#tooDeep } };
+    return { utf8: true, json: { kind: this.#kind(), canonical: this.#canonical, ...(this.#tooDeep ? { tooDeep: true as const } : {}) } };
   }
 
   #kind(): MessageKind {

@@ -37,7 +37,7 @@ async function run(t: ExecutionContext, args: string[], input?: string) {
 }
 
 /** Records one session through byte taps on both sides of the proxy. */
-async function recordDeep(t: ExecutionContext, where: string) {
+async function recordDeep(t: ExecutionContext, where: string, lines = clientLines, last = '"id":3,') {
   const dir = tempDir(t);
   const cassette = join(dir, `${where}.cassette.json`);
   const taps = join(dir, 'taps');
@@ -45,8 +45,8 @@ async function recordDeep(t: ExecutionContext, where: string) {
   const done = collect(child);
   // EOF only once the last answer is through: a host that hangs up at once leaves a slow server
   // (on a loaded machine) only the shutdown grace to answer in.
-  child.stdin!.write(clientLines);
-  await waitForOutput(child.stdout!, (s) => s.includes('"id":3,'), 60_000);
+  child.stdin!.write(lines);
+  await waitForOutput(child.stdout!, (s) => s.includes(last), 60_000);
   child.stdin!.end();
   const r = await done;
   t.is(r.code, 0, `${String(r.signal)} ${r.stderr}`);
@@ -96,6 +96,25 @@ for (const where of WHERE) {
     t.false(unmatched.stdout.includes(Buffer.from(deepText('bottom'))), 'a different deep request is not answered with the recorded deep answer');
   });
 }
+
+test('a request whose id is nested 100,000 deep: recorded byte-exact, validated, shown and served', async (t) => {
+  const lines = clientLines.split('\n').slice(0, 3).join('\n') + `\n{"jsonrpc":"2.0","id":${deepText('id')},"method":"tools/call","params":{"name":"deep"}}\n`;
+  const { cassette, taps, clientOut } = await recordDeep(t, 'result', lines, '"id":null,');
+  const c = await waitForSessions(cassette, 1);
+  assertTransparent(t, taps, c);
+  const deep = c.sessions[0]!.messages.filter((m) => m.tooDeep);
+  t.is(deep.length, 1);
+  t.like(deep[0]!.json, { jsonrpc: '2.0', method: 'tools/call' }, 'the deep id is not in json; the frame is in raw');
+  const v = await run(t, [cli, 'validate', '--format', 'json', cassette]);
+  t.is(v.code, 0, v.stderr);
+  t.regex(v.stdout.toString(), /not judged, too deep/);
+  t.is((await run(t, [cli, 'show', '--messages', cassette])).code, 0);
+  const served = await run(t, [cli, 'serve', cassette], lines);
+  t.is(served.code, 0, served.stderr);
+  // The handshake is answered as recorded; the deep-id request has no id serve could answer with.
+  const handshake = clientOut.subarray(0, clientOut.lastIndexOf('{"jsonrpc"'));
+  t.true(served.stdout.subarray(0, handshake.length).equals(handshake), 'the handshake is answered as recorded');
+});
 
 test('recover folds a journal that holds a deep frame', async (t) => {
   const dir = tempDir(t);

@@ -7,6 +7,7 @@
  *   error-data  an error whose `data` is deep
  *   meta        a normal result whose `_meta` is deep
  *   params      a `notifications/message` whose `params.data` is deep, then a normal result
+ * A request whose id is no string or number (a deep array) gets an Invalid Request error, id null.
  * `leaf` is the string at the bottom (default "bottom"): two servers with different leaves give
  * the same shape with a different value, for replay's difference. The frames are written as
  * text (JSON.stringify cannot write them). Exits on stdin EOF.
@@ -22,8 +23,9 @@ const text = (s: string) => ({ content: [{ type: 'text', text: s }] });
 /** The lines one request gets, as text. */
 export function answer(msg: { id?: unknown; method?: string }, where = 'result', leaf = 'bottom'): string[] {
   const deep = deepText(leaf);
-  const id = JSON.stringify(msg.id);
-  const head = `{"jsonrpc":"2.0","id":${id}`;
+  // An id that is no string or number (a client's deep array) is refused as JSON-RPC says, id null.
+  if (msg.id === null || typeof msg.id === 'object') return ['{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the id is no string or number"}}'];
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)}`;
   switch (msg.method) {
     case 'initialize':
       return [head + `,"result":${JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'deep-server', version: '1.0.0' } })}}`];
