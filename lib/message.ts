@@ -92,7 +92,7 @@ export function frameToMessage(frame: Buffer, info: FrameInfo): RecordedMessage 
     const json = info.channel === 'stderr' ? undefined : tryParse(text);
     if (json === undefined) {
       msg = { ...base, kind: 'text', bytes: frame.length, raw: text };
-    } else if (textTooDeep(frame)) {
+    } else if (textTooDeep(text)) {
       msg = { ...base, kind: classify(json.value), bytes: frame.length };
       const envelope = shallowEnvelope(json.value);
       if (envelope) msg.json = envelope;

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, shallowEnvelope, stringifyDeep, stringTooDeep, valueTooDeep } from '../json-depth.js';
+import { MAX_JSON_DEPTH, shallowEnvelope, stringifyDeep, textTooDeep, valueTooDeep } from '../json-depth.js';
 import type { Cassette } from './cassette.js';
 
 /** How deep a message's `json` sits in the cassette file: cassette › sessions › [] › session ›
@@ -12,7 +12,7 @@ const WRAPPING = 7;
  * One scan of the file text settles the common case (nothing that deep anywhere).
  */
 export function markTooDeep(cassette: Cassette, text: string): Cassette {
-  if (!stringTooDeep(text, MAX_JSON_DEPTH + WRAPPING)) return cassette;
+  if (!textTooDeep(text, MAX_JSON_DEPTH + WRAPPING)) return cassette;
   for (const session of cassette.sessions) {
     for (const m of session.messages) {
       if (m.tooDeep || m.json === undefined || !valueTooDeep(m.json)) continue;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { deepStandIn, DEEP_TEXT, MAX_JSON_DEPTH, messageText, shallowEnvelope, stringifyDeep, stringTooDeep, textTooDeep, valueTooDeep } from '../../lib/json-depth.js';
+import { deepStandIn, DEEP_TEXT, MAX_JSON_DEPTH, messageText, shallowEnvelope, stringifyDeep, textTooDeep, valueTooDeep } from '../../lib/json-depth.js';
 import { frameToMessage, messageBytes } from '../../lib/message.js';
 
 const nested = (n: number, leaf = '0') => '['.repeat(n) + leaf + ']'.repeat(n);
@@ -13,8 +13,7 @@ test('the depth limit is exact, brackets inside strings do not count, and the sc
     [`["\\"${'{'.repeat(5000)}"]`, false],
     [`{"a":${nested(MAX_JSON_DEPTH)}}`, true],
   ] as const) {
-    t.is(textTooDeep(Buffer.from(text)), deep, text.slice(0, 20));
-    t.is(stringTooDeep(text), deep);
+    t.is(textTooDeep(text), deep, text.slice(0, 20));
     t.is(valueTooDeep(JSON.parse(text)), deep);
   }
 });
