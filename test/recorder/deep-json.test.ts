@@ -87,6 +87,17 @@ for (const where of WHERE) {
       t.is(other.code, 1, other.stderr);
       t.regex(other.stdout.toString(), /too-deep-changed/);
     }
+    if (where === 'result') {
+      // --update takes the live deep answer as it came; the next replay against that build passes.
+      const updated = join(tempDir(t), 'updated.cassette.json');
+      writeFileSync(updated, readFileSync(cassette));
+      const u = await run(t, [cli, 'replay', updated, '--update', '--', node, deepServer, where, 'elsewhere']);
+      t.is(u.code, 0, u.stderr);
+      const answer = readCassette(updated).sessions[0]!.messages.find((m) => m.tooDeep && m.direction === 'server-to-client')!;
+      t.true(answer.raw!.includes(deepText('elsewhere')));
+      const again = await run(t, [cli, 'replay', updated, '--', node, deepServer, where, 'elsewhere']);
+      t.is(again.code, 0, again.stdout.toString());
+    }
 
     const served = await run(t, [cli, 'serve', cassette], clientLines);
     t.is(served.code, 0, served.stderr);
