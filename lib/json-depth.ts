@@ -115,7 +115,8 @@ export function stringifyDeep(value: unknown): string {
  * The member that stands for the deep part of a too-deep message when a value must stand for it
  * (replay compares values, serve matches them): the whole message as text, with its top-level
  * `id` set to null, so two answers that differ only in their id compare equal and any other
- * change is a change of this string. The other members are the message's top-level scalars.
+ * change is a change of this string. The other members are the message's top-level members,
+ * the objects and arrays among them as null (so `'result' in m` still tells an answer's kind).
  */
 export const DEEP_TEXT = '(too deep)';
 
@@ -125,7 +126,10 @@ export function deepStandIn(text: string): Record<string, unknown> {
 }
 
 function standInFor(value: unknown): Record<string, unknown> {
-  const envelope = shallowEnvelope(value) ?? {};
+  const envelope: Record<string, unknown> = {};
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(envelope, k, { value: v !== null && typeof v === 'object' ? null : v, enumerable: true, writable: true, configurable: true });
+  }
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'id' in value) (value as Record<string, unknown>).id = null;
   envelope[DEEP_TEXT] = stringifyDeep(value);
   return envelope;

@@ -3,7 +3,7 @@
  * process gets its own process group so that a server started through a wrapper (`npx`, a shell
  * script) is ended with everything it started; nothing outlives the replay.
  */
-import { deepStandIn, MAX_JSON_DEPTH, messageText, textTooDeep } from '../../lib/json-depth.js';
+import { messageText } from '../../lib/json-depth.js';
 import type { ChildProcess } from 'node:child_process';
 import { LineSplitter } from '../../lib/framing/line-splitter.js';
 import { killGroup, parseLine, spawnServer } from '../../lib/server-process.js';
@@ -21,9 +21,6 @@ export interface StdioOptions {
   tape?: LiveTape;
 }
 
-
-/** A too-deep answer's stand-in (lib/json-depth.ts DEEP_TEXT), or the value parsed. */
-const deepOr = (text: string, json: unknown): unknown => (textTooDeep(text) ? deepStandIn(text) : json);
 
 export class StdioConnection implements LiveConnection {
   onMessage: (message: unknown) => void = () => {};
@@ -46,7 +43,7 @@ export class StdioConnection implements LiveConnection {
     const splitter = new LineSplitter((frame) => {
       const line = parseLine(frame);
       if (line && 'noise' in line) this.noise.push(line.noise.slice(0, 200));
-      else if (line) this.onMessage(frame.length > MAX_JSON_DEPTH ? deepOr(frame.toString('utf8'), line.json) : line.json);
+      else if (line) this.onMessage(line.json);
     });
     this.#child.stdout!.on('data', (c: Buffer) => {
       this.#tape?.stdio('stdout', c);

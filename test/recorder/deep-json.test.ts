@@ -127,6 +127,14 @@ test('a request whose id is nested 100,000 deep: recorded byte-exact, validated,
   t.true(served.stdout.subarray(0, handshake.length).equals(handshake), 'the handshake is answered as recorded');
 });
 
+test('probe runs to its report against a server that answers 100,000 deep', async (t) => {
+  const { cassette } = await recordDeep(t, 'result');
+  const p = await run(t, [cli, 'probe', cassette, '--', node, deepServer, 'result']);
+  t.not(p.code, 70, p.stderr);
+  t.notRegex(p.stderr, /Maximum call stack/);
+  t.regex(p.stdout.toString(), /\d+ passed, \d+ failed/);
+});
+
 test('recover folds a journal that holds a deep frame', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'killed.cassette.json');
