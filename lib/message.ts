@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { deepStandIn, shallowEnvelope, textTooDeep } from './json-depth.js';
 
 /**
  * The message model shared by every transport, the recorder, the validators and replay.
@@ -48,6 +49,10 @@ export interface RecordedMessage {
   rawBase64?: string;
   /** Present (true) only for trailing bytes that ended without a newline. */
   unterminated?: true;
+  /** The frame is JSON nested deeper than MAX_JSON_DEPTH levels (lib/json-depth.ts): its bytes
+   * are in `raw`, `json` keeps only its top-level members that are not objects or arrays, and
+   * nothing walks into it (validators report it not judged; replay and serve compare `raw`). */
+  tooDeep?: true;
   http?: HttpFrameInfo;
 }
 
@@ -87,6 +92,12 @@ export function frameToMessage(frame: Buffer, info: FrameInfo): RecordedMessage 
     const json = info.channel === 'stderr' ? undefined : tryParse(text);
     if (json === undefined) {
       msg = { ...base, kind: 'text', bytes: frame.length, raw: text };
+    } else if (textTooDeep(text)) {
+      msg = { ...base, kind: classify(json.value), bytes: frame.length };
+      const envelope = shallowEnvelope(json.value);
+      if (envelope) msg.json = envelope;
+      msg.raw = text;
+      msg.tooDeep = true;
     } else {
       msg = { ...base, kind: classify(json.value), bytes: frame.length, json: json.value };
       if (JSON.stringify(json.value) !== text) msg.raw = text;
@@ -112,4 +123,19 @@ export function messageBytes(msg: RecordedMessage): Buffer {
   if (msg.rawBase64 !== undefined) return Buffer.from(msg.rawBase64, 'base64');
   if (msg.raw !== undefined) return Buffer.from(msg.raw, 'utf8');
   return Buffer.from(JSON.stringify(msg.json), 'utf8');
+}
+
+/** Stand-ins for too-deep frames, made once each. */
+const standIns = new WeakMap<RecordedMessage, unknown>();
+
+/**
+ * A recorded message's value for code that compares or matches values (replay, serve): `json`,
+ * or for a too-deep frame its stand-in (lib/json-depth.ts DEEP_TEXT: the top-level scalars and
+ * the whole text as one string), so no walk descends into it and any change is a change of text.
+ */
+export function messageValue(m: RecordedMessage): unknown {
+  if (!m.tooDeep || typeof m.raw !== 'string') return m.json;
+  let s = standIns.get(m);
+  if (s === undefined) standIns.set(m, (s = deepStandIn(m.raw)));
+  return s;
 }

@@ -1,3 +1,4 @@
+import { parseMessageText } from './json-depth.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
@@ -52,7 +53,7 @@ export function parseLine(frame: Buffer): { json: unknown } | { noise: string } 
   const text = frame.toString('utf8').replace(/\r$/, '');
   if (text.trim() === '') return undefined;
   try {
-    return { json: JSON.parse(text) as unknown };
+    return { json: parseMessageText(text) };
   } catch {
     return { noise: text };
   }

@@ -4,7 +4,7 @@
  * is played, and the small helpers over recorded messages.
  */
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
-import type { RecordedMessage } from '../lib/message.js';
+import { messageValue, type RecordedMessage } from '../lib/message.js';
 import { isObject } from './diff.js';
 import type { ExchangeAnswer } from './live/connection.js';
 import type { IgnorePattern } from './normalise.js';
@@ -124,7 +124,7 @@ export function pushTo<K, V>(map: Map<K, V[]>, k: K, value: V): void {
 }
 
 export function jsonOf(m: RecordedMessage): Json {
-  return m.json as Json;
+  return messageValue(m) as Json;
 }
 
 export function nameOf(params: unknown): string | undefined {

@@ -59,11 +59,11 @@ export function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN:
   if (it.page && listing && !listing.broken && (it.live || it.merged)) return pageResult(it, it.page, listing, base, ignore, context);
   if (!it.live) return { ...base, outcome: 'unanswered', differences: [], note: 'the live server did not answer' };
   // What the cassette holds redacted is masked on the live side too: it cannot be compared.
-  const live = carryRedactions(it.recordedResponse.json, it.live);
+  const live = carryRedactions(jsonOf(it.recordedResponse), it.live);
   const asked = it.method === 'initialize' ? jsonOf(it.recorded).params : undefined;
   const judging = isObject(asked) && typeof asked.protocolVersion === 'string' ? { ...context, requested: asked.protocolVersion } : context;
   const skipped = new Set<string>();
-  const recordedAnswer = normalise(it.recordedResponse.json, ignore, skipped);
+  const recordedAnswer = normalise(jsonOf(it.recordedResponse), ignore, skipped);
   const liveAnswer = normalise(live, ignore, skipped);
   options.observe?.({ ...base, index: it.index, recorded: recordedAnswer, live: liveAnswer });
   const differences = [...judgeResponse(it.method, recordedAnswer, liveAnswer, judging), ...it.extra];
@@ -107,10 +107,10 @@ function pageResult(it: Interaction, page: PagePlan, state: LiveListing, base: P
   const counted = () => (skipped.size ? { volatileSkipped: skipped.size } : {});
   if (!page.last) {
     if (it.merged) return { ...base, outcome: 'same', differences: [], note: `${notSent}; the whole list is compared at #${lastSeq}` };
-    const differences = [...judge(withoutList(it.recordedResponse!.json, field), withoutList(it.live, field)), ...it.extra];
+    const differences = [...judge(withoutList(jsonOf(it.recordedResponse!), field), withoutList(it.live, field)), ...it.extra];
     return { ...base, outcome: worst(differences) ?? 'same', differences, note: `page ${page.index + 1} of a listing; its items are compared as one list at #${lastSeq}`, ...timing, ...counted() };
   }
-  const recorded = asWholeList(it.recordedResponse!.json, field, recordedItems(listing));
+  const recorded = asWholeList(jsonOf(it.recordedResponse!), field, recordedItems(listing));
   const live = asWholeList(it.live ?? { result: state.lastResult }, field, state.items);
   const differences = [...judge(recorded, live), ...it.extra];
   const paged = listing.requests.length > 1 || state.pages > 1;

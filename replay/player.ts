@@ -193,7 +193,7 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
       it.live = msg;
       awaited.delete(it);
       it.doneAt = performance.now();
-      if (!refused && it.recordedResponse && isRevisionRefused(it.method, it.recordedResponse.json, msg)) refused = it;
+      if (!refused && it.recordedResponse && isRevisionRefused(it.method, jsonOf(it.recordedResponse), msg)) refused = it;
       learn(it);
       for (const w of it.waiters) w();
       it.waiters = [];

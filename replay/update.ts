@@ -23,7 +23,8 @@ import type { Cassette, HttpTarget, RecordedSession, StdioTarget } from '../lib/
 import { sessionFacts } from '../lib/cassette/session-info.js';
 import { CassetteFile, loadCassette, withCassetteLock } from '../lib/cassette/store.js';
 import { cassetteProblems } from '../lib/cassette/validate.js';
-import { frameToMessage, type RecordedMessage } from '../lib/message.js';
+import { frameToMessage, messageValue, type RecordedMessage } from '../lib/message.js';
+import { messageText } from '../lib/json-depth.js';
 import { MASK, SECRET_HEADERS, redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
 import { deepEqual, isObject } from './diff.js';
@@ -108,12 +109,12 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
       if (json.method === 'notifications/cancelled' && isObject(json.params) && json.params.requestId !== undefined) {
         json.params.requestId = play.recordedIds.get(key(json.params.requestId)) ?? json.params.requestId;
       }
-      if (!sent.synthetic && deepEqual(json, sent.recorded.json)) {
+      if (!sent.synthetic && deepEqual(json, messageValue(sent.recorded))) {
         // Exactly what the client sent when it was recorded: keep its bytes.
         const { unterminated: _u, http: _h, ...kept } = sent.recorded;
         messages.push({ ...kept, seq: frame.seq, t: frame.t, ...(frame.http ? { http: frame.http } : {}) });
       } else {
-        messages.push(frameToMessage(Buffer.from(JSON.stringify(json), 'utf8'), { ...info, terminated: true }));
+        messages.push(frameToMessage(Buffer.from(messageText(json), 'utf8'), { ...info, terminated: true }));
       }
       continue;
     }
@@ -121,7 +122,7 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
       messages.push(frame);
       continue;
     }
-    let json: Json = frame.json;
+    let json: Json = messageValue(frame) as Json;
     let counterpart: RecordedMessage | undefined;
     if (frame.kind === 'response' || frame.kind === 'error') {
       const recordedId = play.recordedIds.get(key(json.id));
@@ -139,7 +140,7 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
       const masked = carryRedactions(counterpart.json, json) as Json;
       if (!deepEqual(masked, json)) json = masked;
     }
-    messages.push(json === frame.json ? frame : frameToMessage(Buffer.from(JSON.stringify(json), 'utf8'), info));
+    messages.push(json === messageValue(frame) ? frame : frameToMessage(Buffer.from(messageText(json), 'utf8'), info));
   }
 
   const facts = sessionFacts(messages);

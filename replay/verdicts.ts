@@ -3,6 +3,7 @@
  * differences that say what changed for a client and how much it matters (breaking, warning,
  * compatible). Both answers are already normalised (see normalise.ts).
  */
+import { DEEP_TEXT, MAX_JSON_DEPTH } from '../lib/json-depth.js';
 import { deepEqual, diffJson, isObject, type RawChange } from './diff.js';
 import { pointer } from './normalise.js';
 import { byKey, toolSurface } from './tool-surface.js';
@@ -41,9 +42,27 @@ function answeredAsLegacy(r: Json, l: Json): boolean {
   return isObject(r.result) && typeof r.result.resultType === 'string' && isObject(l.result) && l.result.resultType === undefined;
 }
 
+/** An answer nested deeper than MAX_JSON_DEPTH is compared as its text (lib/json-depth.ts
+ * DEEP_TEXT), never walked: any change of that text is a change we cannot describe further. */
+function tooDeepChange(r: Record<string, unknown>, l: Record<string, unknown>): Difference[] | undefined {
+  const rt = r[DEEP_TEXT];
+  const lt = l[DEEP_TEXT];
+  if (rt === undefined && lt === undefined) return undefined;
+  if (rt === lt) return [];
+  // The texts around where they first differ (the whole texts may be megabytes).
+  const a = typeof rt === 'string' ? rt : '';
+  const b = typeof lt === 'string' ? lt : '';
+  let at = 0;
+  while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  const near = (t: unknown) => (typeof t !== 'string' ? '(not too deep)' : `${at > 40 ? '…' : ''}${t.slice(Math.max(0, at - 40), at + 80)}${t.length > at + 80 ? '…' : ''}`);
+  return [{ verdict: 'breaking', kind: 'too-deep-changed', path: '', message: `the answer nests deeper than ${MAX_JSON_DEPTH} levels, so it is compared as text, and its text changed at character ${at}`, recorded: near(rt), live: near(lt) }];
+}
+
 export function judgeResponse(method: string, recorded: unknown, live: unknown, context: JudgeContext = {}): Difference[] {
   const r = isObject(recorded) ? recorded : {};
   const l = isObject(live) ? live : {};
+  const deep = tooDeepChange(r, l);
+  if (deep) return deep;
   const rErr = isObject(r.error) ? r.error : undefined;
   const lErr = isObject(l.error) ? l.error : undefined;
   if (isRevisionRefused(method, recorded, live)) {

@@ -3,6 +3,10 @@ import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
 import { isObject, severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
 import { SessionState } from './session-state.js';
+import { MAX_JSON_DEPTH } from '../lib/json-depth.js';
+
+/** The catalogue entry a too-deep frame's notice cites (RULES.md §21). */
+export const TOO_DEEP = { id: 'PROXY-SCHEMA-BOUNDS', source: 'basic/index.mdx §Composition-Keyword Resource Use' } as const;
 
 export interface ValidateOptions {
   rules: readonly Rule[];
@@ -266,6 +270,7 @@ export class SessionValidator {
     if (msg.channel === 'stderr') return []; // stderr is free-form logging (STDIO-STDERR)
     const state = this.#state;
     const o = state.observe(msg);
+    if (msg.tooDeep) return this.#notJudged(o);
     const plan = (this.#plans[o.era ?? 'unknown'] ??= planFor(this.options.rules, o.transport, o.era));
     const { rules, checks } = rulesFor(plan, o);
     const out: Violation[] = [];
@@ -284,6 +289,24 @@ export class SessionValidator {
     this.#rule = undefined;
     state.commit(o);
     return out;
+  }
+
+  /** A frame nested deeper than MAX_JSON_DEPTH is not given to the rules (they walk values
+   * recursively, and its `json` holds only the top-level scalars): one notice says it was not
+   * judged. PROXY-SCHEMA-BOUNDS is the catalogue's rule for bounding the validator's work. */
+  #notJudged(o: Observed): Violation[] {
+    this.#state.commit(o);
+    const m = o.msg;
+    return [{
+      rule: TOO_DEEP.id,
+      severity: 'info',
+      session: this.session.id,
+      seq: m.seq,
+      direction: m.direction,
+      path: '',
+      message: `not judged, too deep: the frame nests deeper than ${MAX_JSON_DEPTH} levels; it is recorded byte-exact in raw`,
+      spec: specLink(TOO_DEEP.source),
+    }];
   }
 
   /** HTTP: an exchange is over (status, headers and every message known); exchange rules judge

@@ -6,6 +6,7 @@ import lockfile from 'proper-lockfile';
 import { ioReason, CassetteError } from '../errors.js';
 import { emptyCassette, type Cassette, type RecordedSession } from './cassette.js';
 import { migrate } from './migrate.js';
+import { markTooDeep } from './too-deep.js';
 import { cassetteProblems } from './validate.js';
 import { writeCassetteFile } from './write.js';
 
@@ -29,7 +30,7 @@ export function parseCassette(path: string, text: string): Cassette {
       `cassette ${path} is not a valid mcp-cassette file: ${problems.slice(0, 3).join('; ')}; fix or move the file, nothing was changed`,
     );
   }
-  return migrated as Cassette;
+  return markTooDeep(migrated as Cassette, text);
 }
 
 export function loadCassette(path: string): Cassette {

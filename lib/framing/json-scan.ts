@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type { MessageKind } from '../message.js';
 
 /**
@@ -13,7 +14,7 @@ import type { MessageKind } from '../message.js';
 export interface FrameScan {
   utf8: boolean;
   /** Absent when the frame is not a JSON value. */
-  json?: { kind: MessageKind; canonical: boolean };
+  json?: { kind: MessageKind; canonical: boolean; tooDeep?: true };
 }
 
 const enum S { Value, AfterValue, Key, Colon, Str, Esc, Hex, Num, Lit }
@@ -44,6 +45,8 @@ export class JsonScanner {
   #utf8 = true;
   #valid = true;
   #canonical = true;
+  /** Nested deeper than MAX_JSON_DEPTH somewhere. */
+  #tooDeep = false;
   #state = S.Value;
   readonly #stack: Container[] = [];
   // Current token.
@@ -92,7 +95,7 @@ export class JsonScanner {
     if (this.#state === S.Num) this.#endNumber();
     else if (this.#state === S.Lit) this.#valid = false;
     if (!this.#valid || this.#state !== S.AfterValue || this.#stack.length > 0) return { utf8: true };
-    return { utf8: true, json: { kind: this.#kind(), canonical: this.#canonical } };
+    return { utf8: true, json: { kind: this.#kind(), canonical: this.#canonical, ...(this.#tooDeep ? { tooDeep: true as const } : {}) } };
   }
 
   #kind(): MessageKind {
@@ -213,6 +216,7 @@ export class JsonScanner {
     this.#arrayOpen = false;
     this.#afterComma = false;
     if (depth === 1 && this.#stack[0]!.object) this.#topMember();
+    if ((c === 0x7b || c === 0x5b) && depth >= MAX_JSON_DEPTH) this.#tooDeep = true;
     if (c === 0x7b) {
       this.#stack.push({ object: true, keys: new Set() });
       this.#state = S.Key;

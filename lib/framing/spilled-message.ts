@@ -64,7 +64,11 @@ export function spilledToMessage(bytes: SpilledBytes, info: FrameInfo, parse = i
   let msg: RecordedMessage;
   if (!scan.utf8) msg = { ...base, kind: 'text', bytes: bytes.length, rawBase64: field<string>(new SpilledBase64(bytes)) };
   else if (!scan.json) msg = { ...base, kind: 'text', bytes: bytes.length, raw: field<string>(new SpilledText(bytes)) };
-  else {
+  else if (scan.json.tooDeep) {
+    // Not parsed at all (frameToMessage keeps the top-level scalars; a spilled frame is not in
+    // memory to read them from): only the text, marked.
+    msg = { ...base, kind: scan.json.kind, bytes: bytes.length, raw: field<string>(new SpilledText(bytes)), tooDeep: true };
+  } else {
     msg = { ...base, kind: scan.json.kind, bytes: bytes.length, json: new SpilledJson(bytes) };
     if (!scan.json.canonical) msg.raw = field<string>(new SpilledText(bytes));
   }

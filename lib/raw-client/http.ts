@@ -5,6 +5,7 @@
  * Every request has a deadline; a stream still open at the deadline (or once the response with
  * `untilId` arrived) is cut, never waited on.
  */
+import { parseMessageText } from '../json-depth.js';
 import { Agent, request, type Dispatcher } from 'undici';
 import { SseSplitter } from '../framing/sse-splitter.js';
 
@@ -80,7 +81,7 @@ export async function rawHttp(req: RawHttpRequest): Promise<RawHttpResponse> {
       const splitter = new SseSplitter((event) => {
         if (!event.hasData || event.data.trim() === '') return;
         try {
-          const json = JSON.parse(event.data) as unknown;
+          const json = parseMessageText(event.data);
           out.messages.push(json);
           if (req.untilId !== undefined && hasId(json, req.untilId)) done = true;
         } catch {
@@ -97,7 +98,7 @@ export async function rawHttp(req: RawHttpRequest): Promise<RawHttpResponse> {
       const text = await res.body.text();
       if (text.trim() !== '') {
         try {
-          out.messages.push(JSON.parse(text));
+          out.messages.push(parseMessageText(text));
         } catch {
           out.text = text.slice(0, 2000);
         }

@@ -7,6 +7,7 @@
  * listen stream of a sessionful server) and DELETE (the session end) are replayed when the
  * player asks for them (`openStream`, `closeStream`, `endSession`), with the live session id.
  */
+import { messageText, parseMessageText } from '../../lib/json-depth.js';
 import { Agent, request } from 'undici';
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import { SseSplitter, sseFields } from '../../lib/framing/sse-splitter.js';
@@ -138,7 +139,7 @@ export class HttpConnection implements LiveConnection {
 
   async #post(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange): Promise<void> {
     let res: Awaited<ReturnType<typeof request>>;
-    const body = JSON.stringify(message);
+    const body = messageText(message);
     const headers = this.#headers(exchange?.requestHeaders, 'POST');
     const taped = this.#tapeExchange('POST', exchange, recorded);
     const tape = this.options.tape?.tape;
@@ -255,7 +256,7 @@ export class HttpConnection implements LiveConnection {
   #emit(text: string, sent: Record<string, unknown>, status: number): void {
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseMessageText(text);
     } catch {
       if (status >= 400 && 'id' in sent && 'method' in sent) this.#synthetic(sent, status, text);
       return;
@@ -266,7 +267,7 @@ export class HttpConnection implements LiveConnection {
   #emitStream(text: string, via: MessageSource): void {
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseMessageText(text);
     } catch {
       return;
     }

@@ -3,6 +3,7 @@
  * process gets its own process group so that a server started through a wrapper (`npx`, a shell
  * script) is ended with everything it started; nothing outlives the replay.
  */
+import { messageText } from '../../lib/json-depth.js';
 import type { ChildProcess } from 'node:child_process';
 import { LineSplitter } from '../../lib/framing/line-splitter.js';
 import { killGroup, parseLine, spawnServer } from '../../lib/server-process.js';
@@ -78,7 +79,7 @@ export class StdioConnection implements LiveConnection {
 
   send(message: Record<string, unknown>, _recorded: RecordedMessage): void {
     if (!this.#child.stdin!.writable) return;
-    const line = Buffer.from(JSON.stringify(message) + '\n', 'utf8');
+    const line = Buffer.from(messageText(message) + '\n', 'utf8');
     this.#tape?.stdio('stdin', line);
     this.#child.stdin!.write(line);
   }

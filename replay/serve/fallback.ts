@@ -11,6 +11,7 @@
  * Server→client requests and notifications are relayed to the client (on the stream of the
  * request they belong to), and the client's answers and notifications relayed back.
  */
+import { messageText, parseMessageText } from '../../lib/json-depth.js';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendSessions } from '../../lib/cassette/store.js';
@@ -100,7 +101,7 @@ class StdioConnection {
   }
 
   #record(json: Json, direction: Direction): void {
-    this.#messages.push(frameToMessage(Buffer.from(JSON.stringify(json)), {
+    this.#messages.push(frameToMessage(Buffer.from(messageText(json)), {
       seq: this.#messages.length + 1,
       t: Math.round((performance.now() - this.#t0) * 1000) / 1000,
       direction,
@@ -111,13 +112,13 @@ class StdioConnection {
 
   #write(json: Json): void {
     this.#record(json, 'client-to-server');
-    if (this.#child.stdin!.writable) this.#child.stdin!.write(JSON.stringify(json) + '\n');
+    if (this.#child.stdin!.writable) this.#child.stdin!.write(messageText(json) + '\n');
   }
 
   #onServerFrame(frame: Buffer): void {
     let json: Json;
     try {
-      json = JSON.parse(frame.toString('utf8')) as Json;
+      json = parseMessageText(frame.toString('utf8')) as Json;
     } catch {
       this.logger?.warn({ line: frame.toString('utf8').slice(0, 200) }, 'serve: the real server wrote a non-JSON line; not relayed');
       return;

@@ -12,6 +12,7 @@
  * stream) are relayed to the client as they arrive; the client's answers go back as POSTs.
  * Secret headers are masked in the cassette as `record` masks them.
  */
+import { messageText, parseMessageText } from '../../lib/json-depth.js';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'undici';
 import type { HttpExchange, RecordedSession } from '../../lib/cassette/cassette.js';
@@ -162,7 +163,7 @@ export class HttpFallback implements Fallback {
     };
     if (connection?.sessionId) headers['mcp-session-id'] = connection.sessionId;
     if (connection?.protocolVersion) headers['mcp-protocol-version'] = connection.protocolVersion;
-    const body = JSON.stringify(message);
+    const body = messageText(message);
     const ex = recording.exchange('POST', this.#url.pathname, headers);
     recording.add(body, 'client-to-server', { exchange: ex.id, part: 'request' });
     const isRequest = classify(message) === 'request';
@@ -171,7 +172,7 @@ export class HttpFallback implements Fallback {
       recording.add(text, 'server-to-client', { exchange: ex.id, part, ...(sse && Object.keys(sse).length > 0 ? { sse } : {}) });
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = parseMessageText(text);
       } catch {
         return;
       }
@@ -282,7 +283,7 @@ export class HttpFallback implements Fallback {
           const fields = sseFields(event);
           c.recording.add(event.data, 'server-to-client', { exchange: ex.id, part: 'sse', ...(Object.keys(fields).length > 0 ? { sse: fields } : {}) });
           try {
-            this.#relay(JSON.parse(event.data) as Json, c.recording, c, c.live, undefined);
+            this.#relay(parseMessageText(event.data) as Json, c.recording, c, c.live, undefined);
           } catch {
             /* not JSON: recorded, not relayed */
           }

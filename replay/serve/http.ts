@@ -6,6 +6,7 @@
  * is an SSE stream, as is one whose recording was; otherwise plain JSON. The listener binds
  * 127.0.0.1 unless told otherwise and refuses (403) a Host or Origin that is not loopback.
  */
+import { messageText, parseMessageText } from '../../lib/json-depth.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,7 +68,7 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
 }
 
 function sseEvent(frame: Json): string {
-  return `event: message\ndata: ${JSON.stringify(frame)}\n\n`;
+  return `event: message\ndata: ${messageText(frame)}\n\n`;
 }
 
 export async function serveHttp(engine: ServeEngine, options: HttpServeOptions = {}): Promise<HttpServer> {
@@ -101,7 +102,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     if (!body) return jsonError(res, 413, `request body over ${limit} bytes`);
     let json: unknown;
     try {
-      json = JSON.parse(body.toString('utf8'));
+      json = parseMessageText(body.toString('utf8'));
     } catch {
       return jsonError(res, 400, 'Parse error', -32700);
     }
@@ -159,7 +160,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
         return;
       }
       res.writeHead(200, { ...JSON_TYPE, ...(sessionHeader ? { 'mcp-session-id': sessionHeader } : {}) });
-      res.end(JSON.stringify(answers));
+      res.end(`[${answers.map(messageText).join(',')}]`);
       return;
     }
 
@@ -218,7 +219,7 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     await track(engine.play(plan, request, target, outlet));
     if (res.destroyed) return;
     res.writeHead(200, { ...JSON_TYPE, ...headers });
-    res.end(JSON.stringify(answer ?? { jsonrpc: '2.0', id: request.id, error: { code: -32603, message: 'mcp-cassette: the recorded session has no answer to this request' } }));
+    res.end(messageText(answer ?? { jsonrpc: '2.0', id: request.id, error: { code: -32603, message: 'mcp-cassette: the recorded session has no answer to this request' } }));
   }
 
   const server = createServer((req, res) => {

@@ -6,7 +6,7 @@
  * sent while the request is open (`during`) or right after its answer (`after`), as recorded.
  */
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
-import type { RecordedMessage } from '../../lib/message.js';
+import { messageValue, type RecordedMessage } from '../../lib/message.js';
 
 export type Json = Record<string, unknown>;
 
@@ -50,7 +50,7 @@ export interface Interaction {
 const idKey = (v: unknown): string => JSON.stringify(v ?? null);
 
 function isJsonRpc(m: RecordedMessage): boolean {
-  return m.json !== undefined && m.channel !== 'stderr' && (m.kind === 'request' || m.kind === 'notification' || m.kind === 'response' || m.kind === 'error');
+  return (m.json !== undefined || m.tooDeep === true) && m.channel !== 'stderr' && (m.kind === 'request' || m.kind === 'notification' || m.kind === 'response' || m.kind === 'error');
 }
 
 export function progressTokenOf(message: Json): unknown {
@@ -84,7 +84,7 @@ function sessionInteractions(session: RecordedSession, number: number): Interact
   const http = session.transport === 'streamable-http';
 
   for (const m of session.messages.filter(isJsonRpc)) {
-    const json = m.json as Json;
+    const json = messageValue(m) as Json;
     if (m.direction === 'client-to-server') {
       if (m.kind === 'request' || m.kind === 'notification') {
         const ex = m.http ? exchanges.get(m.http.exchange) : undefined;

@@ -4,6 +4,7 @@
  * the protocol revision, W3C trace context) and the `--ignore` paths dropped; JSON key order and
  * the JSON-RPC id never count. Identical requests are answered in recorded order.
  */
+import { DEEP_TEXT } from '../../lib/json-depth.js';
 import { diffJson, isObject } from '../diff.js';
 import { ignored, pointer, type IgnorePattern } from '../normalise.js';
 import type { Interaction, Json } from './interactions.js';
@@ -67,6 +68,8 @@ export function canonical(value: unknown): string {
 }
 
 export function identityKey(message: Json, mode: MatchMode, ignore: readonly IgnorePattern[]): string {
+  // A request nested too deep is matched by its text (ids aside), never walked.
+  if (typeof message[DEEP_TEXT] === 'string') return `${String(message.method)} text ${message[DEEP_TEXT]}`;
   return `${String(message.method)} ${canonical(identityParams(message.params, mode, ignore))}`;
 }
 

@@ -15,6 +15,7 @@
  * notification's newline and the answer's newline makes the client run the progress handlers
  * first, however late it reads. JSON allows whitespace before a value: the messages are unchanged.
  */
+import { messageText } from '../../lib/json-depth.js';
 import { classify } from '../../lib/message.js';
 import type { Json } from './interactions.js';
 
@@ -33,7 +34,7 @@ export class ReadGap {
   #since: number | undefined;
 
   line(frame: Json | Json[]): string {
-    const text = JSON.stringify(frame) + '\n';
+    const text = (Array.isArray(frame) ? `[${frame.map(messageText).join(',')}]` : messageText(frame)) + '\n';
     if (!Array.isArray(frame) && frame.method === 'notifications/progress') {
       this.#since = 0;
       return text;

@@ -3,6 +3,7 @@
  * only MCP messages (one JSON object per line); logs and the summary go to stderr. The run ends
  * when the client closes stdin and every request in flight has been answered.
  */
+import { parseMessageText } from '../../lib/json-depth.js';
 import { LineSplitter } from '../../lib/framing/line-splitter.js';
 import { classify } from '../../lib/message.js';
 import { LiveSession, type Outlet, type ServeEngine } from './engine.js';
@@ -36,7 +37,7 @@ export async function serveStdio(engine: ServeEngine, streams: StdioStreams): Pr
     if (text.trim() === '') return;
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseMessageText(text);
     } catch {
       outlet.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       return;

@@ -232,3 +232,24 @@ test('an HTTP fold through the spill file (JSON bodies and SSE events) writes th
     spill.dispose();
   }
 });
+
+test('a spilled frame nested 100,000 deep is kept as text, marked tooDeep, and written byte-exact', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpc-spill-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const deep = `{"jsonrpc":"2.0","id":4,"result":{"v":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
+  const path = journalWith(dir, [Buffer.from(deep + '\n')], 65536);
+  const spill = new SpillFile();
+  try {
+    const [session] = await foldSessions(openJournal(path), { spill, spillAbove: 1000 });
+    const m = session!.messages[0]!;
+    t.like(m, { kind: 'response', tooDeep: true });
+    t.is(m.json, undefined, 'a spilled frame is not parsed, not even its top level');
+    const out = join(dir, 'deep.json');
+    writeCassetteFile(out, { ...emptyCassette(), sessions: [session!] });
+    const back = loadCassette(out).sessions[0]!.messages[0]!;
+    t.is(back.raw, deep);
+    t.true(back.tooDeep);
+  } finally {
+    spill.dispose();
+  }
+});

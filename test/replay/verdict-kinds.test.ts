@@ -6,6 +6,7 @@ import { replayCassette } from '../../replay/index.js';
 import type { Difference, ReplayResult, Verdict } from '../../replay/index.js';
 import { compareSchemas } from '../../replay/schema-variance.js';
 import { judgeExchangeStatus, judgeResponse } from '../../replay/verdicts.js';
+import { deepStandIn } from '../../lib/json-depth.js';
 import { node, root } from '../helpers/paths.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
 import { recordSessionful, startSessionful } from './sessionful.js';
@@ -159,6 +160,7 @@ const template = (extra: object = {}) => ({ uriTemplate: 'example://notes/{id}',
 const initialize = (extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: { tools: { listChanged: true }, logging: {} }, serverInfo: { name: 'weather', version: '1.4.0' }, ...extra } });
 const discover = (extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 0, result: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', cacheScope: 'private', ...extra } });
 const callResult = (extra: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: '3 hits for cats' }], ...extra } });
+const deepAnswer = (leaf: string) => `{"jsonrpc":"2.0","id":5,"result":{"content":[],"structuredContent":{"v":${'['.repeat(300)}"${leaf}"${']'.repeat(300)}}}}`;
 const rpcError = (code: number, message: string, data?: unknown) => ({ jsonrpc: '2.0', id: 5, error: { code, message, ...(data !== undefined ? { data } : {}) } });
 
 /**
@@ -204,6 +206,8 @@ const CASES: Case[] = [
   { kind: 'tool-call-is-error', verdict: 'breaking', ...seeded('is-error', 'tools/call search') },
   { kind: 'error-code-changed', verdict: 'breaking', ...seeded('error-code-changed', 'resources/read example://locked') },
   { kind: 'result-content-changed', verdict: 'breaking', ...seeded('content-changed', 'tools/call search') },
+  // End to end against a real server: test/recorder/deep-json.test.ts.
+  { kind: 'too-deep-changed', verdict: 'breaking', ...judge('an answer nested 300 levels deep changed its innermost value', () => judgeResponse('tools/call', deepStandIn(deepAnswer('a')), deepStandIn(deepAnswer('b')))) },
   { kind: 'result-field-removed', verdict: 'breaking', ...seeded('mime-type-dropped', 'resources/read example://readme') },
   // On 2026-07-28 the seeded roots request is an input_required result instead of a complete one.
   { kind: 'result-type-changed', verdict: 'breaking', ...seeded('server-request', 'tools/call search') },
