@@ -478,6 +478,10 @@ export async function playSession(session: RecordedSession, conn: LiveConnection
   }
   if (!failure) await waitForAnswers(() => true);
   if (!failure && !refused) await fetchRemainingPages();
+  // A server also asks on its own schedule (roots/list some time after initialize): before a
+  // request the recording got is called missing, it gets the same grace as a listen stream.
+  const unasked = () => [...answers.values()].some((list) => list.some((a) => !a.served && !onStream(a.request)));
+  if (!failure && !refused && unasked()) await waitUntil(() => !unasked(), grace);
   if (!failure && !refused) await catchUp('end');
   if (!failure) await new Promise((r) => setTimeout(r, options.settleMs ?? 50));
 
