@@ -109,14 +109,14 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
     await waitLines(answers);
   });
-  const recorded = check(failures, 'record', rec, [0, 73]);
+  check(failures, 'record', rec, [0, 73]);
   const wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [l.server] : [])));
   if (!rec.stdout.equals(wantOut)) failures.push(`record: the client received ${String(rec.stdout.length)} bytes, not the ${String(wantOut.length)} the server wrote (first difference at byte ${String(firstDiff(rec.stdout, wantOut))})`);
   const wantIn = Buffer.concat(lines.map((l) => l.client));
   const gotIn = existsSync(tap) ? readFileSync(tap) : Buffer.alloc(0);
   if (!gotIn.equals(wantIn)) failures.push(`record: the server received ${String(gotIn.length)} bytes, not the ${String(wantIn.length)} the client wrote (first difference at byte ${String(firstDiff(gotIn, wantIn))})`);
 
-  if (recorded && rec.code === 73) {
+  if (rec.code === 73) {
     // A refused save is documented only with the recover command on stderr and a working recover.
     if (!rec.stderr.includes('mcp-cassette recover')) failures.push('record: exit 73 without the recover command on stderr');
     check(failures, 'recover', await run([cliPath, 'recover', cassette], {}), [0]);
