@@ -40,11 +40,16 @@ export type Kind = (typeof kinds)[number];
 export const positions = ['params', 'result', 'error.data', 'id', '_meta'] as const;
 export type Position = (typeof positions)[number];
 
+/** How `record` meets the server: stdio, or Streamable HTTP with JSON or SSE answers. */
+export const transports = ['stdio', 'json', 'sse'] as const;
+export type Transport = (typeof transports)[number];
+
 export interface FuzzCase {
   seed: number;
   index: number;
   kind: Kind;
   position: Position;
+  transport: Transport;
   /** Nesting depth for `deep`, byte size for big/long kinds. */
   size: number;
 }
@@ -71,7 +76,7 @@ export const fullLimits: SizeLimits = { depth: 100_000, bigMin: 1 << 20, bigMax:
 export const shortLimits: SizeLimits = { depth: 100_000, bigMin: 1 << 20, bigMax: 1 << 20, long: 256 << 10 };
 
 /** The case at (seed, index). `forced` pins kind/position (the short run walks them in order). */
-export function makeCase(seed: number, index: number, limits: SizeLimits, forced: Partial<Pick<FuzzCase, 'kind' | 'position'>> = {}): FuzzCase {
+export function makeCase(seed: number, index: number, limits: SizeLimits, forced: Partial<Pick<FuzzCase, 'kind' | 'position' | 'transport'>> = {}): FuzzCase {
   // One generator per case, seeded from both numbers, so case K never depends on cases before it.
   const rnd = mulberry32((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   const kind = forced.kind ?? kinds[Math.floor(rnd() * kinds.length)]!;
@@ -79,11 +84,12 @@ export function makeCase(seed: number, index: number, limits: SizeLimits, forced
   let size = limits.long;
   if (kind === 'deep') size = limits.depth;
   else if (kind === 'big-line') size = limits.bigMin + Math.floor(rnd() * (limits.bigMax - limits.bigMin + 1));
-  return { seed, index, kind, position, size };
+  const transport = forced.transport ?? transports[Math.floor(rnd() * transports.length)]!;
+  return { seed, index, kind, position, transport, size };
 }
 
 export function describeCase(c: FuzzCase): string {
-  return `case ${String(c.index)} (seed ${String(c.seed)}): ${c.kind} in ${c.position}, size ${String(c.size)}`;
+  return `case ${String(c.index)} (seed ${String(c.seed)}): ${c.kind} in ${c.position} over ${c.transport}, size ${String(c.size)}`;
 }
 
 const b = (s: string | Buffer): Buffer => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s);
@@ -137,12 +143,13 @@ function frame(...parts: (string | Buffer)[]): Buffer {
 }
 
 /** The case's session script: the exact bytes each side writes. `answerId` (JSON text) replaces
- * the hostile id in the server's answer: replay renumbers its requests, and a server that never
- * answers the id it was sent only tests replay's timeout. */
+ * the id of every server answer (the hostile one too): replay renumbers its requests, and a server
+ * that never answers the id it was sent only tests replay's timeout. */
 export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
   const v = hostileValue(c);
   const toClient = c.position !== 'params';
   const id: Buffer = c.position === 'id' ? v : b('2');
+  const answer2 = answerId ?? id;
   // The BOM kind also puts a BOM before the frame itself, where a parser meets it first.
   const lead = c.kind === 'bom' ? b('\ufeff') : b('');
 
@@ -153,29 +160,35 @@ export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
   else request = frame('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
 
   let response: Buffer;
-  if (!toClient) response = frame('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}');
-  else if (c.position === 'result') response = frame(lead, '{"jsonrpc":"2.0","id":2,"result":', v, '}');
-  else if (c.position === 'error.data') response = frame(lead, '{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"hostile","data":', v, '}}');
-  else if (c.position === 'id') response = frame(lead, '{"jsonrpc":"2.0","id":', answerId ?? id, ',"result":{"content":[]}}');
-  else response = frame(lead, '{"jsonrpc":"2.0","id":2,"result":{"content":[],"_meta":', v, '}}');
+  if (!toClient) response = frame('{"jsonrpc":"2.0","id":', answer2, ',"result":{"content":[{"type":"text","text":"ok"}]}}');
+  else if (c.position === 'result') response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"result":', v, '}');
+  else if (c.position === 'error.data') response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"error":{"code":-32000,"message":"hostile","data":', v, '}}');
+  else if (c.position === 'id') response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"result":{"content":[]}}');
+  else response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"result":{"content":[],"_meta":', v, '}}');
 
   return [
     {
       client: frame('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}'),
-      server: frame('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}'),
+      server: frame('{"jsonrpc":"2.0","id":', answerId ?? '1', ',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}'),
     },
     { client: frame('{"jsonrpc":"2.0","method":"notifications/initialized"}') },
     { client: request, server: response },
-    { client: frame('{"jsonrpc":"2.0","id":3,"method":"tools/list"}'), server: frame('{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}') },
+    { client: frame('{"jsonrpc":"2.0","id":3,"method":"tools/list"}'), server: frame('{"jsonrpc":"2.0","id":', answerId ?? '3', ',"result":{"tools":[]}}') },
   ];
 }
 
-/** The short run in `npm test` (and `npm run fuzz -- --short`): deep nesting in every position,
- * then every other kind once, positions drawn from the seed. */
+/** The short run in `npm test` (and `npm run fuzz -- --short`): over stdio, deep nesting in every
+ * position, then every other kind once (positions drawn from the seed); over HTTP JSON and SSE,
+ * deep nesting in `result` and two other kinds each (so the run stays short). */
 export function shortRunCases(seed: number): FuzzCase[] {
   const cases: FuzzCase[] = [];
   let index = 0;
-  for (const position of positions) cases.push(makeCase(seed, index++, shortLimits, { kind: 'deep', position }));
-  for (const kind of kinds) if (kind !== 'deep') cases.push(makeCase(seed, index++, shortLimits, { kind }));
+  for (const position of positions) cases.push(makeCase(seed, index++, shortLimits, { kind: 'deep', position, transport: 'stdio' }));
+  for (const kind of kinds) if (kind !== 'deep') cases.push(makeCase(seed, index++, shortLimits, { kind, transport: 'stdio' }));
+  const http: [Transport, Kind[]][] = [
+    ['json', ['deep', 'invalid-utf8', 'big-line']],
+    ['sse', ['deep', 'nul', 'bom']],
+  ];
+  for (const [transport, ks] of http) for (const kind of ks) cases.push(makeCase(seed, index++, shortLimits, { kind, transport, ...(kind === 'deep' ? { position: 'result' as const } : {}) }));
   return cases;
 }

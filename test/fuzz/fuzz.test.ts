@@ -1,7 +1,7 @@
 /**
  * The short fuzz run in `npm test`: a fixed seed, deep nesting (10^5 levels) in every position and
- * every other kind once, at modest byte sizes (test/fuzz/frames.ts shortLimits). Each case is
- * recorded through the real `record` over stdio and its cassette goes through recover, validate,
+ * every other kind once over stdio, and a few over HTTP JSON and SSE, at modest byte sizes
+ * (test/fuzz/frames.ts shortRunCases). Each case is recorded through the real `record` and its cassette goes through recover, validate,
  * show, replay and serve (test/fuzz/run.ts). Serial: each case already runs six CLIs at once.
  */
 import test from 'ava';
@@ -14,7 +14,7 @@ import { killAll, runCase } from './run.js';
 const seed = 20261201;
 
 for (const c of shortRunCases(seed)) {
-  test.serial(`fuzz seed ${String(seed)} case ${String(c.index)}: ${c.kind} in ${c.position}`, async (t) => {
+  test.serial(`fuzz seed ${String(seed)} case ${String(c.index)}: ${c.kind} in ${c.position} over ${c.transport}`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-fuzz-'));
     t.teardown(() => {
       killAll();

@@ -1,6 +1,6 @@
 /**
  * The fuzz engine: one case = one hostile session recorded through the real `mcp-cassette record`
- * over stdio, then the cassette through `recover` (when the save was refused), `validate` (text
+ * over stdio or Streamable HTTP (JSON or SSE answers), then the cassette through `recover` (when the save was refused), `validate` (text
  * and json), `show`, `replay` (against the same hostile server) and `serve`. Every check that
  * fails is returned as one line; an empty list is a pass. Used by fuzz.test.ts (the short run in
  * `npm test`) and cli.ts (`npm run fuzz`).
@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { cliPath, packageRoot } from '../../lib/paths.js';
 import { script, type FuzzCase } from './frames.js';
 
@@ -94,8 +95,36 @@ function check(failures: string[], step: string, r: Ran, allowed: number[]): boo
   return false;
 }
 
-/** Runs one case in `dir` (created, and removed when it passes). Returns the failures. */
+/** The first line a child writes on stdout (a URL), or undefined if it exits first. */
+function firstLine(child: ChildProcess): Promise<string | undefined> {
+  let text = '';
+  return new Promise((resolve) => {
+    const onData = (c: Buffer): void => {
+      text += c.toString('utf8');
+      const at = text.indexOf('\n');
+      if (at !== -1) {
+        child.stdout!.off('data', onData);
+        resolve(text.slice(0, at).trim());
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.on('close', () => resolve(undefined));
+  });
+}
+
+/** Starts the hostile server over HTTP (`json` or `sse` answers); resolves with its URL. */
+async function startHttpServer(c: FuzzCase, mode: 'json' | 'sse', env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, serverArgs(c), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env, FUZZ_HTTP: mode } });
+  live.add(child);
+  child.on('close', () => live.delete(child));
+  const url = await firstLine(child);
+  if (!url) throw new Error('the hostile HTTP server exited before printing its URL');
+  return { url, stop: () => child.kill('SIGKILL') };
+}
+
+/** Runs one case (over its transport) in `dir` (created, and removed when it passes). Returns the failures. */
 export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
+  const transport = c.transport;
   rmSync(dir, { recursive: true, force: true }); // a kept failure of an earlier run of this case
   mkdirSync(dir, { recursive: true });
   const failures: string[] = [];
@@ -104,15 +133,44 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   const tap = join(dir, 'server-in.bin');
   const answers = lines.filter((l) => l.server).length;
 
-  // record: the client writes every line at once; stdin closes once every answer came back.
-  const rec = await run([cliPath, 'record', '--cassette', cassette, '--', process.execPath, ...serverArgs(c)], { FUZZ_TAP: tap }, async (child, waitLines) => {
-    child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
-    await waitLines(answers);
-  });
-  check(failures, 'record', rec, [0, 73]);
-  const wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [l.server] : [])));
-  if (!rec.stdout.equals(wantOut)) failures.push(`record: the client received ${String(rec.stdout.length)} bytes, not the ${String(wantOut.length)} the server wrote (first difference at byte ${String(firstDiff(rec.stdout, wantOut))})`);
   const wantIn = Buffer.concat(lines.map((l) => l.client));
+  let rec: Ran;
+  let gotOut: Buffer;
+  let wantOut: Buffer;
+  let replayTarget: { args: string[]; stop?: () => void };
+  if (transport === 'stdio') {
+    // record: the client writes every line at once; stdin closes once every answer came back.
+    rec = await run([cliPath, 'record', '--cassette', cassette, '--', process.execPath, ...serverArgs(c)], { FUZZ_TAP: tap }, async (child, waitLines) => {
+      child.stdin!.write(wantIn);
+      await waitLines(answers);
+    });
+    gotOut = rec.stdout;
+    wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [l.server] : [])));
+    replayTarget = { args: ['--', process.execPath, ...serverArgs(c)] };
+  } else {
+    const upstream = await startHttpServer(c, transport, { FUZZ_TAP: tap });
+    const bodies: Buffer[] = [];
+    try {
+      // record --upstream: one POST per line, in order; SIGTERM ends it once the last answer came.
+      rec = await run([cliPath, 'record', '--upstream', upstream.url, '--cassette', cassette], {}, async (child) => {
+        const url = await firstLine(child);
+        if (!url) return;
+        for (const l of lines) {
+          const res = await request(url, { method: 'POST', body: l.client, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+          bodies.push(Buffer.from(await res.body.arrayBuffer()));
+        }
+        child.kill('SIGTERM');
+      });
+    } finally {
+      upstream.stop();
+    }
+    gotOut = Buffer.concat(bodies);
+    wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [transport === 'sse' ? Buffer.concat([Buffer.from('event: message\ndata: '), l.server, Buffer.from('\n')]) : l.server] : [])));
+    const target = await startHttpServer(c, transport, { FUZZ_ECHO_ID: '1' });
+    replayTarget = { args: ['--url', target.url], stop: target.stop };
+  }
+  check(failures, 'record', rec, [0, 73]);
+  if (!gotOut.equals(wantOut)) failures.push(`record: the client received ${String(gotOut.length)} bytes, not the ${String(wantOut.length)} the server wrote (first difference at byte ${String(firstDiff(gotOut, wantOut))})`);
   const gotIn = existsSync(tap) ? readFileSync(tap) : Buffer.alloc(0);
   if (!gotIn.equals(wantIn)) failures.push(`record: the server received ${String(gotIn.length)} bytes, not the ${String(wantIn.length)} the client wrote (first difference at byte ${String(firstDiff(gotIn, wantIn))})`);
 
@@ -122,6 +180,7 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     check(failures, 'recover', await run([cliPath, 'recover', cassette], {}), [0]);
   }
   if (!existsSync(cassette)) {
+    replayTarget.stop?.();
     failures.push('record: no cassette was saved');
     return failures;
   }
@@ -133,7 +192,7 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     run([cliPath, 'show', cassette], {}),
     run([cliPath, 'show', cassette, '--messages'], {}),
     // Against the same hostile server: differences (exit 1) are allowed, a crash is not.
-    run([cliPath, 'replay', cassette, '--timeout', '10000', '--', process.execPath, ...serverArgs(c)], { FUZZ_ECHO_ID: '1' }),
+    run([cliPath, 'replay', cassette, '--timeout', '10000', ...replayTarget.args], { FUZZ_ECHO_ID: '1' }).finally(() => replayTarget.stop?.()),
     // serve over stdio, one request (the recorded initialize).
     run([cliPath, 'serve', cassette], {}, async (child, waitLines) => {
       child.stdin!.write(lines[0]!.client);
