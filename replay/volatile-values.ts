@@ -147,7 +147,14 @@ export function isEpoch(n: number): boolean {
 
 /** Keys whose string values may carry base64 text: resource `blob`s and content items' `data`. */
 const BASE64_KEYS = new Set(['blob', 'data']);
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Canonical base64 (whole quads, `=` only as the last one or two characters), checked without a
+ * repeated group: a regex like /^(?:[A-Za-z0-9+/]{4})+$/ overflows the stack on a string of a few
+ * megabytes, and a server decides how long its strings are. */
+function isBase64(s: string): boolean {
+  if (s.length % 4 !== 0 || /[^A-Za-z0-9+/=]/.test(s)) return false;
+  const pad = s.indexOf('=');
+  return pad === -1 || pad === s.length - 1 || (pad === s.length - 2 && s.endsWith('='));
+}
 /** Control characters other than tab, newlines, form feed and escape: a sign of binary data. */
 const BINARY_CHAR = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f]/;
 export const BASE64_TEXT_MARK = '<base64 text> ';
@@ -159,7 +166,7 @@ export const BASE64_TEXT_MARK = '<base64 text> ';
  * needs no `mimeType`: text under a binary type is still text, binary under a text type is not.
  */
 export function base64Text(s: string): string | undefined {
-  if (s.length < 8 || !BASE64.test(s)) return undefined;
+  if (s.length < 8 || !isBase64(s)) return undefined;
   const bytes = Buffer.from(s, 'base64');
   let text: string;
   try {
