@@ -6,7 +6,7 @@ import type { SessionState } from './session-state.js';
 export type Era = 'all' | 'legacy' | 'modern';
 
 export interface RuleInfo {
-  /** The ID in ../shared/RULES.md, exactly. */
+  /** The ID in the rule catalogue (RULES.md), exactly. */
   id: string;
   /** The keyword level in RULES.md; it decides the severity (MUST and schema: error, SHOULD: warning). */
   level: 'MUST' | 'MUST NOT' | 'SHOULD' | 'SHOULD NOT' | 'REC' | 'schema' | 'desc' | 'derived';

@@ -1,5 +1,5 @@
 /**
- * The Obs `P` rules of ../shared/RULES.md that the probes judge, with the level that decides a
+ * The Obs `P` rules of the rule catalogue (RULES.md) that the probes judge, with the level that decides a
  * failure's severity (MUST, desc and derived: error; SHOULD: warning) and the spec section.
  */
 import type { Severity } from '../../lib/violation.js';

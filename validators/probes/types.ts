@@ -14,7 +14,7 @@ export type ProbeOutcome = 'pass' | 'fail' | 'not-applicable' | 'inconclusive' |
 export interface ProbeResult {
   /** The probe that ran (several rules may be judged from one probe's exchanges). */
   probe: string;
-  /** The rule ID in ../shared/RULES.md (Obs `P`). */
+  /** The rule ID in the rule catalogue (RULES.md) (Obs `P`). */
   rule: string;
   outcome: ProbeOutcome;
   /** For a fail: error for MUST-level rules, warning for SHOULD. */

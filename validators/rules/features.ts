@@ -220,5 +220,5 @@ const featureCoreRules: Rule[] = [
   },
 ];
 
-/** Server features, utilities, subscriptions and client-feature rules added after the first catalogue pass (see ../shared/RULES.md). */
+/** Server features, utilities, subscriptions and client-feature rules added after the first catalogue pass (see the rule catalogue (RULES.md)). */
 export const featureRules: Rule[] = [...featureCoreRules, ...subscriptionRules, ...cacheRules, ...clientAskRules];

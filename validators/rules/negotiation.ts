@@ -225,7 +225,7 @@ export function inputIdentity(request: unknown): string {
 
 /**
  * Envelope, negotiation, capability, tool-name and MRTR rules added after the first catalogue pass
- * (see ../shared/RULES.md); x-mcp-header and the tasks extension are in extensions.ts.
+ * (see the rule catalogue (RULES.md)); x-mcp-header and the tasks extension are in extensions.ts.
  */
 export const negotiationRules: Rule[] = [
   {

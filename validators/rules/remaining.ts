@@ -58,7 +58,7 @@ const hasTtl = (task: Json): boolean => ['ttlSeconds', 'ttlMs', 'ttl'].some((k) 
 
 // --- CAP-UNDECLARED-32601 -------------------------------------------------------------------------
 
-/** The client→server request methods of each revision whose schema is known (../shared/spec). */
+/** The client→server request methods of each revision whose schema is known (the official schemas). */
 const LEGACY_METHODS = ['initialize', 'ping', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'logging/setLevel', 'completion/complete'];
 const CLIENT_METHODS: Record<string, ReadonlySet<string>> = {
   '2025-06-18': new Set(LEGACY_METHODS),
@@ -164,7 +164,7 @@ function covers(aud: URL, resource: URL): boolean {
 }
 
 /**
- * Catalogue rules that came last (../shared/RULES.md): task status, undeclared methods, prompt
+ * Catalogue rules that came last (the rule catalogue (RULES.md)): task status, undeclared methods, prompt
  * arguments, stream resumption and relatedness on 2026-07-28 HTTP, subscription teardown on
  * stdio, and what the authorization metadata and tokens show.
  */
