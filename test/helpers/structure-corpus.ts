@@ -7,7 +7,7 @@ import { isObject } from '../../validators/rule.js';
 import { isRevision, targetOf, type Revision } from '../../validators/structure/check.js';
 import { SessionState } from '../../validators/session-state.js';
 import { fixtureSession, loadFixtures } from './fixtures.js';
-import { root, sharedDir } from './paths.js';
+import { root, specDir } from './paths.js';
 
 /** One corpus entry: a value of a spec type, judged under one revision. */
 export interface CorpusItem {
@@ -17,9 +17,9 @@ export interface CorpusItem {
   origin: string;
 }
 
-/** The official schema of a revision as an oracle (read from ../shared, never copied). */
+/** The official schema of a revision as an oracle (read from the spec folder, never copied: paths.ts specDir). */
 export function officialOracle(revision: Revision): (type: string, value: unknown) => boolean | undefined {
-  const doc = JSON.parse(readFileSync(join(sharedDir, 'spec', revision, 'schema.json'), 'utf8')) as Record<string, unknown>;
+  const doc = JSON.parse(readFileSync(join(specDir!, revision, 'schema.json'), 'utf8')) as Record<string, unknown>;
   const key = isObject(doc.$defs) ? '$defs' : 'definitions';
   const defs = doc[key] as Record<string, unknown>;
   // Formats are annotations in these dialects (the oracle the spec's own examples were checked with).
@@ -42,7 +42,7 @@ export function officialOracle(revision: Revision): (type: string, value: unknow
  * 2025 revisions too.
  */
 export function officialExamples(): CorpusItem[] {
-  const base = join(sharedDir, 'spec', '2026-07-28', 'examples');
+  const base = join(specDir!, '2026-07-28', 'examples');
   return readdirSync(base).sort().flatMap((type) => readdirSync(join(base, type)).sort().flatMap((f) => {
     const value = JSON.parse(readFileSync(join(base, type, f), 'utf8')) as unknown;
     const fragment = !/(Request|Notification|Result|Response|Error|Params|Requests|Responses)$/.test(type);
