@@ -3,6 +3,7 @@
  * compared as one list: pageResult), each replayed GET and DELETE (exchangeResult), progress per
  * request and the other notifications per method as sequences.
  */
+import { DEEP_TEXT } from '../lib/json-depth.js';
 import { diffJson, isObject } from './diff.js';
 import { normalise, patternsFor, type IgnorePattern } from './normalise.js';
 import { asWholeList, recordedItems, withoutList, type LiveListing, type PagePlan } from './pagination.js';
@@ -125,7 +126,9 @@ export function compareNotifications(recorded: Json[], live: Json[], options: Pl
     const m = new Map<string, unknown[]>();
     for (const n of list) {
       if (n.method === 'notifications/progress') continue;
-      pushTo(m, String(n.method), n.params ?? null);
+      // A notification nested too deep to walk is compared as its text (its stand-in's params
+      // are null), so a change deep inside it is still a change.
+      pushTo(m, String(n.method), typeof n[DEEP_TEXT] === 'string' ? { [DEEP_TEXT]: n[DEEP_TEXT] } : n.params ?? null);
     }
     return m;
   };

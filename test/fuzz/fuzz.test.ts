@@ -1,8 +1,9 @@
 /**
  * The short fuzz run in `npm test`: a fixed seed, deep nesting (10^5 levels) in every position and
- * seven other kinds over stdio, two cases over HTTP JSON and SSE, at modest byte sizes
- * (test/fuzz/frames.ts shortRunCases). Each case is recorded through the real `record` and its cassette goes through recover, validate,
- * show, replay and serve (test/fuzz/run.ts). Serial: each case already runs six CLIs at once.
+ * every other kind once over stdio, two cases over HTTP JSON and SSE, at modest byte sizes
+ * (test/fuzz/frames.ts shortRunCases). Each case is recorded through the real `record` and its
+ * cassette goes through recover, validate (every format), show, replay, serve (stdio and
+ * --listen) and probe (test/fuzz/run.ts). Serial: each case already runs a dozen CLIs at once.
  */
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';

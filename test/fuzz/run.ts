@@ -186,33 +186,123 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   }
 
   // The readers are independent of each other: run them side by side (each is mostly start-up).
-  const [text, json, show, messages, replay, serve] = await Promise.all([
+  const requests = lines.filter((l) => l.server).length;
+  const all = c.readers !== 'core';
+  const skipped = Promise.resolve(undefined);
+  const [text, json, junit, sarif, github, show, messages, replay, serve, served, probe] = await Promise.all([
     run([cliPath, 'validate', cassette], {}),
     run([cliPath, 'validate', cassette, '--format', 'json'], {}),
+    all ? run([cliPath, 'validate', cassette, '--format', 'junit'], {}) : skipped,
+    all ? run([cliPath, 'validate', cassette, '--format', 'sarif'], {}) : skipped,
+    all ? run([cliPath, 'validate', cassette, '--format', 'github'], {}) : skipped,
     run([cliPath, 'show', cassette], {}),
     run([cliPath, 'show', cassette, '--messages'], {}),
     // Against the same hostile server: differences (exit 1) are allowed, a crash is not.
     run([cliPath, 'replay', cassette, '--timeout', '10000', ...replayTarget.args], { FUZZ_ECHO_ID: '1' }).finally(() => replayTarget.stop?.()),
-    // serve over stdio, one request (the recorded initialize).
+    // serve over stdio: the client's whole script, hostile line included; every request is
+    // answered (the recorded answer, or a JSON-RPC error for what cannot be matched).
     run([cliPath, 'serve', cassette], {}, async (child, waitLines) => {
-      child.stdin!.write(lines[0]!.client);
-      await waitLines(1);
+      child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
+      await waitLines(requests);
+    }),
+    all ? serveOverHttp(cassette, lines.map((l) => l.client)) : skipped,
+    // probe re-sends what the cassette recorded to the hostile server (which answers any id at
+    // once, or never when its scripted answer is no JSON: the short deadline keeps that brief).
+    // Failed probes (exit 1) are findings, a crash is not.
+    !all ? skipped : probeTarget(c).then(async (target) => {
+      try {
+        return await run([cliPath, 'probe', cassette, '--timeout', '1500', '--fail-on', 'error', ...target.args], { FUZZ_ECHO_ID: '1' });
+      } finally {
+        target.stop?.();
+      }
     }),
   ]);
   check(failures, 'validate (text)', text, [0]);
-  if (check(failures, 'validate (json)', json, [0])) {
-    try {
-      JSON.parse(json.stdout.toString('utf8'));
-    } catch {
-      failures.push('validate (json): stdout is not JSON');
-    }
-  }
+  if (check(failures, 'validate (json)', json, [0])) parses(failures, 'validate (json)', json.stdout);
+  if (junit && check(failures, 'validate (junit)', junit, [0]) && !/^<\?xml [^>]*\?>\s*<testsuites[\s>][\s\S]*<\/testsuites>\s*$/.test(junit.stdout.toString('utf8'))) failures.push('validate (junit): stdout is not one <testsuites> document');
+  if (sarif && check(failures, 'validate (sarif)', sarif, [0])) parses(failures, 'validate (sarif)', sarif.stdout);
+  if (github) check(failures, 'validate (github)', github, [0]);
   check(failures, 'show', show, [0]);
   check(failures, 'show --messages', messages, [0]);
   check(failures, 'replay', replay, [0, 1]);
-  check(failures, 'serve', serve, [0]);
+  // A hostile request or answer that is no JSON was recorded as a text frame, not as an
+  // interaction: serve answers such a request with an error (-32700 when it cannot parse it, an
+  // unmatched request and final status 1 when it can), and replays a recorded answer that
+  // followed the text frame where it fell. Otherwise every request gets exactly its answer.
+  const clean = jsonAnswer(lines[2]!.client) && jsonAnswer(lines[2]!.server);
+  const serveExit = clean ? [0] : [0, 1];
+  if (check(failures, 'serve', serve, serveExit)) answered(failures, 'serve', serve.stdout.toString('utf8').split('\n').filter((l) => l.trim() !== ''), requests, clean);
+  if (served && check(failures, 'serve --listen', served.ran, serveExit)) answered(failures, 'serve --listen', served.answers, requests, clean);
+  if (probe) check(failures, 'probe', probe, [0, 1, 2]);
+  if (probe?.code === 2 && !/never answered|did not answer/.test(probe.stderr)) failures.push(`probe: exit 2 without saying the server never answered — stderr: ${probe.stderr.trim().slice(0, 300)}`);
   if (failures.length === 0) rmSync(dir, { recursive: true, force: true });
   return failures;
+}
+
+/** Whether a scripted server frame is one JSON value (strict UTF-8, no BOM). */
+function jsonAnswer(frame: Buffer | undefined): boolean {
+  if (!frame) return false;
+  try {
+    JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(frame));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every request got its answer (`exact`: one each), each a JSON-RPC response or error. */
+function answered(failures: string[], step: string, answers: string[], requests: number, exact: boolean): void {
+  if (exact ? answers.length !== requests : answers.length < requests) failures.push(`${step}: ${String(answers.length)} answers to ${String(requests)} requests`);
+  for (const a of answers) {
+    let v: unknown;
+    try {
+      v = JSON.parse(a);
+    } catch {
+      v = undefined;
+    }
+    const ok = v !== null && typeof v === 'object' && ('result' in v || 'error' in v);
+    if (!ok && !a.includes('"result":') && !a.includes('"error":')) failures.push(`${step}: not a JSON-RPC answer: ${a.slice(0, 120)}`);
+  }
+}
+
+function parses(failures: string[], step: string, out: Buffer): void {
+  try {
+    JSON.parse(out.toString('utf8'));
+  } catch {
+    failures.push(`${step}: stdout is not JSON`);
+  }
+}
+
+/** `serve --listen` on a free port: each client line POSTed in order (answers, JSON or one SSE
+ * event, are collected; a 202 carries none), then SIGTERM. */
+async function serveOverHttp(cassette: string, requests: Buffer[]): Promise<{ ran: Ran; answers: string[] }> {
+  const answers: string[] = [];
+  const ran = await run([cliPath, 'serve', cassette, '--listen', '127.0.0.1:0'], {}, async (child) => {
+    const url = await firstLine(child);
+    if (!url) return;
+    let session: string | undefined;
+    for (const body of requests) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (session) headers['mcp-session-id'] = session;
+      const res = await request(url, { method: 'POST', body, headers });
+      const sid = res.headers['mcp-session-id'];
+      if (typeof sid === 'string') session = sid;
+      const text = await res.body.text();
+      if (res.statusCode === 202 || text === '') continue;
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        for (const line of text.split('\n')) if (line.startsWith('data:') && line.slice(5).trim() !== '') answers.push(line.slice(5).trim());
+      } else answers.push(text);
+    }
+    child.kill('SIGTERM');
+  });
+  return { ran, answers };
+}
+
+/** Where probe sends its requests: the hostile server again, answering by method. */
+async function probeTarget(c: FuzzCase): Promise<{ args: string[]; stop?: () => void }> {
+  if (c.transport === 'stdio') return { args: ['--', process.execPath, ...serverArgs(c)] };
+  const target = await startHttpServer(c, c.transport, { FUZZ_ECHO_ID: '1' });
+  return { args: ['--url', target.url], stop: target.stop };
 }
 
 function firstDiff(a: Buffer, b: Buffer): number {

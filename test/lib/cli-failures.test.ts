@@ -222,3 +222,15 @@ test('recover into a cassette that cannot be read (a folder): exit 2 naming it, 
   t.is(r.stderr, `mcp-cassette: cassette ${cassette} cannot be read (it is a folder)\n`);
   t.is(readdirSync(dir).filter((n) => n.endsWith('.journal')).length, 1);
 });
+
+// --- our own bugs -------------------------------------------------------------------------------
+
+test('a bug of ours (an unexpected exception) ends with exit 70 and the stack trace to report', async (t) => {
+  // No input makes mcp-cassette throw unexpectedly (that would be a bug to fix), so the fault is
+  // injected into a real CLI process: a preload breaks stdout.write the way a bug would throw.
+  const fault = 'data:text/javascript,process.stdout.write=()=>{throw new TypeError("injected fault")}';
+  const r = await collect(spawnTracked(t, node, ['--import', fault, cli, 'rules'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  t.is(r.code, 70);
+  t.regex(r.stderr, /^mcp-cassette: internal error \(a bug in mcp-cassette, not in your server or input: please report it with this stack trace\): TypeError: injected fault\n\s+at /);
+  t.regex(r.stderr, /rules-command\.js/, 'the trace names where it happened');
+});

@@ -72,9 +72,9 @@ test('reports come in validate\'s formats: json (with every probe), junit, sarif
 test('a server that never answers times out cleanly: inconclusive, exit 2, no process left behind', async (t) => {
   const marker = `probe-silent-${process.pid}-${Date.now()}`;
   const silent = [node, '-e', `/*${marker}*/ process.stdin.resume(); setInterval(() => {}, 1 << 30)`];
-  const started = Date.now();
+  // No wall-clock bound: a probe that ignored --timeout would wait forever on this server, and
+  // the test's own timeout fails it; the reason says which deadline ended each probe.
   const run = await probe(args(await cassette(t), { command: silent, timeout: 300, probe: ['unsupported-version', 'unknown-tool'] }));
-  t.true(Date.now() - started < 8000);
   t.true(run.results.every((r) => r.outcome === 'inconclusive' && /no answer within 300 ms/.test(r.reason)));
   t.is(await probeCommand(args(await cassette(t), { command: silent, timeout: 300, probe: ['unknown-tool'], output: join(tempDir(t), 'r.txt') })), 2);
   const alive = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {

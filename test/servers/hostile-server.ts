@@ -6,7 +6,7 @@
  * unparseable request still gets its scripted answer. With FUZZ_TAP=<file> it appends every byte
  * it read there, so the run can check the proxy forwarded the client's bytes unchanged. With
  * FUZZ_ECHO_ID=1 (for replay, which renumbers requests and may split or skip them) it picks the
- * scripted answer by the request's method and answers the numeric id it was sent. It exits 0 at stdin EOF.
+ * scripted answer by the request's method and answers the id (a number or a plain string) it was sent. It exits 0 at stdin EOF.
  * With FUZZ_HTTP=json or sse it serves Streamable HTTP on 127.0.0.1 instead (its URL is the first
  * line on stdout): the i-th POST body counts as the i-th line, a scripted answer goes back as the
  * JSON body or as one SSE event's data, a notification gets 202. It runs until killed.
@@ -39,8 +39,13 @@ function nextAnswer(line: Buffer): Buffer | undefined {
   if (!echoId) return lines[seen++]?.server;
   const head = line.subarray(0, 300).toString('latin1');
   const index = byMethod.find(([m]) => head.includes(m))?.[1];
-  const id = /"id":(\d+)[,}]/.exec(head)?.[1];
-  if (index === undefined) return undefined;
+  // Replay numbers its requests, probe names them ("mcp-cassette-probe-1"): either is echoed.
+  const id = /"id":(\d+|"[\w.:-]*")[,}]/.exec(head)?.[1];
+  if (index === undefined) {
+    // Another request (probe's unknown method) gets what a server says to that; an answer is no request.
+    if (!id || !/"method":/.test(head)) return undefined;
+    return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found"}}\n`);
+  }
   return id ? script(c, id)[index]!.server : lines[index]!.server;
 }
 
