@@ -25,7 +25,7 @@ function structureOf(o: Observed): Finding[] {
   if (last?.o === o) return last.findings;
   const f: Finding[] = [];
   last = { o, findings: f };
-  // 2025-03-26 (HTTP without a version header) predates the revisions we carry structure for.
+  // Every revision from 2024-11-05 on has its gates; an unknown revision string is not judged.
   if (!o.json || !isRevision(o.revision)) return f;
   const target = targetOf(o.json, o.revision, o.request?.method);
   if (!target) return f;

@@ -18,7 +18,8 @@ export interface Target {
   at: string;
 }
 
-export const REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const;
+/** The revisions whose structure is checked, oldest first. */
+export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 export type Revision = (typeof REVISIONS)[number];
 
 const REVISION_SET: ReadonlySet<string | undefined> = new Set(REVISIONS);
