@@ -247,14 +247,16 @@ export class SessionValidator {
     const rule = this.#rule!;
     const o = this.#o!;
     (o.reported ??= []).push(path);
-    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source) });
+    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source, o.revision) });
   };
   /** The same for the exchange rules, which judge the server's answer (status, headers), hence
    * the direction; their violations point at the exchange's first message (`#seq`), or 0. */
   #seq = 0;
+  /** …and the revision of that exchange (or of the session), for the spec link. */
+  #revision: string | undefined;
   readonly #exchangeReport: Report = (path, message) => {
     const rule = this.#rule!;
-    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: this.#seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: this.#seq, direction: 'server-to-client', path, message, spec: specLink(rule.source, this.#revision) });
   };
   /** The plans of this session's transport, by era and revision (both may change within a session). */
   readonly #plans: Partial<Record<EraKey, Map<string, Plan>>> = {};
@@ -322,7 +324,7 @@ export class SessionValidator {
       direction: m.direction,
       path: '',
       message: `not judged, too deep: the frame nests deeper than ${MAX_JSON_DEPTH} levels; it is recorded byte-exact in raw`,
-      spec: specLink(TOO_DEEP.source),
+      spec: specLink(TOO_DEEP.source, o.revision),
     }];
   }
 
@@ -336,7 +338,7 @@ export class SessionValidator {
     const { exchange: rules, exchangeChecks: checks } = (this.#hooks ??= hooksOf(this.options.rules, this.session.transport));
     const report = this.#exchangeReport;
     const state = this.#state;
-    const revision = this.#exchangeRevision.get(x.id) ?? this.#sessionRevision();
+    const revision = (this.#revision = this.#exchangeRevision.get(x.id) ?? this.#sessionRevision());
     for (let i = 0; i < checks.length; i++) {
       if (!judgesRevision(rules[i]!, revision)) continue;
       this.#rule = rules[i];
@@ -357,7 +359,7 @@ export class SessionValidator {
     this.#out = out;
     this.#seq = 0;
     const { bare: rules, bareChecks: checks } = (this.#hooks ??= hooksOf(this.options.rules, this.session.transport));
-    const revision = this.#sessionRevision();
+    const revision = (this.#revision = this.#sessionRevision());
     for (let i = 0; i < checks.length; i++) {
       if (!judgesRevision(rules[i]!, revision)) continue;
       this.#rule = rules[i];
@@ -378,7 +380,7 @@ export class SessionValidator {
     for (const rule of (this.#hooks ??= hooksOf(this.options.rules, this.session.transport)).end) {
       if (!judgesRevision(rule, revision)) continue;
       const report = (seq: number, path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source, revision) });
       };
       try {
         rule.checkSessionEnd(end, report, this.#state);
