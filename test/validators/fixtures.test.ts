@@ -72,6 +72,23 @@ test('a finding on a 2025-06-18 session links to the 2025-06-18 page, or to 2026
   t.deepEqual(links('2024-11-05')['TOOLS-CALL-SHAPE'], 'https://modelcontextprotocol.io/specification/2024-11-05/server/tools');
 });
 
+test('2025-03-26 and 2024-11-05 sessions: structure per revision, later rules not applied, each finding where it belongs', (t) => {
+  const fixture = (rule: string, name: string) => fixtures.find((f) => f.rule === rule && f.name === name)!;
+  const found = (s: RecordedSession) => validateSession(s, { rules: RULES }).map((v) => `${v.rule} #${v.seq} ${v.path} ${v.spec}`);
+  /** The same session, negotiated at 2025-06-18 instead. */
+  const asJune = (s: RecordedSession): RecordedSession => JSON.parse(JSON.stringify(s).replace(/2025-03-26|2024-11-05/g, '2025-06-18')) as RecordedSession;
+  const link = 'https://modelcontextprotocol.io/specification';
+  const march = fixtureSession(fixture('TOOLS-CALL-SHAPE', 'march-resource-link'));
+  t.deepEqual(found(march), [`TOOLS-CALL-SHAPE #7 /result/content/1/type ${link}/2025-03-26/server/tools`]);
+  t.deepEqual(found(asJune(march)), [], 'a resource link is a content block from 2025-06-18 on');
+  const original = fixtureSession(fixture('PROMPTS-GET-SHAPE', 'original-audio'));
+  t.deepEqual(found(original), [`PROMPTS-GET-SHAPE #7 /result/messages/0/content/type ${link}/2024-11-05/server/prompts`]);
+  t.deepEqual(found(asJune(original)), [], 'audio is a content block from 2025-03-26 on');
+  const output = fixtureSession(fixture('TOOLS-OUTPUT-CONFORM', 'march-no-structured-output'));
+  t.deepEqual(found(output), [], 'outputSchema and structuredContent mean nothing in 2025-03-26');
+  t.deepEqual(found(asJune(output)), [`TOOLS-OUTPUT-CONFORM #7 /result/structuredContent ${link}/2025-06-18/server/tools`]);
+});
+
 test('every implemented rule has a fixture that raises it', (t) => {
   for (const rule of RULES) t.true(fixtures.some((f) => f.rule === rule.id && f.expect.includes(rule.id)), `${rule.id} has a fixture`);
   t.true(fixtures.some((f) => f.rule === 'valid' && f.expect.length === 0), 'and clean traffic that raises nothing');
