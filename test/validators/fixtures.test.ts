@@ -87,6 +87,10 @@ test('2025-03-26 and 2024-11-05 sessions: structure per revision, later rules no
   const output = fixtureSession(fixture('TOOLS-OUTPUT-CONFORM', 'march-no-structured-output'));
   t.deepEqual(found(output), [], 'outputSchema and structuredContent mean nothing in 2025-03-26');
   t.deepEqual(found(asJune(output)), [`TOOLS-OUTPUT-CONFORM #7 /result/structuredContent ${link}/2025-06-18/server/tools`]);
+  // -32602 for invalid tool arguments: a protocol error until SEP-1303 (2025-11-25).
+  const invalidArguments = fixtureSession(fixture('TOOLS-ERR-EXECUTION', 'june-invalid-arguments-32602'));
+  t.deepEqual(found(invalidArguments), []);
+  t.deepEqual(found(JSON.parse(JSON.stringify(invalidArguments).replace(/2025-06-18/g, '2025-11-25')) as RecordedSession), [`TOOLS-ERR-EXECUTION #7 /error ${link}/2025-11-25/server/tools`]);
 });
 
 test('every implemented rule has a fixture that raises it', (t) => {
