@@ -1,8 +1,8 @@
 import type { HttpExchange, RecordedSession, SessionEnd } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
-import { isObject, severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
-import { SessionState } from './session-state.js';
+import { isKnownRevision, isObject, judgesRevision, severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
+import { MODERN_REVISION, SessionState } from './session-state.js';
 import { MAX_JSON_DEPTH } from '../lib/json-depth.js';
 
 /** The catalogue entry a too-deep frame's notice cites (RULES.md §21). */
@@ -153,22 +153,26 @@ interface Plan {
   lists: Map<number, Dispatch>;
 }
 type EraKey = 'legacy' | 'modern' | 'unknown';
-/** By rule set, then transport, then era (no key string made per session). */
-const plans = new WeakMap<readonly Rule[], Map<Observed['transport'], Map<EraKey, Plan>>>();
+/** By rule set, then transport, then era and revision ('' when not told or not known; no key
+ * string made per session). */
+const plans = new WeakMap<readonly Rule[], Map<Observed['transport'], Map<EraKey, Map<string, Plan>>>>();
+const revisionKey = (revision: string | undefined): string => (isKnownRevision(revision) ? revision : '');
 
-function planFor(rules: readonly Rule[], transport: Observed['transport'], era: Observed['era']): Plan {
+function planFor(rules: readonly Rule[], transport: Observed['transport'], era: Observed['era'], revision: string): Plan {
   let byTransport = plans.get(rules);
   if (!byTransport) plans.set(rules, (byTransport = new Map()));
   let byEra = byTransport.get(transport);
   if (!byEra) byTransport.set(transport, (byEra = new Map()));
   const eraKey: EraKey = era ?? 'unknown';
-  let plan = byEra.get(eraKey);
+  let byRevision = byEra.get(eraKey);
+  if (!byRevision) byEra.set(eraKey, (byRevision = new Map()));
+  let plan = byRevision.get(revision);
   if (!plan) {
-    const picked = rules.filter((r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era));
+    const picked = rules.filter((r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era) && judgesRevision(r, revision || undefined));
     const methods = new Map<string, number>();
     for (const r of picked) for (const m of interestsOf(r).byMethod.keys()) if (!methods.has(m)) methods.set(m, methods.size + 1);
     plan = { rules: picked, methods, lists: new Map() };
-    byEra.set(eraKey, plan);
+    byRevision.set(revision, plan);
   }
   return plan;
 }
@@ -243,17 +247,21 @@ export class SessionValidator {
     const rule = this.#rule!;
     const o = this.#o!;
     (o.reported ??= []).push(path);
-    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source) });
+    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source, o.revision) });
   };
   /** The same for the exchange rules, which judge the server's answer (status, headers), hence
    * the direction; their violations point at the exchange's first message (`#seq`), or 0. */
   #seq = 0;
+  /** …and the revision of that exchange (or of the session), for the spec link. */
+  #revision: string | undefined;
   readonly #exchangeReport: Report = (path, message) => {
     const rule = this.#rule!;
-    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: this.#seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: this.#seq, direction: 'server-to-client', path, message, spec: specLink(rule.source, this.#revision) });
   };
-  /** The plans of this session's transport, by era (the era may change within a session). */
-  readonly #plans: Partial<Record<EraKey, Plan>> = {};
+  /** The plans of this session's transport, by era and revision (both may change within a session). */
+  readonly #plans: Partial<Record<EraKey, Map<string, Plan>>> = {};
+  /** HTTP: the revision of each exchange's first message, for the exchange rules. */
+  readonly #exchangeRevision = new Map<number, string | undefined>();
   /** The exchange and session-end rules of this session's transport. */
   #hooks: Hooks | undefined;
 
@@ -271,7 +279,11 @@ export class SessionValidator {
     const state = this.#state;
     const o = state.observe(msg);
     if (msg.tooDeep) return this.#notJudged(o);
-    const plan = (this.#plans[o.era ?? 'unknown'] ??= planFor(this.options.rules, o.transport, o.era));
+    const revision = revisionKey(o.revision);
+    const byRevision = (this.#plans[o.era ?? 'unknown'] ??= new Map());
+    let plan = byRevision.get(revision);
+    if (!plan) byRevision.set(revision, (plan = planFor(this.options.rules, o.transport, o.era, revision)));
+    if (msg.http && !this.#exchangeRevision.has(msg.http.exchange)) this.#exchangeRevision.set(msg.http.exchange, o.revision);
     const { rules, checks } = rulesFor(plan, o);
     const out: Violation[] = [];
     const report = this.#report;
@@ -291,6 +303,13 @@ export class SessionValidator {
     return out;
   }
 
+  /** The revision the session settled on so far, for what no message of its own tells (a bare
+   * exchange, the session's end): an initialize handshake's, else 2026-07-28 once a request
+   * carried its envelope. */
+  #sessionRevision(): string | undefined {
+    return this.#state.legacyRevision ?? (this.#state.modernSeen ? MODERN_REVISION : undefined);
+  }
+
   /** A frame nested deeper than MAX_JSON_DEPTH is not given to the rules (they walk values
    * recursively, and its `json` holds only the top-level scalars): one notice says it was not
    * judged. PROXY-SCHEMA-BOUNDS is the catalogue's rule for bounding the validator's work. */
@@ -305,7 +324,7 @@ export class SessionValidator {
       direction: m.direction,
       path: '',
       message: `not judged, too deep: the frame nests deeper than ${MAX_JSON_DEPTH} levels; it is recorded byte-exact in raw`,
-      spec: specLink(TOO_DEEP.source),
+      spec: specLink(TOO_DEEP.source, o.revision),
     }];
   }
 
@@ -319,7 +338,9 @@ export class SessionValidator {
     const { exchange: rules, exchangeChecks: checks } = (this.#hooks ??= hooksOf(this.options.rules, this.session.transport));
     const report = this.#exchangeReport;
     const state = this.#state;
+    const revision = (this.#revision = this.#exchangeRevision.get(x.id) ?? this.#sessionRevision());
     for (let i = 0; i < checks.length; i++) {
+      if (!judgesRevision(rules[i]!, revision)) continue;
       this.#rule = rules[i];
       try {
         checks[i]!(x, first, report, state);
@@ -338,7 +359,9 @@ export class SessionValidator {
     this.#out = out;
     this.#seq = 0;
     const { bare: rules, bareChecks: checks } = (this.#hooks ??= hooksOf(this.options.rules, this.session.transport));
+    const revision = (this.#revision = this.#sessionRevision());
     for (let i = 0; i < checks.length; i++) {
+      if (!judgesRevision(rules[i]!, revision)) continue;
       this.#rule = rules[i];
       try {
         checks[i]!(x, this.#exchangeReport, this.#state);
@@ -353,9 +376,11 @@ export class SessionValidator {
   /** The session is over: every message and exchange was judged; the session-end rules run. */
   endSession(end?: SessionEndInfo): Violation[] {
     const out: Violation[] = [];
+    const revision = this.#sessionRevision();
     for (const rule of (this.#hooks ??= hooksOf(this.options.rules, this.session.transport)).end) {
+      if (!judgesRevision(rule, revision)) continue;
       const report = (seq: number, path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source) });
+        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source, revision) });
       };
       try {
         rule.checkSessionEnd(end, report, this.#state);

@@ -307,6 +307,12 @@ export interface RecordingRule extends Rule {
 
 export const judgesRecordings = (rule: Rule): rule is RecordingRule => typeof (rule as Partial<RecordingRule>).checkRecording === 'function';
 
+/** The revision of the traffic a verdict points at: its request's, else its session's. */
+function revisionAt(sessions: readonly SessionDigest[], at: Point): string | undefined {
+  const s = sessions.find((d) => d.id === at.session);
+  return s?.requests.find((r) => r.at.seq === at.seq)?.revision ?? s?.legacyRevision ?? s?.requests.find((r) => r.revision)?.revision;
+}
+
 /** Runs the recording rules over the digests of one recording. */
 export function judgeRecording(sessions: readonly SessionDigest[], options: ValidateOptions): (Violation & { ref?: LiveRef })[] {
   const out: (Violation & { ref?: LiveRef })[] = [];
@@ -315,7 +321,7 @@ export function judgeRecording(sessions: readonly SessionDigest[], options: Vali
     const mine = sessions.filter((s) => !rule.transport || s.transport === rule.transport);
     if (mine.length === 0) continue;
     const report = (at: Point, path: string, message: string): void => {
-      out.push({ rule: rule.id, severity: severityOf(rule), session: at.session, seq: at.seq, direction: at.direction, path, message, spec: specLink(rule.source), ...(at.ref ? { ref: at.ref } : {}) });
+      out.push({ rule: rule.id, severity: severityOf(rule), session: at.session, seq: at.seq, direction: at.direction, path, message, spec: specLink(rule.source, revisionAt(mine, at)), ...(at.ref ? { ref: at.ref } : {}) });
     };
     try {
       rule.checkRecording(mine, report);

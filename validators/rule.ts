@@ -1,9 +1,37 @@
 import type { RecordedMessage } from '../lib/message.js';
 import type { Severity } from '../lib/violation.js';
 import type { SessionState } from './session-state.js';
+import { SPEC_PAGES } from './spec-pages.js';
 
 /** Which traffic a rule judges: every revision, the 2025 handshake era, or 2026-07-28. */
 export type Era = 'all' | 'legacy' | 'modern';
+
+/** The protocol revisions the validator knows, oldest first (revision strings are dates, so they
+ * also sort by age). */
+export const KNOWN_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+export type KnownRevision = (typeof KNOWN_REVISIONS)[number];
+const KNOWN: ReadonlySet<string | undefined> = new Set(KNOWN_REVISIONS);
+export function isKnownRevision(r: string | undefined): r is KnownRevision {
+  return KNOWN.has(r);
+}
+/** The revisions from `first` on: a rule about a feature `first` introduced. */
+export const since = (first: KnownRevision): readonly KnownRevision[] => KNOWN_REVISIONS.filter((r) => r >= first);
+/** Every revision but 2025-03-26, the one that had JSON-RPC batches (added by it, removed by 2025-06-18). */
+export const NO_BATCHES: readonly KnownRevision[] = KNOWN_REVISIONS.filter((r) => r !== '2025-03-26');
+/** The revisions of an era. */
+export const ERA_REVISIONS: Record<Era, readonly KnownRevision[]> = { all: KNOWN_REVISIONS, legacy: KNOWN_REVISIONS.filter((r) => r !== '2026-07-28'), modern: ['2026-07-28'] };
+
+/** The revisions a rule judges: those of its era that it declares (all of them when it declares none). */
+export function revisionsOf(rule: Pick<RuleInfo, 'era' | 'revisions'>): readonly KnownRevision[] {
+  const era = ERA_REVISIONS[rule.era];
+  return rule.revisions ? era.filter((r) => rule.revisions!.includes(r)) : era;
+}
+
+/** Whether a rule judges traffic of this revision: a known revision it does not declare is
+ * skipped; traffic whose revision is not told, or not one we know, is judged as before. */
+export function judgesRevision(rule: Pick<RuleInfo, 'revisions'>, revision: string | undefined): boolean {
+  return rule.revisions === undefined || !isKnownRevision(revision) || rule.revisions.includes(revision);
+}
 
 export interface RuleInfo {
   /** The ID in the rule catalogue (RULES.md), exactly. */
@@ -13,6 +41,9 @@ export interface RuleInfo {
   /** `1`: one message; `N`: needs session state; `H`: heuristic (never an error); `P`: an active probe. */
   obs: '1' | 'N' | 'H' | 'P';
   era: Era;
+  /** The revisions that have this rule, when not every revision of its era does (a feature a
+   * later revision added, or one a revision dropped); see `judgesRevision`. */
+  revisions?: readonly KnownRevision[];
   /** Only for this transport, when the rule is transport-specific. */
   transport?: 'stdio' | 'streamable-http';
   /** Spec page and section, relative to docs/specification/2026-07-28/. */
@@ -94,14 +125,21 @@ export function severityOf(rule: RuleInfo): Severity {
   }
 }
 
-export const SPEC_BASE = 'https://modelcontextprotocol.io/specification/2026-07-28/';
+export const SPEC_ROOT = 'https://modelcontextprotocol.io/specification/';
+export const SPEC_BASE = `${SPEC_ROOT}2026-07-28/`;
 
-/** `basic/index.mdx §Requests` → a link to that page. */
-export function specLink(source: string): string {
-  let link = links.get(source);
+/**
+ * `basic/index.mdx §Requests` → a link to that page: in the revision of the traffic the finding is
+ * about when that revision has the page (validators/spec-pages.ts), else in 2026-07-28, whose
+ * pages the catalogue cites.
+ */
+export function specLink(source: string, revision?: string): string {
+  const key = revision === undefined || !Object.hasOwn(SPEC_PAGES, revision) ? source : `${revision} ${source}`;
+  let link = links.get(key);
   if (link === undefined) {
     const page = source.split(/[;§ ]/)[0]!.replace(/\.mdx$/, '').replace(/\/index$/, '');
-    links.set(source, (link = `${SPEC_BASE}${page}`));
+    const own = key !== source && SPEC_PAGES[revision!]!.has(page);
+    links.set(key, (link = `${own ? `${SPEC_ROOT}${revision}/` : SPEC_BASE}${page}`));
   }
   return link;
 }

@@ -1,10 +1,9 @@
-import { distinctRules, severityOf, specLink } from './rule.js';
+import { distinctRules, KNOWN_REVISIONS, revisionsOf, severityOf, specLink, type KnownRevision } from './rule.js';
 import { RULES } from './rules/index.js';
 
-const ERAS = { all: '2025-06-18, 2025-11-25, 2026-07-28', legacy: '2025-06-18, 2025-11-25', modern: '2026-07-28' } as const;
-
+/** `revisions`: the protocol revisions whose traffic the rule judges, oldest first, joined by ", ". */
 export function ruleTable(): { id: string; severity: string; revisions: string; transport: string; spec: string; title: string }[] {
-  return distinctRules(RULES).map((r) => ({ id: r.id, severity: severityOf(r), revisions: ERAS[r.era], transport: r.transport ?? 'any', spec: specLink(r.source), title: r.title }));
+  return distinctRules(RULES).map((r) => ({ id: r.id, severity: severityOf(r), revisions: revisionsOf(r).join(', '), transport: r.transport ?? 'any', spec: specLink(r.source), title: r.title }));
 }
 
 /** `mcp-cassette rules`: every implemented rule with its severity, revisions and spec link. */
@@ -13,10 +12,19 @@ export async function rulesCommand(options: { json: boolean; markdown: boolean }
   if (options.json) process.stdout.write(JSON.stringify(table, null, 2) + '\n');
   else if (options.markdown) {
     process.stdout.write('| rule | severity | revisions | transport | what it checks |\n|---|---|---|---|---|\n');
-    for (const r of table) process.stdout.write(`| [${r.id}](${r.spec}) | ${r.severity} | ${r.revisions} | ${r.transport} | ${r.title.replace(/\|/g, '\\|')} |\n`);
+    for (const r of table) process.stdout.write(`| [${r.id}](${r.spec}) | ${r.severity} | ${revisionText(r.revisions)} | ${r.transport} | ${r.title.replace(/\|/g, '\\|')} |\n`);
   } else {
-    for (const r of table) process.stdout.write(`${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${r.revisions.padEnd(36)} ${r.spec}\n`);
+    for (const r of table) process.stdout.write(`${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${revisionText(r.revisions).padEnd(24)} ${r.spec}\n`);
     process.stdout.write(`${table.length} rules\n`);
   }
   return 0;
+}
+
+/** For reading: a run of consecutive known revisions as `first..last`, others as listed. */
+function revisionText(list: string): string {
+  const revisions = list.split(', ');
+  const at = KNOWN_REVISIONS.indexOf(revisions[0] as KnownRevision);
+  const consecutive = at >= 0 && revisions.every((r, i) => KNOWN_REVISIONS[at + i] === r);
+  if (revisions.length > 1 && consecutive) return `${revisions[0]}..${revisions[revisions.length - 1]}`;
+  return revisions.join(', ');
 }

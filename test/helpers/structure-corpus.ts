@@ -4,7 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { isObject } from '../../validators/rule.js';
-import { isRevision, targetOf, type Revision } from '../../validators/structure/check.js';
+import { isRevision, REVISIONS, targetOf, type Revision } from '../../validators/structure/check.js';
 import { SessionState } from '../../validators/session-state.js';
 import { fixtureSession, loadFixtures } from './fixtures.js';
 import { root, specDir } from './paths.js';
@@ -39,17 +39,20 @@ export function officialOracle(revision: Revision): (type: string, value: unknow
 /**
  * The 129 official 2026-07-28 examples, typed by their folder. Examples of building blocks that
  * every revision has (Tool, TextContent, Resource…, not whole messages) are judged under the
- * 2025 revisions too.
+ * earlier revisions too.
  */
 export function officialExamples(): CorpusItem[] {
   const base = join(specDir!, '2026-07-28', 'examples');
   return readdirSync(base).sort().flatMap((type) => readdirSync(join(base, type)).sort().flatMap((f) => {
     const value = JSON.parse(readFileSync(join(base, type, f), 'utf8')) as unknown;
-    const fragment = !/(Request|Notification|Result|Response|Error|Params|Requests|Responses)$/.test(type);
-    const revisions: Revision[] = fragment ? ['2026-07-28', '2025-11-25', '2025-06-18'] : ['2026-07-28'];
+    // Bare results too: the same value is a result of that type in every revision that has it.
+    const fragment = !/(Request|Notification|Response|Error|Params|Requests|Responses)$/.test(type);
+    const revisions: readonly Revision[] = fragment ? REVISIONS : ['2026-07-28'];
     return revisions.map((revision) => ({ revision, type, value, origin: `example ${type}/${f}@${revision}` }));
   }));
 }
+
+const LEGACY = REVISIONS.filter((r) => r !== '2026-07-28');
 
 /** Every message of our cassettes (examples and rule fixtures), typed as the validator types them. */
 export function cassetteMessages(): CorpusItem[] {
@@ -62,9 +65,9 @@ export function cassetteMessages(): CorpusItem[] {
     const state = new SessionState(s);
     for (const m of s.messages) {
       const o = state.observe(m);
-      const revision = o.revision === '2025-03-26' ? undefined : o.revision;
-      // 2025-era traffic is judged under both 2025 revisions: the verdicts must agree with each file.
-      const revisions: Revision[] = !isRevision(revision) ? [] : revision === '2026-07-28' ? [revision] : ['2025-06-18', '2025-11-25'];
+      const revision = o.revision;
+      // Handshake-era traffic is judged under every handshake revision: the verdicts must agree with each file.
+      const revisions: readonly Revision[] = !isRevision(revision) ? [] : revision === '2026-07-28' ? [revision] : LEGACY;
       for (const r of revisions) {
         const t = o.json && targetOf(o.json, r, o.request?.method);
         if (t) out.push({ revision: r, type: t.type, value: t.value, origin: `${s.id}#${m.seq}@${r}` });

@@ -161,7 +161,9 @@ test('HTTP mode: a webhook that has not answered does not hold up the exchanges;
   const post = async (id: number): Promise<string> => {
     const res = await request(proxy.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      // A 2025-11-25 request (by its header): the `_meta` key format it breaks came with 2025-06-18,
+      // and a request without the header would be read as 2025-03-26.
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping', params: { _meta: { [`bad key ${id}`]: 1 } } }),
     });
     return res.body.text();

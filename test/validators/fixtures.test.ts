@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
 import { validateRecordings } from '../../validators/recording.js';
-import { fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
+import type { RecordedSession } from '../../lib/cassette/cassette.js';
+import { SessionState } from '../../validators/session-state.js';
+import { SPEC_PAGES } from '../../validators/spec-pages.js';
+import { fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { RULES_FILE_HINT, rulesFile } from '../helpers/paths.js';
 
 const fixtures = loadFixtures();
@@ -17,12 +20,78 @@ for (const f of fixtures) {
     const violations = [...sessions.flatMap((s) => validateSession(s, options)), ...validateRecordings(sessions, options)];
     t.deepEqual(errors, [], 'no rule threw');
     t.deepEqual([...new Set(violations.map((v) => v.rule))].sort(), [...f.expect].sort());
+    // Spec links point at the page in the revision of the message a finding is about, where that
+    // revision has the page, else at the 2026-07-28 page the catalogue cites.
+    const revisions = revisionsBySeq(sessions);
     for (const v of violations) {
       t.true(v.message.length > 0);
-      t.regex(v.spec, /^https:\/\/modelcontextprotocol\.io\/specification\/2026-07-28\//);
+      const [, linked, page] = /^https:\/\/modelcontextprotocol\.io\/specification\/(\d{4}-\d{2}-\d{2})\/(.*)$/.exec(v.spec) ?? [];
+      const revision = revisions.get(`${v.session}#${v.seq}`) ?? revisions.get(v.session);
+      const expected = revision !== undefined && SPEC_PAGES[revision]?.has(page!) ? revision : '2026-07-28';
+      t.is(linked, expected, `${v.rule} at ${v.session}#${v.seq} (${revision ?? 'no revision'}): ${v.spec}`);
     }
   });
 }
+
+/** The revision each message is judged by (by `session#seq`), and each session's last one (by id). */
+function revisionsBySeq(sessions: RecordedSession[]): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  for (const s of sessions) {
+    const state = new SessionState(s);
+    for (const m of s.messages) {
+      const o = state.observe(m);
+      out.set(`${s.id}#${m.seq}`, o.revision);
+      state.commit(o);
+    }
+    out.set(s.id, state.legacyRevision ?? (state.modernSeen ? '2026-07-28' : undefined));
+  }
+  return out;
+}
+
+test('a finding on a 2025-06-18 session links to the 2025-06-18 page, or to 2026-07-28 where that revision has no such page', (t) => {
+  const init = (version: string) => [
+    ['c', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }],
+    ['s', { jsonrpc: '2.0', id: 0, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } }],
+    ['c', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+  ];
+  const session = (version: string) => fixtureSession({
+    rule: 'links', name: version, description: '', transport: 'stdio', expect: [],
+    messages: [
+      ...init(version),
+      ['c', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {}, _meta: { progressToken: 7 } } }],
+      // A result that is no CallToolResult (server/tools), then progress for a finished request (utilities/progress in 2025, patterns/progress in 2026).
+      ['s', { jsonrpc: '2.0', id: 1, result: { content: 'not an array' } }],
+      ['s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }],
+    ] as [string, unknown][],
+  });
+  const links = (version: string) => Object.fromEntries(validateSession(session(version), { rules: RULES }).map((v) => [v.rule, v.spec]));
+  t.deepEqual(links('2025-06-18'), {
+    'TOOLS-CALL-SHAPE': 'https://modelcontextprotocol.io/specification/2025-06-18/server/tools',
+    'PROG-STOP': 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress',
+  });
+  t.deepEqual(links('2024-11-05')['TOOLS-CALL-SHAPE'], 'https://modelcontextprotocol.io/specification/2024-11-05/server/tools');
+});
+
+test('2025-03-26 and 2024-11-05 sessions: structure per revision, later rules not applied, each finding where it belongs', (t) => {
+  const fixture = (rule: string, name: string) => fixtures.find((f) => f.rule === rule && f.name === name)!;
+  const found = (s: RecordedSession) => validateSession(s, { rules: RULES }).map((v) => `${v.rule} #${v.seq} ${v.path} ${v.spec}`);
+  /** The same session, negotiated at 2025-06-18 instead. */
+  const asJune = (s: RecordedSession): RecordedSession => JSON.parse(JSON.stringify(s).replace(/2025-03-26|2024-11-05/g, '2025-06-18')) as RecordedSession;
+  const link = 'https://modelcontextprotocol.io/specification';
+  const march = fixtureSession(fixture('TOOLS-CALL-SHAPE', 'march-resource-link'));
+  t.deepEqual(found(march), [`TOOLS-CALL-SHAPE #7 /result/content/1/type ${link}/2025-03-26/server/tools`]);
+  t.deepEqual(found(asJune(march)), [], 'a resource link is a content block from 2025-06-18 on');
+  const original = fixtureSession(fixture('PROMPTS-GET-SHAPE', 'original-audio'));
+  t.deepEqual(found(original), [`PROMPTS-GET-SHAPE #7 /result/messages/0/content/type ${link}/2024-11-05/server/prompts`]);
+  t.deepEqual(found(asJune(original)), [], 'audio is a content block from 2025-03-26 on');
+  const output = fixtureSession(fixture('TOOLS-OUTPUT-CONFORM', 'march-no-structured-output'));
+  t.deepEqual(found(output), [], 'outputSchema and structuredContent mean nothing in 2025-03-26');
+  t.deepEqual(found(asJune(output)), [`TOOLS-OUTPUT-CONFORM #7 /result/structuredContent ${link}/2025-06-18/server/tools`]);
+  // -32602 for invalid tool arguments: a protocol error until SEP-1303 (2025-11-25).
+  const invalidArguments = fixtureSession(fixture('TOOLS-ERR-EXECUTION', 'june-invalid-arguments-32602'));
+  t.deepEqual(found(invalidArguments), []);
+  t.deepEqual(found(JSON.parse(JSON.stringify(invalidArguments).replace(/2025-06-18/g, '2025-11-25')) as RecordedSession), [`TOOLS-ERR-EXECUTION #7 /error ${link}/2025-11-25/server/tools`]);
+});
 
 test('every implemented rule has a fixture that raises it', (t) => {
   for (const rule of RULES) t.true(fixtures.some((f) => f.rule === rule.id && f.expect.includes(rule.id)), `${rule.id} has a fixture`);

@@ -1,29 +1,16 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
 import { node, root } from '../helpers/paths.js';
-import { recordArgs, waitForSessions } from '../helpers/recording.js';
+import { recordSdkSession } from '../helpers/sdk-recording.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** Records a v1 SDK client session with a real server through the proxy, then validates it. */
 async function recordAndValidate(t: Parameters<typeof tempDir>[0], server: string[], steps: (c: Client) => Promise<void>) {
-  const dir = tempDir(t);
-  const cassette = join(dir, 'real.cassette.json');
-  const client = new Client({ name: 'mcp-cassette-real-traffic', version: '1.0.0' }, { capabilities: {} });
   // server-memory keeps its graph in MEMORY_FILE_PATH (by default next to its own code).
-  const env = { ...(process.env as Record<string, string>), MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
-  const transport = new StdioClientTransport({ command: node, args: recordArgs(cassette, server), stderr: 'pipe', cwd: dir, env });
-  transport.stderr?.on('data', () => {});
-  await client.connect(transport);
-  try {
-    await steps(client);
-  } finally {
-    await client.close();
-  }
-  const c = await waitForSessions(cassette, 1);
+  const { dir, cassette: c } = await recordSdkSession(t, server, steps, { env: (d) => ({ MEMORY_FILE_PATH: join(d, 'memory.jsonl') }) });
   const offline = c.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
   const live = c.sessions.flatMap((s) => s.violations ?? []);
   return { offline, live, dir };

@@ -21,6 +21,7 @@ if (!specDir) {
   const corpus: CorpusItem[] = [...base, ...base.flatMap((i) => mutations(i))];
 
   test('the corpus covers the 129 official examples, our cassettes, and mutations, in every revision', (t) => {
+    t.deepEqual([...REVISIONS], ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
     t.is(new Set(examples.filter((e) => e.revision === '2026-07-28').map((e) => e.origin)).size, 129);
     for (const r of REVISIONS) t.true(messages.some((m) => m.revision === r), `cassette messages judged under ${r}`);
     t.true(corpus.length > 10 * base.length, `${corpus.length} items`);
@@ -56,6 +57,20 @@ if (!specDir) {
       t.true(c.valid > 100 && c.invalid > 100, `${r}: ${c.valid} valid, ${c.invalid} invalid`);
     }
     t.true(skipped < corpus.length / 20);
+    // The corpus holds values whose official verdict changes from one revision to the next (audio
+    // and resource links, elicitation, structured output…), so agreement covers what sets the
+    // revisions apart, not only what they share.
+    const verdicts = new Map<string, Map<string, boolean | undefined>>();
+    for (const item of corpus) {
+      const key = `${item.type} ${item.origin.replace(`@${item.revision}`, '@')}`;
+      if (!verdicts.has(key)) verdicts.set(key, new Map());
+      verdicts.get(key)!.set(item.revision, oracles.get(item.revision)!(item.type, item.value));
+    }
+    for (let i = 0; i + 1 < REVISIONS.length - 1; i++) {
+      const [older, newer] = [REVISIONS[i]!, REVISIONS[i + 1]!];
+      const differing = [...verdicts.values()].filter((v) => v.get(older) !== undefined && v.get(newer) !== undefined && v.get(older) !== v.get(newer)).length;
+      t.true(differing > 10, `${differing} values the ${older} and ${newer} schemas judge differently`);
+    }
   });
 
   test('the fast check (ajv, compiled from the SDK schemas) never passes what Zod rejects', (t) => {

@@ -113,7 +113,13 @@ test('rules lists every rule with severity, revisions and spec link', async (t) 
   const table = JSON.parse(r.stdout.toString()) as { id: string; severity: string; revisions: string; spec: string }[];
   t.deepEqual(table.map((x) => x.id), distinctRules(RULES).map((x) => x.id), 'each rule once, even when two checks report under it');
   t.true(table.every((x) => x.spec.startsWith('https://modelcontextprotocol.io/specification/2026-07-28/')));
-  t.is(table.find((x) => x.id === 'ENV-RESULTTYPE-PRESENT')!.revisions, '2026-07-28', 'gated by revision');
+  const revisions = (id: string) => table.find((x) => x.id === id)!.revisions;
+  t.is(revisions('ENV-RESULTTYPE-PRESENT'), '2026-07-28', 'gated by era');
+  t.is(revisions('ENV-UTF8'), '2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28', 'every known revision');
+  t.is(revisions('TOOLS-OUTPUT-CONFORM'), '2025-06-18, 2025-11-25, 2026-07-28', 'from the revision that added structured output');
+  t.is(revisions('ENV-NO-BATCH'), '2024-11-05, 2025-06-18, 2025-11-25, 2026-07-28', 'not 2025-03-26, which had batches');
+  const text = await collect(spawnTracked(t, node, [cli, 'rules']));
+  t.regex(text.stdout.toString(), /^TOOLS-OUTPUT-CONFORM +error +2025-06-18\.\.2026-07-28 +https:/m, 'text: a run of revisions as first..last');
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const md = await collect(spawnTracked(t, node, [cli, 'rules', '--markdown']));
   t.true(readme.includes(md.stdout.toString().trim()), 'README carries the same table (`mcp-cassette rules --markdown`)');

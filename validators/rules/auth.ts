@@ -1,7 +1,7 @@
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import type { ExchangeRule } from '../engine.js';
-import { isObject } from '../rule.js';
+import { isObject, since } from '../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 import { headerOf } from './wire-http.js';
 
@@ -107,6 +107,7 @@ const urls = new Map<string, URL | undefined>();
 export const authRules: ExchangeRule[] = [
   {
     id: 'AUTH-STATUS-MAP', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Error Handling',
+    revisions: since('2025-03-26'),
     title: '401 for a missing or invalid token, 403 for insufficient scope, 400 for a malformed request',
     on: [],
     check() {},
@@ -121,6 +122,7 @@ export const authRules: ExchangeRule[] = [
   },
   {
     id: 'AUTH-401-SCOPE', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Scope Selection Strategy',
+    revisions: since('2025-11-25'),
     title: 'A 401 challenge names the scopes needed',
     on: [],
     check() {},
@@ -133,6 +135,7 @@ export const authRules: ExchangeRule[] = [
   },
   {
     id: 'AUTH-403-INSUFFICIENT', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
+    revisions: since('2025-11-25'),
     title: 'An insufficient_scope 403 names the scopes and the resource metadata',
     on: [],
     check() {},
@@ -148,6 +151,7 @@ export const authRules: ExchangeRule[] = [
     // 2026-07-28 HTTP every exchange is a session of its own, so this shows on 2025 sessions
     // and in fixtures. The rule itself is 2026-07-28 text.
     id: 'AUTH-SCOPE-ONESHOT', level: 'SHOULD', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
+    revisions: since('2025-11-25'),
     title: 'One insufficient_scope challenge lists every scope the operation needs',
     on: [],
     check() {},
@@ -166,6 +170,7 @@ export const authRules: ExchangeRule[] = [
   },
   {
     id: 'AUTH-NO-OFFLINE', level: 'SHOULD NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Refresh Tokens',
+    revisions: since('2026-07-28'),
     title: 'No offline_access in the challenge scope',
     on: [],
     check() {},

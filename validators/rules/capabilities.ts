@@ -1,4 +1,4 @@
-import { isObject, type Interest, type Rule } from '../rule.js';
+import { isObject, since, type Interest, type Rule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
@@ -28,6 +28,8 @@ function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']
 function invariance(method: string): Rule {
   return {
     id: RULE_OF_LIST[method]!, level: 'MUST NOT', obs: 'N', era: 'all', source: `server/${method.split('/')[0]}.mdx §Capabilities`,
+    // Earlier revisions let lists change within a session (list_changed was optional).
+    revisions: since('2026-07-28'),
     title: `${method} does not change between calls or as a side effect of other requests`,
     on: [`result ${method}`],
     check(o, report, state) {
@@ -47,9 +49,9 @@ function invariance(method: string): Rule {
 }
 
 /** A server feature seen in use although the capabilities it declared (in this session) lack it. */
-function declares(id: string, capability: string, what: string, used: (o: Parameters<Rule['check']>[0]) => boolean, on: Interest[], source: string): Rule {
+function declares(id: string, capability: string, what: string, used: (o: Parameters<Rule['check']>[0]) => boolean, on: Interest[], source: string, revisions?: Rule['revisions']): Rule {
   return {
-    id, level: 'MUST', obs: 'N', era: 'all', source,
+    id, level: 'MUST', obs: 'N', era: 'all', source, ...(revisions ? { revisions } : {}),
     title: `A server that ${what} declares the ${capability} capability`,
     on,
     check(o, report, state) {
@@ -65,7 +67,7 @@ export const capabilityRules: Rule[] = [
   declares('CAP-DECL-TOOLS', 'tools', 'answers tools/list', answered('tools/list'), ['server-result tools/list'], 'server/tools.mdx §Capabilities'),
   declares('CAP-DECL-RESOURCES', 'resources', 'answers resources/list', answered('resources/list'), ['server-result resources/list'], 'server/resources.mdx §Capabilities'),
   declares('CAP-DECL-PROMPTS', 'prompts', 'answers prompts/list', answered('prompts/list'), ['server-result prompts/list'], 'server/prompts.mdx §Capabilities'),
-  declares('CAP-DECL-COMPLETIONS', 'completions', 'answers completion/complete', answered('completion/complete'), ['server-result completion/complete'], 'server/utilities/completion.mdx §Capabilities'),
+  declares('CAP-DECL-COMPLETIONS', 'completions', 'answers completion/complete', answered('completion/complete'), ['server-result completion/complete'], 'server/utilities/completion.mdx §Capabilities', since('2025-03-26')),
   declares('CAP-DECL-LOGGING', 'logging', 'sends notifications/message', (o) => o.json?.method === 'notifications/message', ['server-request notifications/message', 'server-notification notifications/message'], 'server/utilities/logging.mdx §Capabilities'),
   {
     id: 'CAP-DECLARED-ANSWERS', level: 'MUST', obs: 'N', era: 'all', source: 'server/tools.mdx §Capabilities',
@@ -83,6 +85,7 @@ export const capabilityRules: Rule[] = [
   invariance('prompts/list'),
   {
     id: 'TOOLS-LIST-ORDER', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Capabilities',
+    revisions: since('2026-07-28'),
     title: 'Tools come in the same order while the set is unchanged',
     on: ['result tools/list'],
     check(o, report, state) {
@@ -105,6 +108,8 @@ export const capabilityRules: Rule[] = [
       const code = o.json.error.code;
       if (typeof params.name !== 'string' || !state.tools.has(params.name)) return; // unknown tool: a JSON-RPC error is right
       if (code === -32601 || code === -32020 || code === -32021 || code === -32022) return;
+      // Before SEP-1303 (2025-11-25) invalid arguments were a protocol error.
+      if (code === -32602 && o.revision !== undefined && o.revision < '2025-11-25') return;
       report('/error', `${params.name} is a listed tool, yet its failure came back as JSON-RPC error ${String(code)}; tool failures and invalid arguments are results with isError: true (SEP-1303)`);
     },
   },

@@ -1,4 +1,4 @@
-import { isObject, type Interest, type Rule } from '../rule.js';
+import { isObject, since, type Interest, type Rule } from '../rule.js';
 import { clientCapabilities } from './envelope.js';
 
 type O = Parameters<Rule['check']>[0];
@@ -42,6 +42,7 @@ export const clientFeatureRules: Rule[] = [
   },
   {
     id: 'ELICIT-MESSAGE', level: 'MUST', obs: '1', era: 'all', source: 'client/elicitation.mdx §Elicitation Requests',
+    revisions: since('2025-06-18'),
     title: 'Every elicitation has a message',
     on: asking('elicitation/create'),
     check(o, report) {
@@ -50,6 +51,7 @@ export const clientFeatureRules: Rule[] = [
   },
   {
     id: 'ELICIT-FORM-SHAPE', level: 'MUST', obs: '1', era: 'all', source: 'client/elicitation.mdx §Requested Schema',
+    revisions: since('2025-06-18'),
     title: 'A form\'s requestedSchema is a flat object of primitive fields',
     on: asking('elicitation/create'),
     check(o, report) {
@@ -88,6 +90,7 @@ export const clientFeatureRules: Rule[] = [
   },
   {
     id: 'ELICIT-URL-HTTPS', level: 'SHOULD', obs: '1', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    revisions: since('2025-11-25'),
     title: 'Elicitation URLs use https outside development',
     on: asking('elicitation/create'),
     check(o, report) {
@@ -104,6 +107,7 @@ export const clientFeatureRules: Rule[] = [
   },
   {
     id: 'ELICIT-NO-SECRETS-FORM', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
+    revisions: since('2025-06-18'),
     title: 'Form mode never asks for passwords, API keys, tokens or payment data',
     on: asking('elicitation/create'),
     check(o, report) {
@@ -126,6 +130,7 @@ export const clientFeatureRules: Rule[] = [
   },
   {
     id: 'SAMP-TOOLRESULT-PURE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Result Messages',
+    revisions: since('2025-11-25'),
     title: 'A user message with tool_result holds only tool_result blocks',
     on: asking('sampling/createMessage'),
     check(o, report) {
@@ -140,6 +145,7 @@ export const clientFeatureRules: Rule[] = [
   },
   {
     id: 'SAMP-TOOLUSE-BALANCE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Use and Result Balance',
+    revisions: since('2025-11-25'),
     title: 'Every tool_use is answered by tool_result in the next message',
     on: asking('sampling/createMessage'),
     check(o, report) {

@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, NO_BATCHES, type Rule } from '../rule.js';
 import { idKey } from '../session-state.js';
 
 const isRpc = (m?: Record<string, unknown>): m is Record<string, unknown> => m !== undefined && m.jsonrpc === '2.0';
@@ -26,6 +26,7 @@ export const envelopeRules: Rule[] = [
   },
   {
     id: 'ENV-NO-BATCH', level: 'MUST', obs: '1', era: 'all', source: 'basic/transports/stdio.mdx',
+    revisions: NO_BATCHES,
     title: 'Each message is a single JSON object, never a batch array',
     on: ['nonjson'],
     check(o, report) {

@@ -1,4 +1,4 @@
-import { isObject, type Interest, type Rule } from '../rule.js';
+import { isObject, since, type Interest, type Rule } from '../rule.js';
 import { dataProblem } from '../json-schema.js';
 import { mrtrKey } from '../session-state.js';
 import { clientCapabilities } from './envelope.js';
@@ -86,6 +86,7 @@ function shownStrings(v: unknown, path: string, out: [string, string][] = []): [
 export const clientAskRules: Rule[] = [
   {
     id: 'ELICIT-URL-SAFE', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    revisions: since('2025-11-25'),
     title: 'An elicitation URL carries no credentials or personal data and is not pre-authenticated',
     on: [...LEARNS, 'server-request elicitation/create', 'server-input_required'],
     check(o, report, state) {
@@ -98,6 +99,7 @@ export const clientAskRules: Rule[] = [
   },
   {
     id: 'ELICIT-FORM-NO-LINKS', level: 'SHOULD NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    revisions: since('2025-06-18'),
     title: 'Form elicitations contain no clickable URLs',
     on: [...LEARNS, 'server-request elicitation/create', 'server-input_required'],
     check(o, report, state) {
@@ -111,6 +113,7 @@ export const clientAskRules: Rule[] = [
   },
   {
     id: 'ELICIT-RESULT-VALID', level: 'SHOULD', obs: 'N', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
+    revisions: since('2025-06-18'),
     title: 'Accepted form content validates against the requestedSchema',
     on: [...LEARNS, 'client-json'],
     check(o, report, state) {
@@ -133,6 +136,7 @@ export const clientAskRules: Rule[] = [
   },
   {
     id: 'SAMP-TOOLS-CAP', level: 'MUST NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Tools in Sampling',
+    revisions: since('2025-11-25'),
     title: 'tools and toolChoice in sampling only when the client declared sampling.tools',
     on: [...LEARNS, 'server-request sampling/createMessage', 'server-input_required'],
     check(o, report, state) {
@@ -147,6 +151,7 @@ export const clientAskRules: Rule[] = [
   },
   {
     id: 'SAMP-CONTEXT', level: 'SHOULD NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Capabilities',
+    revisions: since('2025-11-25'),
     title: 'includeContext thisServer/allServers only when the client declared sampling.context',
     on: [...LEARNS, 'server-request sampling/createMessage', 'server-input_required'],
     check(o, report, state) {

@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, since, type Rule } from '../rule.js';
 import { marks, pointer } from '../walk.js';
 
 const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
@@ -25,6 +25,7 @@ function validKey(key: string): boolean {
 export const metaRules: Rule[] = [
   {
     id: 'ENV-META-KEYFORMAT', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`_meta`',
+    revisions: since('2025-06-18'),
     title: '`_meta` keys are an optional dotted prefix with "/" and a name of [A-Za-z0-9._-]',
     on: ['json'],
     check(o, report) {
@@ -36,6 +37,7 @@ export const metaRules: Rule[] = [
   },
   {
     id: 'VER-EXT-ID', level: 'MUST', obs: '1', era: 'all', source: 'basic/versioning.mdx §Extension Negotiation',
+    revisions: since('2026-07-28'),
     title: 'Extension ids carry a prefix and follow the `_meta` key rules',
     on: ['json'],
     check(o, report) {
@@ -71,6 +73,7 @@ export const metaRules: Rule[] = [
   },
   {
     id: 'ENV-ICON-SCHEME', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`icons`',
+    revisions: since('2025-11-25'),
     title: 'Icon src is https: or data:',
     on: ['server-json'],
     check(o, report) {

@@ -1,4 +1,4 @@
-import { isObject, type Observed, type Interest, type Rule } from '../rule.js';
+import { isObject, since, type Observed, type Interest, type Rule } from '../rule.js';
 import type { Direction } from '../../lib/message.js';
 import { idKey, mrtrKey, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 
@@ -284,6 +284,7 @@ export const negotiationRules: Rule[] = [
   },
   {
     id: 'VER-CLIENT-RETRY', level: 'SHOULD', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    revisions: since('2026-07-28'),
     title: 'After -32022 the client uses a version from data.supported',
     on: ['client-request'],
     check(o, report, state) {
@@ -363,6 +364,7 @@ export const negotiationRules: Rule[] = [
   },
   {
     id: 'CAP-EMBEDDED-RES', level: 'SHOULD', obs: 'N', era: 'all', source: 'server/tools.mdx §Embedded Resources',
+    revisions: since('2025-06-18'),
     title: 'A server whose tools return embedded resources declares the resources capability',
     on: ['server-result tools/call'],
     check(o, report, state) {

@@ -1,6 +1,6 @@
 import type { HttpExchange } from '../../lib/cassette/cassette.js';
 import type { BareExchangeRule, ExchangeRule, SessionEndRule } from '../engine.js';
-import { isObject, type Observed, type Report, type Rule } from '../rule.js';
+import { isObject, since, type Observed, type Report, type Rule } from '../rule.js';
 import { idKey, MODERN_REVISION, sessionSlot, type SessionState } from '../session-state.js';
 import { LISTEN, SUB_ID, metaOf, notification } from './features-common.js';
 import { obj, params, type Json } from './negotiation.js';
@@ -340,6 +340,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
   },
   {
     id: 'AUTH-PRM-AS', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Authorization Server Location',
+    revisions: since('2025-06-18'),
     title: 'The Protected Resource Metadata names at least one authorization server',
     on: [],
     check() {},
@@ -357,6 +358,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
     // servers the session's PRM names, aud against the PRM's resource, or else the recorded
     // server's URL when that is a public one (behind a local address the public name is unknown).
     id: 'AUTH-OWN-AS-ONLY', level: 'MUST NOT', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Handling',
+    revisions: since('2025-06-18'),
     title: 'The client sends only tokens issued by this server\'s authorization server, for this server',
     on: [],
     check() {},

@@ -1,4 +1,4 @@
-import { isObject, type Interest, type Observed, type Rule, type RuleInfo } from '../rule.js';
+import { isObject, since, type Interest, type Observed, type Rule, type RuleInfo } from '../rule.js';
 import { CODED_ERRORS, isRevision, targetOf, typeProblems } from '../structure/check.js';
 import { RULE_OF_TYPE, RULES_OF_ANY_TYPE, ruleOf } from '../structure/rule-of-type.js';
 import { NOTIFICATION_TYPE, REQUEST_TYPE } from '../structure/sdk.js';
@@ -25,7 +25,7 @@ function structureOf(o: Observed): Finding[] {
   if (last?.o === o) return last.findings;
   const f: Finding[] = [];
   last = { o, findings: f };
-  // 2025-03-26 (HTTP without a version header) predates the revisions we carry structure for.
+  // Every revision from 2024-11-05 on has its gates; an unknown revision string is not judged.
   if (!o.json || !isRevision(o.revision)) return f;
   const target = targetOf(o.json, o.revision, o.request?.method);
   if (!target) return f;
@@ -42,13 +42,16 @@ function covered(path: string, reported: string[] = []): boolean {
   return reported.some((r) => r === path || (!BROAD.has(r) && path.startsWith(`${r}/`)) || r.startsWith(`${path}/`));
 }
 
+/** Types only 2026-07-28 has (and the 2025-06-18 ElicitResult) are judged only there: `revisions`
+ * says so to `rules` (the gates would find no such type elsewhere anyway). */
+const MODERN_TYPES = since('2026-07-28');
 const CATALOGUE: (Omit<RuleInfo, 'obs' | 'era'> & { era?: RuleInfo['era'] })[] = [
   { id: 'ENV-JSONRPC20', level: 'MUST', source: 'basic/index.mdx §Messages', title: 'Messages have the structure of their spec type (types no other rule names)' },
   { id: 'ENV-IMPL-SHAPE', level: 'schema', source: 'schema.ts:Implementation', title: 'clientInfo and serverInfo are Implementation objects (name and version required)' },
-  { id: 'VER-DISCOVER-REQ', level: 'schema', source: 'server/discover.mdx §Request', title: 'A server/discover request carries only _meta in params' },
-  { id: 'VER-DISCOVER-RESULT', level: 'MUST', source: 'server/discover.mdx §Response', title: 'A DiscoverResult has the DiscoverResult structure' },
-  { id: 'VER-UNSUPPORTED-32022', level: 'MUST', source: 'basic/versioning.mdx §Protocol Version Negotiation', title: '-32022 has the UnsupportedProtocolVersionError structure' },
-  { id: 'VER-MISSING-CAP-32021', level: 'MUST', source: 'basic/index.mdx §`_meta`', title: '-32021 carries data.requiredCapabilities in the ClientCapabilities shape' },
+  { id: 'VER-DISCOVER-REQ', level: 'schema', source: 'server/discover.mdx §Request', title: 'A server/discover request carries only _meta in params', revisions: MODERN_TYPES },
+  { id: 'VER-DISCOVER-RESULT', level: 'MUST', source: 'server/discover.mdx §Response', title: 'A DiscoverResult has the DiscoverResult structure', revisions: MODERN_TYPES },
+  { id: 'VER-UNSUPPORTED-32022', level: 'MUST', source: 'basic/versioning.mdx §Protocol Version Negotiation', title: '-32022 has the UnsupportedProtocolVersionError structure', revisions: MODERN_TYPES },
+  { id: 'VER-MISSING-CAP-32021', level: 'MUST', source: 'basic/index.mdx §`_meta`', title: '-32021 carries data.requiredCapabilities in the ClientCapabilities shape', revisions: MODERN_TYPES },
   { id: 'TOOLS-LIST-SHAPE', level: 'schema', source: 'server/tools.mdx §Listing Tools', title: 'A ListToolsResult has tools: Tool[] (name, inputSchema), nextCursor?, ttlMs, cacheScope' },
   { id: 'TOOLS-CALL-SHAPE', level: 'schema', source: 'server/tools.mdx §Calling Tools', title: 'A CallToolResult has content: ContentBlock[], structuredContent?, isError?' },
   { id: 'RES-LIST-SHAPE', level: 'schema', source: 'server/resources.mdx §Listing Resources', title: 'resources/list and resources/templates/list results have their structure' },
@@ -62,10 +65,10 @@ const CATALOGUE: (Omit<RuleInfo, 'obs' | 'era'> & { era?: RuleInfo['era'] })[] =
   { id: 'LOG-SHAPE', level: 'schema', source: 'server/utilities/logging.mdx §Log Message Notifications', title: 'notifications/message has level, data and logger?' },
   { id: 'PROG-SHAPE', level: 'schema', source: 'basic/patterns/progress.mdx §Progress Flow', title: 'notifications/progress has progressToken, progress, total?, message?' },
   { id: 'PROG-TOKEN-TYPE', level: 'MUST', source: 'basic/patterns/progress.mdx §Progress Flow', title: '_meta.progressToken is a string or an integer' },
-  { id: 'SUB-REQ-SHAPE', level: 'schema', source: 'basic/patterns/subscriptions.mdx', title: 'subscriptions/listen carries params.notifications (a SubscriptionFilter)' },
-  { id: 'MRTR-KINDS', level: 'MUST', source: 'basic/patterns/mrtr.mdx §Server Requirements', title: 'inputRequests values are bare {method, params} asks of the three kinds' },
-  { id: 'MRTR-STATE-STRING', level: 'schema', source: 'basic/patterns/mrtr.mdx §InputRequiredResult', title: 'requestState is a string' },
-  { id: 'ELICIT-RESULT-SHAPE', level: 'schema', source: 'client/elicitation.mdx §Response Actions', title: 'An ElicitResult has action accept/decline/cancel and content values of the allowed types' },
+  { id: 'SUB-REQ-SHAPE', level: 'schema', source: 'basic/patterns/subscriptions.mdx', title: 'subscriptions/listen carries params.notifications (a SubscriptionFilter)', revisions: MODERN_TYPES },
+  { id: 'MRTR-KINDS', level: 'MUST', source: 'basic/patterns/mrtr.mdx §Server Requirements', title: 'inputRequests values are bare {method, params} asks of the three kinds', revisions: MODERN_TYPES },
+  { id: 'MRTR-STATE-STRING', level: 'schema', source: 'basic/patterns/mrtr.mdx §InputRequiredResult', title: 'requestState is a string', revisions: MODERN_TYPES },
+  { id: 'ELICIT-RESULT-SHAPE', level: 'schema', source: 'client/elicitation.mdx §Response Actions', title: 'An ElicitResult has action accept/decline/cancel and content values of the allowed types', revisions: since('2025-06-18') },
   { id: 'SAMP-REQ-SHAPE', level: 'schema', source: 'client/sampling.mdx §Request Fields', title: 'A sampling request has messages[], maxTokens and valid preferences' },
   { id: 'SAMP-RESULT-SHAPE', level: 'schema', source: 'client/sampling.mdx §Result Fields', title: 'A CreateMessageResult has role, content and model' },
 ];

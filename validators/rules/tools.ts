@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, since, type Rule } from '../rule.js';
 import { dataProblem, dialectOf, schemaProblem } from '../json-schema.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -18,6 +18,7 @@ function callResult(o: Parameters<Rule['check']>[0]): { name: string; result: Re
 export const toolRules: Rule[] = [
   {
     id: 'TOOLS-NAME-LENGTH', level: 'SHOULD', obs: '1', era: 'all', source: 'server/tools.mdx §Tool Names',
+    revisions: since('2025-11-25'),
     title: 'A tool name is 1-128 characters',
     on: ['result tools/list'],
     check(o, report) {
@@ -28,6 +29,7 @@ export const toolRules: Rule[] = [
   },
   {
     id: 'TOOLS-NAME-FORMAT', level: 'SHOULD', obs: '1', era: 'all', source: 'server/tools.mdx §Tool Names',
+    revisions: since('2025-11-25'),
     title: 'A tool name uses only [A-Za-z0-9_.-]',
     on: ['result tools/list'],
     check(o, report) {
@@ -78,6 +80,7 @@ export const toolRules: Rule[] = [
   },
   {
     id: 'TOOLS-DIALECT-UNSUPPORTED', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §Implementation Requirements',
+    revisions: since('2025-11-25'),
     title: 'Tool schemas use a JSON Schema dialect clients support (2020-12 must be supported)',
     on: ['result tools/list'],
     check(o, report) {
@@ -91,6 +94,7 @@ export const toolRules: Rule[] = [
   },
   {
     id: 'TOOLS-NOPARAM', level: 'REC', obs: '1', era: 'all', source: 'server/tools.mdx §Tool', severity: 'info',
+    revisions: since('2025-11-25'),
     title: 'A tool without parameters uses {"type":"object","additionalProperties":false}',
     on: ['result tools/list'],
     check(o, report) {
@@ -105,6 +109,7 @@ export const toolRules: Rule[] = [
   },
   {
     id: 'TOOLS-OUTPUT-CONFORM', level: 'MUST', obs: 'N', era: 'all', source: 'server/tools.mdx §Output Schema',
+    revisions: since('2025-06-18'),
     title: '`structuredContent` conforms to the tool\'s declared `outputSchema`',
     on: ['result tools/call'],
     check(o, report, state) {
@@ -119,6 +124,7 @@ export const toolRules: Rule[] = [
   },
   {
     id: 'TOOLS-STRUCT-MIRROR', level: 'SHOULD', obs: '1', era: 'all', source: 'server/tools.mdx §Structured Content',
+    revisions: since('2025-06-18'),
     title: 'structuredContent is also returned as serialized JSON in a text block',
     on: ['result tools/call'],
     check(o, report) {

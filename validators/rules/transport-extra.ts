@@ -1,4 +1,4 @@
-import { isObject, type Interest, type Rule } from '../rule.js';
+import { isObject, since, type Interest, type Rule } from '../rule.js';
 import { idKey, mrtrKey } from '../session-state.js';
 import { retryOf } from './mrtr.js';
 
@@ -59,6 +59,7 @@ export const transportExtraRules: Rule[] = [
   },
   {
     id: 'ENV-META-RESERVED', level: 'desc', obs: 'H', era: 'all', source: 'basic/index.mdx §`_meta`',
+    revisions: since('2025-06-18'),
     title: 'Keys under the MCP-reserved prefixes are ones MCP defines',
     on: ['json'],
     check(o, report) {
@@ -68,6 +69,7 @@ export const transportExtraRules: Rule[] = [
   },
   {
     id: 'ENV-META-OTEL', level: 'MUST', obs: '1', era: 'all', source: 'basic/index.mdx §`_meta`',
+    revisions: since('2026-07-28'),
     title: 'traceparent follows W3C Trace Context',
     on: ['json'],
     check(o, report) {
@@ -78,6 +80,7 @@ export const transportExtraRules: Rule[] = [
   },
   {
     id: 'VER-32022-CONSISTENT', level: 'derived', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    revisions: since('2026-07-28'),
     title: '-32022 names the version that was sent, and does not list it as supported',
     on: ['error'],
     check(o, report) {
@@ -202,6 +205,7 @@ export const transportExtraRules: Rule[] = [
   },
   {
     id: 'AUTH-NO-QUERY', level: 'MUST NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
+    revisions: since('2025-03-26'),
     title: 'The access token never travels in the query string',
     on: ['client'],
     check(o, report, state) {
@@ -214,6 +218,7 @@ export const transportExtraRules: Rule[] = [
   },
   {
     id: 'AUTH-BEARER', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
+    revisions: since('2025-03-26'),
     title: 'Tokens travel as Authorization: Bearer',
     on: ['client'],
     check(o, report, state) {

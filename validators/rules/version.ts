@@ -1,4 +1,4 @@
-import { isObject, type Rule } from '../rule.js';
+import { isObject, since, type Rule } from '../rule.js';
 import { clientCapabilities } from './envelope.js';
 
 const META = 'io.modelcontextprotocol/';
@@ -65,6 +65,7 @@ export const versionRules: Rule[] = [
   },
   {
     id: 'VER-DISCOVER-RESULT', level: 'MUST', obs: '1', era: 'all', source: 'server/discover.mdx §Response',
+    revisions: since('2026-07-28'),
     title: 'A DiscoverResult has resultType "complete", supportedVersions, capabilities, ttlMs and cacheScope',
     on: ['result server/discover'],
     check(o, report) {
@@ -79,6 +80,7 @@ export const versionRules: Rule[] = [
   },
   {
     id: 'VER-DISCOVER-SERVERINFO', level: 'SHOULD', obs: '1', era: 'all', source: 'server/discover.mdx §DiscoverResult',
+    revisions: since('2026-07-28'),
     title: 'The DiscoverResult `_meta` includes serverInfo',
     on: ['result server/discover'],
     check(o, report) {

@@ -1,6 +1,6 @@
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { ExchangeRule } from '../engine.js';
-import { isObject, type Observed, type Interest, type Rule } from '../rule.js';
+import { isObject, NO_BATCHES, type Observed, type Interest, type Rule } from '../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 
 /** A header's first value, by case-insensitive name. */
@@ -150,6 +150,7 @@ export const wireHttpRules: (Rule | ExchangeRule)[] = [
     // Batches (ENV-NO-BATCH), client responses (ENV-NO-CLIENT-RESP), a missing `jsonrpc`
     // (ENV-JSONRPC20) and invalid UTF-8 (ENV-UTF8) have rules of their own.
     id: 'HTTP-BODY-ONE', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
+    revisions: NO_BATCHES,
     title: 'A POST body is exactly one JSON-RPC request or notification',
     on: ['client-other', 'client-nonjson'],
     check(o, report) {

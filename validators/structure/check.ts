@@ -1,4 +1,4 @@
-import { isObject } from '../rule.js';
+import { isKnownRevision, isObject, KNOWN_REVISIONS, type KnownRevision } from '../rule.js';
 import { gatesFor } from './gates.js';
 import type { ValidateFunction } from 'ajv';
 import { parserSchema, schemaOf } from './checks.js';
@@ -18,15 +18,10 @@ export interface Target {
   at: string;
 }
 
-export const REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const;
-export type Revision = (typeof REVISIONS)[number];
-
-const REVISION_SET: ReadonlySet<string | undefined> = new Set(REVISIONS);
-export function isRevision(r: string | undefined): r is Revision {
-  return REVISION_SET.has(r);
-}
-
-
+/** The revisions whose structure is checked, oldest first: every one the validator knows. */
+export const REVISIONS = KNOWN_REVISIONS;
+export type Revision = KnownRevision;
+export const isRevision = isKnownRevision;
 
 /**
  * The structure verdict for a value of one spec type under one revision: the SDK's Zod schema,

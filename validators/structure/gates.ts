@@ -265,13 +265,64 @@ const june: Gates = {
     (/^\/params\/_meta(\/|$)/.test(path) && !JUNE_TYPED_META.has(type)) ||
     /^(\/params|\/result)?(\/capabilities)?\/(tasks|extensions|elicitation\/|sampling\/)/.test(path) ||
     ((type === 'NumberSchema' || type === 'StringSchema') && path === '/default') ||
-    /(^|\/)execution(\/|$)/.test(path) ||
+    /(^|\/)(execution|icons)(\/|$)/.test(path) ||
     (/^ElicitRequest/.test(type) && /^(\/params)?\/mode$/.test(path)) ||
     (/^CreateMessageRequest/.test(type) && /^(\/params)?\/(tools|toolChoice)(\/|$)/.test(path)),
 };
 /** 2025-06-18 types `params._meta` only where the request has no other params. */
 const JUNE_TYPED_META = new Set(['PingRequest', 'ListRootsRequest', 'InitializedNotification', 'PromptListChangedNotification', 'ResourceListChangedNotification', 'RootsListChangedNotification', 'ToolListChangedNotification']);
 
+// ---- 2025-03-26 and 2024-11-05 -------------------------------------------------------------------
+
+/** Content blocks before 2025-06-18: no resource links (and, in 2024-11-05, no audio). */
+const oldContent = (audio: boolean) => z.union([core.TextContentSchema, core.ImageContentSchema, ...(audio ? [core.AudioContentSchema] : []), core.EmbeddedResourceSchema]);
+// 2024-11-05 samples one text or image block.
+const originalSamplingMessage = extend(core.SamplingMessageSchema, { content: z.union([core.TextContentSchema, core.ImageContentSchema]) });
+const originalSamplingParams = extend(core.CreateMessageRequestParamsSchema, { messages: z.array(originalSamplingMessage) });
+
+/** Members 2025-06-18 added, which the earlier revisions leave untyped (any value passes): `_meta`
+ * beyond a result's and the bare one of params, `title` beyond a tool annotation's. */
+const untypedBeforeJune = (type: string, path: string): boolean =>
+  (/^\/params\/_meta(\/|$)/.test(path) && !JUNE_TYPED_META.has(type)) ||
+  (/.\/_meta(\/|$)/.test(path) && !/^\/params\/_meta(\/|$)/.test(path)) ||
+  (/(^|\/)title(\/|$)/.test(path) && !/\/annotations\/title$/.test(path)) ||
+  /(^|\/)(outputSchema|structuredContent|context|lastModified|icons|execution|websiteUrl)(\/|$)/.test(path) ||
+  /^(\/params|\/result)?(\/capabilities)?\/(tasks|extensions|elicitation|sampling\/)/.test(path) ||
+  (/^CreateMessageRequest/.test(type) && /^(\/params)?\/(tools|toolChoice)(\/|$)/.test(path));
+/** What 2025-03-26 added, untyped in 2024-11-05: tool annotations, the progress message, the completions capability. */
+const untypedInOriginal = (type: string, path: string): boolean =>
+  ((type === 'Tool' || type === 'ListToolsResult') && /^(\/tools\/\d+)?\/annotations(\/|$)/.test(path)) ||
+  (type === 'ProgressNotification' && /^\/params\/message(\/|$)/.test(path)) ||
+  /^(\/params|\/result)?(\/capabilities)?\/completions(\/|$)/.test(path);
+
+/** 2025-03-26 (`audio`) and 2024-11-05: 2025-06-18 without elicitation, resource links, structured
+ * tool output and titles. */
+const beforeJune = (audio: boolean): Gates => ({
+  ...june,
+  knows: knower([...COMMON.filter((m) => m !== 'elicitation/create'), ...LEGACY_ONLY], [...COMMON_RESULTS.filter((r) => r !== 'ElicitResult'), 'InitializeResult'], ['JSONRPCError']),
+  extra: { ...june.extra, CallToolResult: overlay(callToolContent) },
+  replace: {
+    ...june.replace,
+    CallToolResult: extend(core.CallToolResultSchema, { content: z.array(oldContent(audio)) }),
+    GetPromptResult: extend(core.GetPromptResultSchema, { messages: z.array(extend(core.PromptMessageSchema, { content: oldContent(audio) })) }),
+    ...(audio ? {} : {
+      SamplingMessage: originalSamplingMessage,
+      CreateMessageRequestParams: originalSamplingParams,
+      CreateMessageRequest: extend(core.CreateMessageRequestSchema, { params: originalSamplingParams }),
+      CreateMessageResult: extend(core.CreateMessageResultSchema, { content: z.union([core.TextContentSchema, core.ImageContentSchema]) }),
+    }),
+  },
+  untyped: audio ? untypedBeforeJune : (type, path) => untypedBeforeJune(type, path) || untypedInOriginal(type, path),
+});
+const march = beforeJune(true);
+const original = beforeJune(false);
+
 export function gatesFor(revision: Revision): Gates {
-  return revision === '2026-07-28' ? modern : revision === '2025-11-25' ? november : june;
+  switch (revision) {
+    case '2026-07-28': return modern;
+    case '2025-11-25': return november;
+    case '2025-06-18': return june;
+    case '2025-03-26': return march;
+    default: return original;
+  }
 }
