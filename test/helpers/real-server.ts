@@ -137,6 +137,7 @@ export function where(cassette: Cassette, v: Violation): string {
 function subject(session: RecordedSession, msg: RecordedMessage): string {
   const m = (msg.json ?? {}) as { method?: string; id?: unknown; params?: { name?: string; uri?: string } };
   if (typeof m.method === 'string') return [m.method, m.params?.name ?? m.params?.uri].filter(Boolean).join(' ');
+  if (msg.kind !== 'response' && msg.kind !== 'error') return msg.kind;
   const request = session.messages.find((r) => {
     const j = r.json as { method?: unknown; id?: unknown } | undefined;
     return r.direction !== msg.direction && typeof j?.method === 'string' && j.id === m.id;
