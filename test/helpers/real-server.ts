@@ -115,6 +115,13 @@ export async function recordRealHttp(t: ExecutionContext, upstream: string, step
   return validated(path, cassette);
 }
 
+/** Reads a server's output to nowhere once we have what we waited for: a pipe nobody reads
+ * fills up and stops a chatty server. */
+export function drain(child: ChildProcess): void {
+  child.stdout?.on('data', () => {});
+  child.stderr?.on('data', () => {});
+}
+
 /** A free loopback port, for servers that take their port from the environment only. */
 export async function freePort(): Promise<number> {
   const probe = createServer();

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { findings, liveBeyondOffline, recordRealHttp, recordRealStdio } from '../helpers/real-server.js';
+import { drain, findings, liveBeyondOffline, recordRealHttp, recordRealStdio } from '../helpers/real-server.js';
 
 // Azure MCP Server 2.0.5 (@azure/mcp), written in C# on the official C# SDK: a native binary in
 // the platform package @azure/mcp-linux-x64 (137 MB unpacked). We run the binary itself: the npm
@@ -81,6 +81,7 @@ azTest('Azure MCP Server (C# SDK) over sessionful Streamable HTTP: exactly the t
   const server = spawnTracked(t, azmcp, ['server', 'start', '--transport', 'http', '--dangerously-disable-http-incoming-auth'], { env: { ...env, ASPNETCORE_URLS: 'http://127.0.0.1:0' } });
   const out = await waitForOutput(server.stdout!, (s) => /Now listening on: http:\/\/127\.0\.0\.1:\d+/.test(s), 60_000);
   const url = /Now listening on: (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+  drain(server);
   const rec = await recordRealHttp(t, `${url}/`, (c) => steps(t, c, 'namespace'));
   t.deepEqual(liveBeyondOffline(rec), [], 'live says nothing offline does not');
   t.true(rec.cassette.sessions.length === 1 && rec.cassette.sessions[0]!.mcpSessionId !== undefined, 'one Mcp-Session-Id session');

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { findings, freePort, liveBeyondOffline, recordRealHttp, recordRealStdio, withoutRules, type RealRecording } from '../helpers/real-server.js';
+import { drain, findings, freePort, liveBeyondOffline, recordRealHttp, recordRealStdio, withoutRules, type RealRecording } from '../helpers/real-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 // @cyanheads/git-mcp-server 2.15.3: a real git server (TypeScript, on the v1 SDK, bundled), stdio
@@ -83,10 +83,9 @@ async function recordHttp(t: ExecutionContext): Promise<RealRecording> {
   const { dir, env } = repo(t);
   // It logs (to stderr, at info) the URL it bound: the port asked for or, if taken, a later one.
   const server = spawnTracked(t, node, [pkg], { env: { ...env, MCP_TRANSPORT_TYPE: 'http', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()), MCP_LOG_LEVEL: 'info' } });
-  server.stdout!.on('data', () => {});
   const log = await waitForOutput(server.stderr!, (s) => /listening at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s), 30_000);
   const url = /listening at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(log)![1]!;
-  server.stderr!.on('data', () => {});
+  drain(server);
   return (recordings.http = recordRealHttp(t, url, (c) => steps(t, c, dir)));
 }
 

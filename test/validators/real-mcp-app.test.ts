@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { findings, freePort, liveBeyondOffline, recordRealHttp, recordRealStdio, withoutRules, type RealRecording } from '../helpers/real-server.js';
+import { drain, findings, freePort, liveBeyondOffline, recordRealHttp, recordRealStdio, withoutRules, type RealRecording } from '../helpers/real-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 // @modelcontextprotocol/server-basic-react 2.0.3, the MCP Apps example server (ext-apps on the v2
@@ -50,6 +50,7 @@ test('MCP App server over stateless Streamable HTTP: exactly the true findings, 
   // The server listens on every interface with no host option: the preload binds it to loopback.
   const server = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), pkg], { env: { ...process.env, PORT: String(port) } });
   await waitForOutput(server.stdout!, (s) => s.includes('listening'), 30_000);
+  drain(server);
   const rec = await recordRealHttp(t, `http://127.0.0.1:${port}/mcp`, (c) => steps(t, c));
   t.deepEqual(liveBeyondOffline(rec), [], 'live says nothing offline does not');
   // - SEC-LOCAL-HTTP-OPEN (info): the server on 127.0.0.1 answers every MCP request without any
