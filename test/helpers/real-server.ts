@@ -1,0 +1,176 @@
+import { Client, StreamableHTTPClientTransport, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { ExecutionContext } from 'ava';
+import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
+import type { RecordedMessage } from '../../lib/message.js';
+import type { Violation } from '../../lib/violation.js';
+import { startHttpRecorder } from './http-recorder.js';
+import { cli, node } from './paths.js';
+import { startRecorder, waitForSessions } from './recording.js';
+import { tempDir } from './tmp.js';
+
+/**
+ * Recording real servers we did not write, driven by the official v2 SDK client through the real
+ * `record` CLI, and reading back what the validator said about them: live (in the cassette, as
+ * `record` raised it) and offline (`validate --format json` on the cassette, as a user runs it).
+ */
+
+export type ClientSteps = (client: Client) => Promise<void>;
+
+export interface RealRecording {
+  cassette: Cassette;
+  path: string;
+  live: Violation[];
+  offline: Violation[];
+}
+
+const run = promisify(execFile);
+
+/** The v2 client, as hosts ship it: `initialize` (2025-11-25), one process per stdio session. */
+function v2Client(): Client {
+  return new Client({ name: 'mcp-cassette-real-servers', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+}
+
+async function drive(client: Client, steps: ClientSteps): Promise<void> {
+  try {
+    await steps(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function validated(path: string, cassette: Cassette): Promise<RealRecording> {
+  const live = cassette.sessions.flatMap((s) => s.violations ?? []);
+  // `validate` exits 0 without --fail-on; its JSON report is the offline verdict.
+  const { stdout } = await run(node, [cli, 'validate', path, '--format', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  const offline = (JSON.parse(stdout) as { violations: Violation[] }).violations;
+  return { cassette, path, live, offline };
+}
+
+/**
+ * Newline-delimited JSON-RPC over a child's pipes, closed the way a patient host closes: stdin
+ * ends and we wait for the process to exit. The SDK's StdioClientTransport sends SIGTERM two
+ * seconds after closing stdin and SIGKILL two seconds later; a real server that takes its time to
+ * exit (the git server does, on a loaded machine) would take the recorder down with it before it
+ * wrote the cassette.
+ */
+class PipeTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private buffered = '';
+
+  constructor(private readonly child: ChildProcess) {}
+
+  async start(): Promise<void> {
+    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.buffered += chunk;
+      for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
+        const line = this.buffered.slice(0, nl).trim();
+        this.buffered = this.buffered.slice(nl + 1);
+        if (!line) continue;
+        try {
+          this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+        } catch (err) {
+          this.onerror?.(err as Error);
+        }
+      }
+    });
+    this.child.on('close', () => this.onclose?.());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.child.stdin!.write(JSON.stringify(message) + '\n');
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin!.end();
+    if (this.child.exitCode === null && this.child.signalCode === null) await once(this.child, 'close');
+  }
+}
+
+/** `record -- <server>` with the v2 client on the recorder's stdio, then `validate`. */
+export async function recordRealStdio(t: ExecutionContext, server: string[], steps: ClientSteps, options: { env?: Record<string, string>; cwd?: string } = {}): Promise<RealRecording> {
+  const path = join(tempDir(t), 'real.cassette.json');
+  const recorder = startRecorder(t, path, server, options);
+  recorder.stderr!.on('data', () => {});
+  const client = v2Client();
+  await client.connect(new PipeTransport(recorder));
+  await drive(client, steps);
+  return validated(path, await waitForSessions(path, 1));
+}
+
+/** `record --upstream <url>` (bound to 127.0.0.1) with the v2 client over Streamable HTTP. */
+export async function recordRealHttp(t: ExecutionContext, upstream: string, steps: ClientSteps): Promise<RealRecording> {
+  const path = join(tempDir(t), 'real.cassette.json');
+  const recorder = await startHttpRecorder(t, upstream, path);
+  const client = v2Client();
+  await client.connect(new StreamableHTTPClientTransport(new URL(recorder.url)));
+  await drive(client, steps);
+  const { cassette } = await recorder.stop();
+  return validated(path, cassette);
+}
+
+/** Reads a server's output to nowhere once we have what we waited for: a pipe nobody reads
+ * fills up and stops a chatty server. */
+export function drain(child: ChildProcess): void {
+  child.stdout?.on('data', () => {});
+  child.stderr?.on('data', () => {});
+}
+
+/** A free loopback port, for servers that take their port from the environment only. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Where a finding points, in words that survive re-recording: the method of the message it
+ * names (for an answer, the request it answers) with the tool, prompt or resource involved, and
+ * the JSON Pointer. Seq numbers and ids shift with transport and timing; these do not. */
+export function where(cassette: Cassette, v: Violation): string {
+  const session = cassette.sessions.find((s) => s.id === v.session);
+  const msg = session?.messages.find((m) => m.seq === v.seq);
+  if (!session || !msg) return `session ${v.path ?? ''}`.trim();
+  return `${subject(session, msg)} ${v.path ?? ''}`.trim();
+}
+
+function subject(session: RecordedSession, msg: RecordedMessage): string {
+  const m = (msg.json ?? {}) as { method?: string; id?: unknown; params?: { name?: string; uri?: string } };
+  if (typeof m.method === 'string') return [m.method, m.params?.name ?? m.params?.uri].filter(Boolean).join(' ');
+  if (msg.kind !== 'response' && msg.kind !== 'error') return msg.kind;
+  const request = session.messages.find((r) => {
+    const j = r.json as { method?: unknown; id?: unknown } | undefined;
+    return r.direction !== msg.direction && typeof j?.method === 'string' && j.id === m.id;
+  });
+  return request ? `answer to ${subject(session, request)}` : msg.kind;
+}
+
+/** Findings as `RULE:severity @ where`, one entry per finding (so counts show), sorted. */
+export function findings(rec: { cassette: Cassette }, vs: Violation[]): string[] {
+  return vs.map((v) => `${v.rule}:${v.severity} @ ${where(rec.cassette, v)}`).sort();
+}
+
+/** Findings apart from those of `rules` (known false positives, asserted on their own). */
+export function withoutRules(found: string[], rules: string[]): string[] {
+  return found.filter((f) => !rules.some((r) => f.startsWith(`${r}:`)));
+}
+
+/** Live findings that the offline `validate` does not have (as a multiset): none, ever. The live
+ * side may have fewer: the recorder waits a bounded time for the last verdicts at the session's
+ * end (recorder/live-tap.ts), and on a loaded machine its validator may not have caught up. */
+export function liveBeyondOffline(rec: RealRecording): string[] {
+  const offline = findings(rec, rec.offline);
+  return findings(rec, rec.live).filter((f) => {
+    const i = offline.indexOf(f);
+    if (i === -1) return true;
+    offline.splice(i, 1);
+    return false;
+  });
+}
