@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { validateSession } from '../../validators/engine.js';
+import { validateSessions } from '../../validators/validate-sessions.js';
 import { validateRecordings } from '../../validators/recording.js';
 import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
@@ -63,7 +63,7 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   const { cassette, result } = await proxy.stop();
   for (const rule of CROSS) t.regex(result.stderr, new RegExp(rule), `${rule} alerted live`);
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
-  const offline = [...cassette.sessions.flatMap((s) => validateSession(s, { rules: RULES })), ...validateRecordings(cassette.sessions, { rules: RULES })];
+  const offline = [...validateSessions(cassette.sessions, { rules: RULES }), ...validateRecordings(cassette.sessions, { rules: RULES })];
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort(), 'live verdicts equal offline verdicts, session ids and seqs included');
   t.deepEqual([...new Set(stored.map((v) => v.rule))].filter((r) => CROSS.includes(r)).sort(), CROSS);

@@ -2,7 +2,7 @@ import test from 'ava';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { validateSession } from '../../validators/engine.js';
+import { validateSessions } from '../../validators/validate-sessions.js';
 import { RULES } from '../../validators/rules/index.js';
 import { node, root } from '../helpers/paths.js';
 import { recordArgs, waitForSessions } from '../helpers/recording.js';
@@ -24,7 +24,7 @@ async function recordAndValidate(t: Parameters<typeof tempDir>[0], server: strin
     await client.close();
   }
   const c = await waitForSessions(cassette, 1);
-  const offline = c.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
+  const offline = validateSessions(c.sessions, { rules: RULES });
   const live = c.sessions.flatMap((s) => s.violations ?? []);
   return { offline, live, dir };
 }

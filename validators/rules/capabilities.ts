@@ -1,5 +1,5 @@
 import { isObject, type Interest, type Rule } from '../rule.js';
-import { LIST_KEYS } from '../session-state.js';
+import { LIST_KEYS, seenAt } from '../session-state.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
 const RULE_OF_LIST: Record<string, string> = { 'tools/list': 'TOOLS-LIST-INVARIANT', 'resources/list': 'RES-LIST-INVARIANT', 'prompts/list': 'PROMPTS-LIST-INVARIANT' };
@@ -40,7 +40,7 @@ function invariance(method: string): Rule {
       const changed = [...now.keys()].filter((k) => was.has(k) && was.get(k) !== now.get(k));
       if (added.length || removed.length || changed.length) {
         const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''].filter(Boolean);
-        report(`/result/${LIST_KEYS[method]}`, `${method} differs from its answer in message #${r.before.seq} without a list_changed notification: ${parts.join('; ')}`);
+        report(`/result/${LIST_KEYS[method]}`, `${method} differs from its answer in ${seenAt(r.before, state)} without a list_changed notification: ${parts.join('; ')}`);
       }
     },
   };
@@ -91,7 +91,7 @@ export const capabilityRules: Rule[] = [
       const was = r.before.items.map(nameOf);
       const now = r.items.map(nameOf);
       if (was.length === now.length && [...was].sort().join('\u0000') === [...now].sort().join('\u0000') && was.join('\u0000') !== now.join('\u0000')) {
-        report('/result/tools', `same tools as in message #${r.before.seq}, in a different order`);
+        report('/result/tools', `same tools as in ${seenAt(r.before, state)}, in a different order`);
       }
     },
   },
