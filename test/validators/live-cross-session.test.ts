@@ -1,6 +1,7 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { validateSessions } from '../../validators/validate-sessions.js';
@@ -73,4 +74,56 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   t.is(at('STATE-LIST-INVARIANT').session, sessionOf('tools/list')[1]!.id);
   t.is(at('HTTP-ERA-DETECT').session, sessionOf('initialize')[0]!.id);
   t.is(at('AUTH-PRM-LOCATION').session, sessionOf('prompts/list')[0]!.id);
+});
+
+test('stateless exchanges share the server context of their caller only: one server, two tokens, two tool lists', async (t) => {
+  const dir = tempDir(t);
+  // A 2026-07-28 server that shows `secret` to one token only, and adds `extra` to the other's
+  // second list without a list_changed notification.
+  const seen = new Map<string, number>();
+  const upstream = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const msg = JSON.parse(body) as { id: number };
+      const who = req.headers.authorization ?? '';
+      const n = (seen.get(who) ?? 0) + 1;
+      seen.set(who, n);
+      const names = who === 'Bearer token-b' ? ['echo', 'secret'] : n === 1 ? ['echo'] : ['echo', 'extra'];
+      const tools = names.map((name) => ({ name, description: name, inputSchema: { type: 'object', additionalProperties: false } }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } }));
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => upstream.close());
+  const path = join(dir, 'callers.cassette.json');
+  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, path, ['--log-level', 'info']);
+  const list = async (id: number, token: string) => {
+    const res = await request(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: META } }),
+    });
+    await res.body.text();
+  };
+  await list(1, 'token-a');
+  await list(2, 'token-b');
+  await list(3, 'token-a');
+  const { cassette } = await proxy.stop();
+  const raw = readFileSync(path, 'utf8');
+  t.false(raw.includes('token-a') || raw.includes('token-b'), 'the tokens never reach the cassette');
+  const callers = cassette.sessions.map((s) => s.exchanges![0]!.caller);
+  t.true(callers.every((c) => typeof c === 'string' && c.length === 16));
+  t.is(callers[0], callers[2], 'one token, one caller');
+  t.not(callers[0], callers[1], 'two tokens, two callers');
+  const stored = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => v.rule === 'TOOLS-LIST-INVARIANT');
+  const offline = validateSessions(cassette.sessions, { rules: RULES }).filter((v) => v.rule === 'TOOLS-LIST-INVARIANT');
+  const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
+  t.deepEqual(stored.map(key), offline.map(key), 'live verdicts equal offline verdicts');
+  // Token A's second list is compared with token A's first (added extra), never with token B's.
+  t.is(offline.length, 1);
+  t.like(offline[0], { session: cassette.sessions[2]!.id, seq: 2, path: '/result/tools' });
+  t.regex(offline[0]!.message, /added extra$/);
+  t.regex(offline[0]!.message, new RegExp(`the answer of HTTP exchange ${cassette.sessions[0]!.exchanges![0]!.id}`));
 });
