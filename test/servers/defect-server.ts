@@ -6,11 +6,11 @@
  * structuredContent against the outputSchema, answers an unknown tool and a throwing tool its own
  * way, and serves every request with its own envelope checks).
  *   node defect-server.js stdio [--defect name]
- *   node defect-server.js http [--sse] [--token T]   (127.0.0.1, port 0; prints its URL)
- * Over HTTP one process serves every defect: the path `/mcp/<defect>` picks it (`/mcp/clean`
- * for none). A request with the 2026-07-28 `_meta` envelope is a stateless exchange, answered as
- * JSON, or as SSE with --sse; `initialize` opens a 2025-11-25 session (Mcp-Session-Id), whose
- * requests are answered as JSON. With --token every HTTP request needs `Authorization: Bearer T`.
+ *   node defect-server.js http [--sse]   (127.0.0.1, port 0; prints its URL, path /mcp)
+ * Over HTTP one process serves every defect, each to its own user: `Authorization: Bearer
+ * <defect>` picks it (`Bearer clean` for none; anything else is a 401). A request with the
+ * 2026-07-28 `_meta` envelope is a stateless exchange, answered as JSON, or as SSE with --sse;
+ * `initialize` opens a 2025-11-25 session (Mcp-Session-Id), whose requests are answered as JSON.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -130,9 +130,9 @@ function serveStdio(defect: Defect | undefined): void {
   process.stdin.on('end', () => process.exit(0));
 }
 
-function serveHttp(sse: boolean, token: string | undefined): void {
+function serveHttp(sse: boolean): void {
   const peers = new Map<string, Peer>();
-  /** 2025 sessions by Mcp-Session-Id. */
+  /** 2025 sessions by Mcp-Session-Id; stateless peers by user. */
   const sessions = new Map<string, Peer>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const send = (a: Answer, extra: Record<string, string> = {}, stream = false): void => {
@@ -144,15 +144,13 @@ function serveHttp(sse: boolean, token: string | undefined): void {
       res.writeHead(a.status, { ...(a.body ? { 'content-type': 'application/json' } : {}), ...extra });
       res.end(a.body ? JSON.stringify(a.body) : undefined);
     };
-    const path = /^\/mcp\/([\w-]+)$/.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    if (!path) return send({ status: 404 });
+    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return send({ status: 404 });
+    const user = /^Bearer ([\w-]+)$/.exec(req.headers.authorization ?? '')?.[1];
     let defect: Defect | undefined;
     try {
-      defect = defectOf(path[1]);
+      if (user === undefined) throw new Error('no user');
+      defect = defectOf(user);
     } catch {
-      return send({ status: 404 });
-    }
-    if (token && req.headers.authorization !== `Bearer ${token}`) {
       return send({ status: 401, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unauthorized' } } }, { 'www-authenticate': 'Bearer' });
     }
     const sid = req.headers['mcp-session-id'];
@@ -170,8 +168,8 @@ function serveHttp(sse: boolean, token: string | undefined): void {
         sessions.set(id, peer);
         return send(handle(msg, peer, false)!, { 'mcp-session-id': id });
       }
-      let peer = peers.get(path[1]!);
-      if (!peer) peers.set(path[1]!, (peer = { defect, lists: 0 }));
+      let peer = peers.get(user!);
+      if (!peer) peers.set(user!, (peer = { defect, lists: 0 }));
       const a = handle(msg, peer, true);
       send(a ?? { status: 202 }, {}, sse);
     }, () => send({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } }));
@@ -189,7 +187,7 @@ if (isMain) {
   };
   const mode = argv[0] ?? 'stdio';
   if (mode === 'stdio') serveStdio(defectOf(opt('--defect') ?? process.env.DEFECT));
-  else if (mode === 'http') serveHttp(argv.includes('--sse'), opt('--token'));
+  else if (mode === 'http') serveHttp(argv.includes('--sse'));
   else {
     process.stderr.write(`defect-server: unknown mode ${mode}; use stdio or http\n`);
     process.exit(2);

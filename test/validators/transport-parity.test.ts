@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { Cassette } from '../../lib/cassette/cassette.js';
+import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { Violation } from '../../lib/violation.js';
 import { validateCassettes } from '../../validators/validate-command.js';
 import { DEFECTS, type Defect } from '../servers/defect-server.js';
@@ -26,7 +26,6 @@ import { tempDir } from '../helpers/tmp.js';
  */
 
 const defectServer = join(root, 'dist', 'test', 'servers', 'defect-server.js');
-const TOKEN = 'parity-token';
 
 type Transport4 = 'stdio' | 'http-json' | 'http-sse' | 'http-2025';
 const TRANSPORTS: Transport4[] = ['stdio', 'http-json', 'http-sse', 'http-2025'];
@@ -62,8 +61,7 @@ async function script(client: Client, transport: Transport, modern: boolean): Pr
       // The SDK refuses some defective answers (a structuredContent off its schema): the wire has them.
     }
   };
-  // On stdio the SDK's connect-time server/discover ran in a probe process of its own: ask this
-  // process what it offers (2025: initialize said so).
+  // What the server offers, from this process (2025: initialize said so).
   if (modern) await attempt(() => client.discover());
   await attempt(() => client.listTools());
   await attempt(() => client.listTools());
@@ -84,9 +82,13 @@ async function script(client: Client, transport: Transport, modern: boolean): Pr
   }
 }
 
+/** A host that remembers this server's DiscoverResult adopts it and skips the connect-time probe
+ * (on stdio, a process of its own); the script's discover() then asks the real process. */
+const PRIOR = { kind: 'modern' as const, discover: { resultType: 'complete' as const, supportedVersions: ['2026-07-28'], capabilities: { tools: {}, prompts: {}, resources: {} }, ttlMs: 0, cacheScope: 'public' as const } };
+
 async function drive(transport: Transport, legacy: boolean): Promise<void> {
   const client = new Client({ name: 'parity-client', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: legacy ? 'legacy' : 'auto' } });
-  await client.connect(transport);
+  await client.connect(transport, transport instanceof StdioClientTransport ? { prior: PRIOR } : {});
   try {
     await script(client, transport, !legacy);
     if (transport instanceof StdioClientTransport) {
@@ -104,41 +106,60 @@ async function drive(transport: Transport, legacy: boolean): Promise<void> {
   }
 }
 
+/** The sessions one defect's client made, and what was found in them, live and offline. */
 interface Verdicts {
-  cassette: Cassette;
+  sessions: RecordedSession[];
   live: Violation[];
   offline: Violation[];
 }
 
+const DEFECT_RUNS: (Defect | undefined)[] = [undefined, ...(Object.keys(DEFECTS) as Defect[])];
+
+/** stdio: a recording per defect (one server process each). */
 async function recordStdio(dir: string, defect: Defect | undefined): Promise<Verdicts> {
   const path = join(dir, `stdio-${defect ?? 'clean'}.cassette.json`);
   const args = recordArgs(path, [node, defectServer, 'stdio', ...(defect ? ['--defect', defect] : [])]);
   const transport = new StdioClientTransport({ command: node, args, stderr: 'pipe' });
   transport.stderr?.on('data', () => {});
   await drive(transport, false);
-  // The SDK's auto mode runs server/discover in a probe process of its own, then the real one.
-  const cassette = await waitForSessions(path, 2);
-  return verdicts(path, cassette);
+  const cassette = await waitForSessions(path, 1);
+  return { sessions: cassette.sessions, live: cassette.sessions.flatMap((s) => s.violations ?? []), offline: validateCassettes([path]).violations };
 }
 
-async function recordHttp(t: ExecutionContext, dir: string, upstream: string, kind: Transport4, defect: Defect | undefined): Promise<Verdicts> {
-  const path = join(dir, `${kind}-${defect ?? 'clean'}.cassette.json`);
-  const proxy = await startHttpRecorder(t, upstream.replace(/\/mcp$/, `/mcp/${defect ?? 'clean'}`), path, ['--log-level', 'warn']);
-  await drive(new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }), kind === 'http-2025');
+/**
+ * HTTP: one server and one recording for all defects, each defect shown to its own user (its
+ * bearer token, see defect-server.ts), one client after the other. The exchanges of one user
+ * share a server context and no other, so each defect's findings are those of its user's
+ * sessions (told apart by the cassette's `caller`, in the order the clients ran).
+ */
+async function recordHttp(t: ExecutionContext, dir: string, kind: Transport4): Promise<Map<Defect | undefined, Verdicts>> {
+  const server = spawnTracked(t, node, [defectServer, 'http', ...(kind === 'http-sse' ? ['--sse'] : [])]);
+  const upstream = (await waitForOutput(server.stdout!, (s) => s.includes('\n'))).trim();
+  const path = join(dir, `${kind}.cassette.json`);
+  const proxy = await startHttpRecorder(t, upstream, path, ['--log-level', 'warn']);
+  for (const defect of DEFECT_RUNS) {
+    await drive(new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { authorization: `Bearer ${defect ?? 'clean'}` } } }), kind === 'http-2025');
+  }
   const { cassette } = await proxy.stop();
-  return verdicts(path, cassette);
-}
-
-function verdicts(path: string, cassette: Cassette): Verdicts {
-  return { cassette, live: cassette.sessions.flatMap((s) => s.violations ?? []), offline: validateCassettes([path]).violations };
+  const offline = validateCassettes([path]).violations;
+  const callers = [...new Set(cassette.sessions.map((s) => s.exchanges?.[0]?.caller))];
+  t.is(callers.length, DEFECT_RUNS.length, `${kind}: one caller per user, every exchange with its caller`);
+  const out = new Map<Defect | undefined, Verdicts>();
+  DEFECT_RUNS.forEach((defect, i) => {
+    const sessions = cassette.sessions.filter((s) => s.exchanges?.[0]?.caller === callers[i]);
+    const ids = new Set(sessions.map((s) => s.id));
+    out.set(defect, { sessions, live: sessions.flatMap((s) => s.violations ?? []), offline: offline.filter((v) => ids.has(v.session)) });
+  });
+  t.is([...out.values()].reduce((n, v) => n + v.offline.length, 0), offline.length, `${kind}: every finding is in the sessions of one user`);
+  return out;
 }
 
 const key = (v: Violation): string => `${v.session}#${v.seq} ${v.direction} ${v.path} ${v.rule}`;
 
 /** The message a defect's finding should point at: the answer to the nth request of its kind. */
-function expectedAt(cassette: Cassette, where: (typeof WHERE)[Defect]): { session: string; seq: number } | undefined {
+function expectedAt(sessions: RecordedSession[], where: (typeof WHERE)[Defect]): { session: string; seq: number } | undefined {
   let n = 0;
-  for (const s of cassette.sessions) {
+  for (const s of sessions) {
     for (const m of s.messages) {
       const j = m.json as { id?: unknown; method?: string; params?: { name?: string } } | undefined;
       if (m.direction !== 'client-to-server' || j?.method !== where.method || (where.name && j.params?.name !== where.name)) continue;
@@ -153,16 +174,12 @@ function expectedAt(cassette: Cassette, where: (typeof WHERE)[Defect]): { sessio
 for (const kind of TRANSPORTS) {
   test.serial(`transport parity over ${kind}: each defect raises exactly its rule at its message, live and offline alike; the clean server raises nothing`, async (t) => {
     const dir = tempDir(t);
-    let upstream: string | undefined;
-    if (kind !== 'stdio') {
-      const server = spawnTracked(t, node, [defectServer, 'http', '--token', TOKEN, ...(kind === 'http-sse' ? ['--sse'] : [])]);
-      upstream = (await waitForOutput(server.stdout!, (s) => s.includes('\n'))).trim();
-    }
+    const runs = kind === 'stdio' ? undefined : await recordHttp(t, dir, kind);
     const allowed = new Set([...TRANSPORT_ONLY[kind], ...(kind === 'http-2025' ? [] : [SCRIPT_FAULT])]);
     const seen: string[] = [];
-    for (const defect of [undefined, ...(Object.keys(DEFECTS) as Defect[])]) {
+    for (const defect of DEFECT_RUNS) {
       const label = `${kind} ${defect ?? 'clean'}`;
-      const v = kind === 'stdio' ? await recordStdio(dir, defect) : await recordHttp(t, dir, upstream!, kind, defect);
+      const v = runs ? runs.get(defect)! : await recordStdio(dir, defect);
       t.deepEqual(v.live.map(key).sort(), v.offline.map(key).sort(), `${label}: live verdicts equal offline verdicts`);
       const found = v.offline.filter((x) => !allowed.has(x.rule));
       if (process.env.PARITY_DEBUG) t.log(label, v.offline.map((x) => `${key(x)}: ${x.message}`));
@@ -173,7 +190,7 @@ for (const kind of TRANSPORTS) {
       }
       const rule = DEFECTS[defect];
       t.deepEqual(found.map((x) => x.rule), [rule], `${label}: exactly ${rule}`);
-      const at = expectedAt(v.cassette, WHERE[defect]);
+      const at = expectedAt(v.sessions, WHERE[defect]);
       t.truthy(at, `${label}: the answer the finding is about is in the cassette`);
       if (found.length === 1 && at) {
         t.like(found[0], { session: at.session, seq: at.seq, direction: 'server-to-client', path: WHERE[defect].path }, `${label}: ${rule} points at its answer`);
