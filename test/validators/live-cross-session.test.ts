@@ -76,7 +76,9 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   t.is(at('AUTH-PRM-LOCATION').session, sessionOf('prompts/list')[0]!.id);
 });
 
-test('stateless exchanges share the server context of their caller only: one server, two tokens, two tool lists', async (t) => {
+// Serial: the live verdicts come from a worker the recorder waits for a bounded time when it
+// stops; recorders running side by side on a busy machine can starve it.
+test.serial('stateless exchanges share the server context of their caller only: one server, two tokens, two tool lists', async (t) => {
   const dir = tempDir(t);
   // A 2026-07-28 server that shows `secret` to one token only, and adds `extra` to the other's
   // second list without a list_changed notification.
@@ -126,4 +128,60 @@ test('stateless exchanges share the server context of their caller only: one ser
   t.like(offline[0], { session: cassette.sessions[2]!.id, seq: 2, path: '/result/tools' });
   t.regex(offline[0]!.message, /added extra$/);
   t.regex(offline[0]!.message, new RegExp(`the answer of HTTP exchange ${cassette.sessions[0]!.exchanges![0]!.id}`));
+});
+
+test.serial('overlapping stateless exchanges are judged in the order they completed, live as offline', async (t) => {
+  const dir = tempDir(t);
+  // A 2026-07-28 server that holds its second tools/list answer (which adds `x`) until it has
+  // answered a call of `x`, made meanwhile, with an isError result: when that answer came, `x`
+  // was not a listed tool (TOOLS-ERR-PROTOCOL), and the list then changed unannounced.
+  let listed = 0;
+  let heldArrived!: () => void;
+  const arrived = new Promise<void>((r) => (heldArrived = r));
+  let callAnswered!: () => void;
+  const answered = new Promise<void>((r) => (callAnswered = r));
+  const upstream = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const msg = JSON.parse(body) as { id: number; method: string };
+      const answer = (result: object) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', ...result, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } }));
+      };
+      if (msg.method === 'tools/call') {
+        res.on('finish', callAnswered);
+        return answer({ content: [{ type: 'text', text: 'no such tool' }], isError: true });
+      }
+      const names = ++listed === 1 ? ['echo'] : ['echo', 'x'];
+      const list = () => answer({ tools: names.map((name) => ({ name, inputSchema: { type: 'object', additionalProperties: false } })), ttlMs: 0, cacheScope: 'private' });
+      if (listed === 1) return list();
+      heldArrived();
+      void answered.then(list);
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => upstream.close());
+  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, join(dir, 'overlap.cassette.json'), ['--log-level', 'info']);
+  const post = async (id: number, method: string, params: object = {}) => {
+    const res = await request(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, authorization: 'Bearer t', ...(method === 'tools/call' ? { 'mcp-name': 'x' } : {}) },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }),
+    });
+    await res.body.text();
+  };
+  await post(1, 'tools/list');
+  const held = post(2, 'tools/list');
+  await arrived;
+  await post(3, 'tools/call', { name: 'x', arguments: {} });
+  await held;
+  const { cassette } = await proxy.stop();
+  const mine = new Set(['TOOLS-ERR-PROTOCOL', 'TOOLS-LIST-INVARIANT']);
+  const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
+  const stored = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => mine.has(v.rule));
+  const offline = validateSessions(cassette.sessions, { rules: RULES }).filter((v) => mine.has(v.rule));
+  t.deepEqual(stored.map(key).sort(), offline.map(key).sort(), 'live verdicts equal offline verdicts');
+  const sessionOf = (id: number) => cassette.sessions.find((s) => (s.messages[0]?.json as { id?: number } | undefined)?.id === id)!.id;
+  t.deepEqual(offline.map(key).sort(), [`${sessionOf(2)}#2/result/tools TOOLS-LIST-INVARIANT`, `${sessionOf(3)}#2/result/isError TOOLS-ERR-PROTOCOL`].sort());
 });
