@@ -4,6 +4,9 @@ import { SessionValidator, validateSession, type ValidateOptions } from './engin
 import { recordingsOf } from './recording.js';
 import { ServerContexts } from './server-context.js';
 
+/** A time in whole microseconds (the journal's resolution), so equal times compare equal. */
+const micros = (ms: number): number => Math.round(ms * 1000);
+
 /** A stateless HTTP session: an exchange of a 2026-07-28 run, without Mcp-Session-Id. */
 const stateless = (s: RecordedSession): boolean => s.transport === 'streamable-http' && s.mcpSessionId === undefined;
 
@@ -34,11 +37,11 @@ export function validateSessions(sessions: readonly RecordedSession[], options: 
       for (const m of s.messages) {
         const x = m.http?.exchange ?? -1;
         if (!carried.has(x)) carried.set(x, m);
-        events.push({ t: start + m.t, x, end: 0, seq: m.seq, run: () => v.check(m) });
+        events.push({ t: micros(start + m.t), x, end: 0, seq: m.seq, run: () => v.check(m) });
       }
       for (const x of s.exchanges ?? []) {
         const first = carried.get(x.id);
-        events.push({ t: start + (x.endT ?? x.t), x: x.id, end: 1, seq: 0, run: () => (first ? v.exchangeEnd(x, first) : v.bareExchangeEnd(x)) });
+        events.push({ t: micros(start + (x.endT ?? x.t)), x: x.id, end: 1, seq: 0, run: () => (first ? v.exchangeEnd(x, first) : v.bareExchangeEnd(x)) });
       }
       return { s, v, out };
     });
