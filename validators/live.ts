@@ -43,7 +43,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   const validatorFor = (session: ConstructorParameters<typeof SessionValidator>[0], where: () => string, exchange?: HttpExchange): SessionValidator => {
     let v = sessions.get(session.id);
     if (!v) {
-      const shared = exchange && session.id.startsWith(STATELESS_KEY) ? contexts.for(session.target, exchange.caller) : undefined;
+      const shared = exchange && session.id.startsWith(STATELESS_KEY) ? contexts.for(session.target, exchange) : undefined;
       v = new SessionValidator(session, {
         rules: RULES,
         onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),

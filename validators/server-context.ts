@@ -1,4 +1,4 @@
-import type { RecordedSession } from '../lib/cassette/cassette.js';
+import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 
 /**
  * What a server has shown of itself: its capabilities and supported versions, its lists (tools
@@ -40,8 +40,12 @@ export const STATELESS_KEY = 'exchange:';
 export class ServerContexts {
   readonly #byKey = new Map<string, ServerContext>();
 
-  for(target: RecordedSession['target'] | undefined, caller: string | undefined): ServerContext {
-    const key = `${target && 'url' in target ? target.url : ''} ${caller ?? ''}`;
+  /** The context of an exchange: shared by upstream and caller. An exchange that carried an
+   * Authorization header without a `caller` (a cassette from before callers were noted) is
+   * told apart from no one, so it keeps a context of its own. */
+  for(target: RecordedSession['target'] | undefined, exchange: Pick<HttpExchange, 'caller' | 'requestHeaders'> | undefined): ServerContext {
+    if (exchange?.caller === undefined && exchange?.requestHeaders.authorization !== undefined) return new ServerContext();
+    const key = `${target && 'url' in target ? target.url : ''} ${exchange?.caller ?? ''}`;
     let c = this.#byKey.get(key);
     if (!c) this.#byKey.set(key, (c = new ServerContext()));
     return c;

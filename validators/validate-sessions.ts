@@ -31,7 +31,7 @@ export function validateSessions(sessions: readonly RecordedSession[], options: 
     const validators = mine.map((s) => {
       const out: Violation[] = [];
       bySession.set(s, out);
-      const v = new SessionValidator(s, options, contexts.for(s.target, s.exchanges?.[0]?.caller));
+      const v = new SessionValidator(s, options, contexts.for(s.target, s.exchanges?.[0]));
       const start = Date.parse(s.startedAt) - base;
       const carried = new Map<number, RecordedSession['messages'][number]>();
       for (const m of s.messages) {

@@ -80,8 +80,8 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
 // stops; recorders running side by side on a busy machine can starve it.
 test.serial('stateless exchanges share the server context of their caller only: one server, two tokens, two tool lists', async (t) => {
   const dir = tempDir(t);
-  // A 2026-07-28 server that shows `secret` to one token only, and adds `extra` to the other's
-  // second list without a list_changed notification.
+  // A 2026-07-28 server that lists its tools in one order to token B, and to token A first in
+  // the other order, then in B's: only A's second list breaks the order A was shown.
   const seen = new Map<string, number>();
   const upstream = createServer((req, res) => {
     let body = '';
@@ -91,7 +91,7 @@ test.serial('stateless exchanges share the server context of their caller only: 
       const who = req.headers.authorization ?? '';
       const n = (seen.get(who) ?? 0) + 1;
       seen.set(who, n);
-      const names = who === 'Bearer token-b' ? ['echo', 'secret'] : n === 1 ? ['echo'] : ['echo', 'extra'];
+      const names = who === 'Bearer token-a' && n === 1 ? ['echo', 'extra'] : ['extra', 'echo'];
       const tools = names.map((name) => ({ name, description: name, inputSchema: { type: 'object', additionalProperties: false } }));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } }));
@@ -119,14 +119,14 @@ test.serial('stateless exchanges share the server context of their caller only: 
   t.true(callers.every((c) => typeof c === 'string' && c.length === 16));
   t.is(callers[0], callers[2], 'one token, one caller');
   t.not(callers[0], callers[1], 'two tokens, two callers');
-  const stored = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => v.rule === 'TOOLS-LIST-INVARIANT');
-  const offline = validateSessions(cassette.sessions, { rules: RULES }).filter((v) => v.rule === 'TOOLS-LIST-INVARIANT');
+  const stored = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => v.rule === 'TOOLS-LIST-ORDER');
+  const offline = validateSessions(cassette.sessions, { rules: RULES }).filter((v) => v.rule === 'TOOLS-LIST-ORDER');
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   t.deepEqual(stored.map(key), offline.map(key), 'live verdicts equal offline verdicts');
-  // Token A's second list is compared with token A's first (added extra), never with token B's.
+  // Token A's second list is compared with token A's first, never with token B's (which one
+  // shared context would have reported instead).
   t.is(offline.length, 1);
   t.like(offline[0], { session: cassette.sessions[2]!.id, seq: 2, path: '/result/tools' });
-  t.regex(offline[0]!.message, /added extra$/);
   t.regex(offline[0]!.message, new RegExp(`the answer of HTTP exchange ${cassette.sessions[0]!.exchanges![0]!.id}`));
 });
 
@@ -134,7 +134,7 @@ test.serial('overlapping stateless exchanges are judged in the order they comple
   const dir = tempDir(t);
   // A 2026-07-28 server that holds its second tools/list answer (which adds `x`) until it has
   // answered a call of `x`, made meanwhile, with an isError result: when that answer came, `x`
-  // was not a listed tool (TOOLS-ERR-PROTOCOL), and the list then changed unannounced.
+  // was not a listed tool (TOOLS-ERR-PROTOCOL).
   let listed = 0;
   let heldArrived!: () => void;
   const arrived = new Promise<void>((r) => (heldArrived = r));
@@ -177,11 +177,11 @@ test.serial('overlapping stateless exchanges are judged in the order they comple
   await post(3, 'tools/call', { name: 'x', arguments: {} });
   await held;
   const { cassette } = await proxy.stop();
-  const mine = new Set(['TOOLS-ERR-PROTOCOL', 'TOOLS-LIST-INVARIANT']);
+  const mine = new Set(['TOOLS-ERR-PROTOCOL']);
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => mine.has(v.rule));
   const offline = validateSessions(cassette.sessions, { rules: RULES }).filter((v) => mine.has(v.rule));
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort(), 'live verdicts equal offline verdicts');
   const sessionOf = (id: number) => cassette.sessions.find((s) => (s.messages[0]?.json as { id?: number } | undefined)?.id === id)!.id;
-  t.deepEqual(offline.map(key).sort(), [`${sessionOf(2)}#2/result/tools TOOLS-LIST-INVARIANT`, `${sessionOf(3)}#2/result/isError TOOLS-ERR-PROTOCOL`].sort());
+  t.deepEqual(offline.map(key), [`${sessionOf(3)}#2/result/isError TOOLS-ERR-PROTOCOL`]);
 });

@@ -12,14 +12,18 @@ function canonical(v: unknown): string {
 
 const nameOf = (item: unknown): string => (isObject(item) ? String(item.name ?? item.uri ?? '') : '');
 
-/** A later first-page answer of a list method, compared with the previous one in the session. */
-function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']>[2], method: string) {
+/** A later first-page answer of a list method, compared with the previous one the server
+ * context holds; `ownSession`: only one of this session (on stateless HTTP, whether a list may
+ * change between exchanges is STATE-LIST-INVARIANT's, which weighs the time and the requests in
+ * between). */
+function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']>[2], method: string, ownSession: boolean) {
   if (o.request?.method !== method || !o.json || !isObject(o.json.result)) return undefined;
   const key = LIST_KEYS[method]!;
   const items = o.json.result[key];
   if (!Array.isArray(items) || (isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) return undefined;
   const before = state.lastList.get(method);
   if (!before || state.listChanged.has(key)) return undefined; // announced with list_changed: allowed
+  if (ownSession && before.session !== state.session.id) return undefined;
   // Lists MAY differ with the Authorization presented.
   if ((state.header(o.request.msg, 'authorization') ?? undefined) !== before.authorization) return undefined;
   return { items, before };
@@ -31,7 +35,7 @@ function invariance(method: string): Rule {
     title: `${method} does not change between calls or as a side effect of other requests`,
     on: [`result ${method}`],
     check(o, report, state) {
-      const r = relist(o, state, method);
+      const r = relist(o, state, method, true);
       if (!r) return;
       const was = new Map(r.before.items.map((i) => [nameOf(i), canonical(i)]));
       const now = new Map(r.items.map((i) => [nameOf(i), canonical(i)]));
@@ -86,7 +90,7 @@ export const capabilityRules: Rule[] = [
     title: 'Tools come in the same order while the set is unchanged',
     on: ['result tools/list'],
     check(o, report, state) {
-      const r = relist(o, state, 'tools/list');
+      const r = relist(o, state, 'tools/list', false);
       if (!r) return;
       const was = r.before.items.map(nameOf);
       const now = r.items.map(nameOf);
