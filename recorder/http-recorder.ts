@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -92,9 +92,11 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     const mcp = target.mcp;
     // The token is masked in the journal; a JWT's iss and aud (public, not secret) are kept.
     const claims = tokenClaims(req.headers.authorization);
+    // Who asked, for the validator's server context: a salted hash of the Authorization value.
+    const caller = callerOf(req.headers.authorization);
     // The request's records are held and written in one go with `http-request-end`, before
     // anything is forwarded (every non-held write, here or in another exchange, takes them too).
-    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp, ...(claims ? { tokenClaims: claims } : {}) }, true);
+    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp, ...(claims ? { tokenClaims: claims } : {}), ...(caller ? { caller } : {}) }, true);
 
     const refuse = (status: number, message: string): void => {
       log.warn({ exchange: x, status, path }, message);
@@ -313,6 +315,21 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
  * anything (they only tell which authorization server issued it, for which resource). Nothing
  * for opaque tokens, encrypted (five-part) JWTs or anything that does not parse.
  */
+/** The salt of this proxy process's caller hashes: never written anywhere, so a cassette's hash
+ * cannot be tested against a guessed token, and hashes compare only within one recording. */
+const CALLER_SALT = randomBytes(32);
+
+/**
+ * The `caller` of an exchange: a truncated, salted SHA-256 of its Authorization value (never the
+ * value, which the journal masks). Exchanges with the same credentials share a caller; the
+ * validator keeps one server context per upstream and caller (one server may show different
+ * tools to different users).
+ */
+export function callerOf(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  return createHash('sha256').update(CALLER_SALT).update(authorization).digest('base64url').slice(0, 16);
+}
+
 export function tokenClaims(authorization: string | undefined): TokenClaims | undefined {
   const m = /^Bearer\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(authorization?.trim() ?? '');
   if (!m) return undefined;

@@ -3,6 +3,7 @@ import type { RecordedMessage } from '../lib/message.js';
 import type { Violation } from '../lib/violation.js';
 import { isKnownRevision, isObject, judgesRevision, severityOf, specLink, type Observed, type Report, type Rule, type Sender, type Shape } from './rule.js';
 import { MODERN_REVISION, SessionState } from './session-state.js';
+import type { ServerContext } from './server-context.js';
 import { MAX_JSON_DEPTH } from '../lib/json-depth.js';
 
 /** The catalogue entry a too-deep frame's notice cites (RULES.md §21). */
@@ -265,8 +266,10 @@ export class SessionValidator {
   /** The exchange and session-end rules of this session's transport. */
   #hooks: Hooks | undefined;
 
-  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, private readonly options: ValidateOptions) {
-    this.#state = new SessionState(session);
+  /** `context`: what the server has shown of itself, when the session shares it with others
+   * (the stateless HTTP exchanges of a recording; see server-context.ts). */
+  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, private readonly options: ValidateOptions, context?: ServerContext) {
+    this.#state = new SessionState(session, context);
   }
 
   /** HTTP: an exchange's envelope (headers), known before or while its messages are judged. */

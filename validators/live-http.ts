@@ -38,9 +38,6 @@ interface Open {
   response: Body;
   sse?: SseSplitter;
   ordinal: number;
-  /** Messages of an exchange whose session is not known yet (a request without Mcp-Session-Id,
-   * until its response headers say which session it opened, if any). */
-  held: Item[];
   /** The exchange's first message, which exchange-level verdicts point at (undefined when it
    * was too large to parse: the exchange is then not judged live). */
   first?: RecordedMessage;
@@ -74,6 +71,13 @@ export interface HttpLiveFramerOptions {
  */
 export class HttpLiveFramer {
   readonly #open = new Map<number, Open>();
+  /** What is to be handed on, in journal order. An exchange's session is not known until its
+   * response headers say which session it opened, if any (a request without Mcp-Session-Id
+   * waits for them); everything after it waits too, so messages and exchange ends are handed on
+   * in the order of the journal, which is the order the offline validator replays the stateless
+   * exchanges of a recording in (they share the server's context). */
+  #queue: { ex: Open; run: () => void }[] = [];
+  #head = 0;
   #now = 0;
   readonly #max: number;
 
@@ -89,10 +93,10 @@ export class HttpLiveFramer {
     const x = Number(r.x);
     if (r.ev === 'http-request') {
       const claims = tokenClaimsOf(r.tokenClaims);
-      const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true, ...(claims ? { tokenClaims: claims } : {}) };
+      const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true, ...(claims ? { tokenClaims: claims } : {}), ...(typeof r.caller === 'string' ? { caller: r.caller } : {}) };
       const sid = header(record.requestHeaders, 'mcp-session-id');
       const kept = KeptBody.for(record);
-      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: new Body(this.#max), response: new Body(this.#max), ordinal: 0, held: [], carried: false, ...(kept ? { kept } : {}) });
+      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: new Body(this.#max), response: new Body(this.#max), ordinal: 0, carried: false, ...(kept ? { kept } : {}) });
       return;
     }
     const ex = this.#open.get(x);
@@ -124,8 +128,7 @@ export class HttpLiveFramer {
       const sid = header(ex.record.responseHeaders, 'mcp-session-id');
       if (!ex.key) {
         ex.key = sid ? `session:${sid}` : `exchange:${x}`;
-        for (const item of ex.held) this.#deliver(ex, item);
-        ex.held = [];
+        this.#drain();
       }
       if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
         ex.sse = new SseSplitter((event) => {
@@ -141,12 +144,8 @@ export class HttpLiveFramer {
       if (body !== undefined) ex.record.responseBody = body;
       if (ex.sse) ex.sse.end();
       else this.#body(ex, ex.response, { exchange: x, part: 'response' }, 'server-to-client');
-      if (!ex.key) {
-        ex.key = `exchange:${x}`;
-        for (const item of ex.held) this.#deliver(ex, item);
-      }
-      if (ex.carried) this.options.onExchangeEnd?.(ex.key, ex.record, ex.first);
-      else this.options.onBareExchangeEnd?.(ex.key, ex.record);
+      ex.key ??= `exchange:${x}`;
+      this.#enqueue(ex, ex.carried ? () => this.options.onExchangeEnd?.(ex.key!, ex.record, ex.first) : () => this.options.onBareExchangeEnd?.(ex.key!, ex.record));
     }
   }
 
@@ -170,8 +169,25 @@ export class HttpLiveFramer {
 
   #place(ex: Open, item: Item): void {
     ex.carried = true;
-    if (ex.key) this.#deliver(ex, item);
-    else ex.held.push(item);
+    this.#enqueue(ex, () => this.#deliver(ex, item));
+  }
+
+  #enqueue(ex: Open, run: () => void): void {
+    this.#queue.push({ ex, run });
+    this.#drain();
+  }
+
+  /** Hands on what is at the head of the queue, as long as its session is known. */
+  #drain(): void {
+    const q = this.#queue;
+    while (this.#head < q.length && q[this.#head]!.ex.key !== undefined) q[this.#head++]!.run();
+    if (this.#head === q.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head > 1024) {
+      this.#queue = q.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   #deliver(ex: Open, item: Item): void {

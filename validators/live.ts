@@ -7,6 +7,7 @@ import { AlertHub } from './alerts.js';
 import { SessionValidator, type SessionEndInfo } from './engine.js';
 import { judgeRecording, type SessionDigest } from './recording.js';
 import { RULES } from './rules/index.js';
+import { ServerContexts, STATELESS_KEY } from './server-context.js';
 
 export interface LiveValidatorOptions {
   logger: Logger;
@@ -36,13 +37,17 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
       if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
     }
   };
-  const validatorFor = (session: ConstructorParameters<typeof SessionValidator>[0], where: () => string): SessionValidator => {
+  // HTTP: the stateless exchanges that reach the same upstream as the same caller share what the
+  // server has shown of itself (the offline validator replays them in the same order).
+  const contexts = new ServerContexts();
+  const validatorFor = (session: ConstructorParameters<typeof SessionValidator>[0], where: () => string, exchange?: HttpExchange): SessionValidator => {
     let v = sessions.get(session.id);
     if (!v) {
+      const shared = exchange && session.id.startsWith(STATELESS_KEY) ? contexts.for(session.target, exchange) : undefined;
       v = new SessionValidator(session, {
         rules: RULES,
         onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),
-      });
+      }, shared);
       sessions.set(session.id, v);
     }
     return v;
@@ -50,7 +55,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   return {
     message(session, msg, exchange?: HttpExchange) {
       try {
-        const v = validatorFor(session, () => `message #${msg.seq}`);
+        const v = validatorFor(session, () => `message #${msg.seq}`, exchange);
         if (exchange) v.exchange(exchange);
         const found: Violation[] = v.check(msg);
         emit(found);
@@ -72,7 +77,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
     },
     bareExchangeEnd(session, exchange) {
       try {
-        const found = validatorFor(session, () => `exchange ${exchange.id}`).bareExchangeEnd(exchange);
+        const found = validatorFor(session, () => `exchange ${exchange.id}`, exchange).bareExchangeEnd(exchange);
         emit(found);
         return found;
       } catch (err) {

@@ -1,6 +1,7 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { Direction, RecordedMessage } from '../lib/message.js';
 import { isObject, type Observed } from './rule.js';
+import { ServerContext } from './server-context.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const MODERN_REVISION = '2026-07-28';
@@ -14,9 +15,9 @@ export interface PendingRequest {
 
 /**
  * What the validator knows about one session while it walks the messages in order: the requests
- * each side still awaits, the negotiated revision, the latest tool list, MRTR rounds. Rules read
- * it; only the engine changes it (after all rules saw a message), so every rule sees the same
- * "before" state.
+ * each side still awaits, the negotiated revision, MRTR rounds, and (through `context`, which
+ * stateless HTTP exchanges share) what the server has shown of itself. Rules read it; only the
+ * engine changes it (after all rules saw a message), so every rule sees the same "before" state.
  */
 export class SessionState {
   readonly pending: Record<Direction, Map<string, PendingRequest>> = {
@@ -27,34 +28,28 @@ export class SessionState {
   legacyRevision?: string;
   /** A request with the 2026-07-28 envelope has been seen. */
   modernSeen = false;
-  /** Tools from the most recent `tools/list` answer, by name. */
-  tools = new Map<string, Record<string, unknown>>();
-  /** `requestState` handed out with an `input_required` answer, by the request's identity. */
-  issuedState = new Map<string, { state?: string; id: unknown; kinds: string[]; keys: string[] }>();
   readonly exchanges = new Map<number, HttpExchange>();
-  /** Server capabilities from the DiscoverResult or the InitializeResult. */
-  serverCapabilities?: Record<string, unknown>;
-  /** The last complete first-page answer of each list method, to compare the next one with. */
-  lastList = new Map<string, { seq: number; items: unknown[]; authorization?: string }>();
-  /** A list_changed notification (tools, resources, prompts) arrived since the last list of that kind. */
-  listChanged = new Set<string>();
+  readonly #once = new Set<string>();
+  /** Responses seen per HTTP exchange (one per request stream). */
+  responsesInExchange = new Map<number, number>();
   /** Progress tokens of requests the client sent: the request's seq, whether it was answered,
    * and the last progress value seen. */
   progress = new Map<string, { requestKey: string; answered: boolean; last?: number; cancelled?: boolean }>();
   /** Ids of requests the client cancelled. */
   cancelled = new Set<string>();
-  /** `nextCursor`s the server handed out, per method. */
-  cursors = new Map<string, Set<string>>();
-  readonly #once = new Set<string>();
-  /** Responses seen per HTTP exchange (one per request stream). */
-  responsesInExchange = new Map<number, number>();
-  /** Values of id-like fields and requestStates the server handed out, for guessability. */
-  handedOut: { field: string; value: string | number }[] = [];
   /** Rule-private memory of this session, one slot per `sessionSlot` (see there). */
   readonly slots: unknown[] = [];
+  // The server's facts, read through to the context (the rules read them as the session's).
+  get tools(): ServerContext['tools'] { return this.context.tools; }
+  get serverCapabilities(): ServerContext['serverCapabilities'] { return this.context.serverCapabilities; }
+  get lastList(): ServerContext['lastList'] { return this.context.lastList; }
+  get listChanged(): ServerContext['listChanged'] { return this.context.listChanged; }
+  get cursors(): ServerContext['cursors'] { return this.context.cursors; }
+  get issuedState(): ServerContext['issuedState'] { return this.context.issuedState; }
+  get handedOut(): ServerContext['handedOut'] { return this.context.handedOut; }
 
   /** `target` (the recorded server) is known offline and, on HTTP, live. */
-  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }) {
+  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, readonly context: ServerContext = new ServerContext()) {
     for (const x of session.exchanges ?? []) this.exchanges.set(x.id, x);
   }
 
@@ -197,11 +192,12 @@ export class SessionState {
     const result = isObject(json.result) ? json.result : undefined;
     if (!result) return;
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
-    if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities)) this.serverCapabilities = result.capabilities;
+    if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities)) this.context.serverCapabilities = result.capabilities;
+    if (o.request.method === 'server/discover' && Array.isArray(result.supportedVersions)) this.context.supportedVersions = result.supportedVersions.filter((v): v is string => typeof v === 'string');
     const list = LIST_KEYS[o.request.method];
     if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) {
       const authorization = this.header(o.request.msg, 'authorization');
-      this.lastList.set(o.request.method, { seq: o.msg.seq, items: result[list] as unknown[], ...(authorization ? { authorization } : {}) });
+      this.lastList.set(o.request.method, { seq: o.msg.seq, session: this.session.id, ...(o.msg.http ? { exchange: o.msg.http.exchange } : {}), items: result[list] as unknown[], ...(authorization ? { authorization } : {}) });
       this.listChanged.delete(list);
     }
     if (typeof result.nextCursor === 'string') {
@@ -225,6 +221,13 @@ export class SessionState {
       for (const t of result.tools) if (isObject(t) && typeof t.name === 'string') this.tools.set(t.name, t);
     }
   }
+}
+
+/** Where an earlier answer the context keeps was seen, as a finding's message names it: its seq
+ * in this session, or the HTTP exchange (whose number is the same live and offline) when it came
+ * from another exchange of the recording. */
+export function seenAt(at: { seq: number; session: string; exchange?: number }, state: SessionState): string {
+  return at.session === state.session.id || at.exchange === undefined ? `message #${at.seq}` : `the answer of HTTP exchange ${at.exchange}`;
 }
 
 let slotCount = 0;

@@ -3,7 +3,7 @@ import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
 import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
 import { SEVERITY_ORDER, type Severity } from '../lib/violation.js';
-import { validateSession } from './engine.js';
+import { validateSessions } from './validate-sessions.js';
 import { validateRecordings } from './recording.js';
 import { FORMATS, render, type Format } from './reports/formats.js';
 import type { ValidationRun } from './reports/summary.js';
@@ -27,9 +27,8 @@ export function validateCassettes(paths: string[], onRuleError?: (rule: string, 
     const cassette = loadCassette(path);
     run.cassettes.push({ path, sessions: cassette.sessions.length, messages: cassette.sessions.reduce((n, s) => n + s.messages.length, 0) });
     const options = { rules, ...(onRuleError ? { onRuleError } : {}) };
-    for (const session of cassette.sessions) {
-      for (const v of validateSession(session, options)) run.violations.push({ ...v, cassette: path });
-    }
+    // Session by session (the stateless HTTP exchanges of a recording share the server's context).
+    for (const v of validateSessions(cassette.sessions, options)) run.violations.push({ ...v, cassette: path });
     // Then the rules that compare the sessions of one recording.
     for (const v of validateRecordings(cassette.sessions, options)) run.violations.push({ ...v, cassette: path });
   }

@@ -90,6 +90,10 @@ export interface HttpExchange {
   /** The `iss` and `aud` claims of a JWT bearer token, read before the Authorization header was
    * masked. Never the token itself, never any other claim. */
   tokenClaims?: TokenClaims;
+  /** Who asked: a truncated SHA-256 of the request's Authorization value, salted per proxy run
+   * (never the value; equal within one recording for equal credentials). The validator keys its
+   * server context by it. */
+  caller?: string;
 }
 
 /** The non-secret claims kept of a JWT access token (AUTH-OWN-AS-ONLY). */

@@ -102,7 +102,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         const record: HttpExchange = {
           id: x, t: r.t, method: String(r.method), path: String(r.path),
           requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true,
-          ...(claims ? { tokenClaims: claims } : {}),
+          ...(claims ? { tokenClaims: claims } : {}), ...(typeof r.caller === 'string' ? { caller: r.caller } : {}),
         };
         const kept = KeptBody.for(record);
         const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
@@ -204,7 +204,10 @@ function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed
   const start = Date.parse(journal.header.startedAt);
   return [...groups.values()].map((g, i) => {
     const mine = g.exchanges;
-    const t0 = mine[0]!.record.t;
+    // Whole milliseconds, so startedAt (an ISO time, to the millisecond) plus a message's `t` is
+    // its exact time on the journal's clock: the validator orders the stateless sessions of one
+    // recording by it, as the live validator saw their messages.
+    const t0 = Math.floor(mine[0]!.record.t);
     const rebase = (t: number): number => Math.round((t - t0) * 1000) / 1000;
     const messages = g.placed.map((p, n) => ({ ...p.message, seq: n + 1, t: rebase(p.message.t) }));
     const records = mine.map((ex) => ({ ...ex.record, t: rebase(ex.record.t), ...(ex.record.endT !== undefined ? { endT: rebase(ex.record.endT) } : {}) }));

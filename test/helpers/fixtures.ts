@@ -23,7 +23,7 @@ export interface RuleFixture {
   sessions?: FixtureSessionPart[];
 }
 
-type FixtureExchange = { t?: number; path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; mcp?: boolean; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string>; responseBody?: string; tokenClaims?: TokenClaims };
+type FixtureExchange = { t?: number; path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; mcp?: boolean; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string>; responseBody?: string; tokenClaims?: TokenClaims; caller?: string };
 
 /** One session of a multi-session fixture. `at`: when it starts, in ms after the first one
  * (default 100 ms after the previous start); `durationMs` defaults to one ms per message; `end`
@@ -133,6 +133,7 @@ function buildSession(f: RuleFixture, createExchanges: boolean): RecordedSession
     if (h.t !== undefined) ex.t = h.t;
     if (h.responseBody !== undefined) ex.responseBody = h.responseBody;
     if (h.tokenClaims) ex.tokenClaims = h.tokenClaims;
+    if (h.caller) ex.caller = h.caller;
   }
   return {
     id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: START,

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { validateSession } from '../../validators/engine.js';
+import { validateSessions } from '../../validators/validate-sessions.js';
 import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -70,7 +70,7 @@ test('a real recording keeps the Protected Resource Metadata and a JWT\'s iss an
   const mine = new Set(['AUTH-PRM-AS', 'HTTP-NO-RESUME', 'AUTH-OWN-AS-ONLY']);
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => mine.has(v.rule));
-  const offline = cassette.sessions.flatMap((s) => validateSession(s, { rules: RULES })).filter((v) => mine.has(v.rule));
+  const offline = validateSessions(cassette.sessions, { rules: RULES }).filter((v) => mine.has(v.rule));
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort());
   // The metadata has no message to point at (seq 0); the server at 127.0.0.1 has no known public
   // name, so the token's audience is not judged.

@@ -11,6 +11,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { readJsonBody, serveStdioLines } from './raw-io.js';
 
 /** Each defect breaks one probe (the rule it fails is in the comment). */
 export const DEFECTS = [
@@ -201,26 +202,7 @@ function callTool(id: unknown, params: Json, caps: Json, conn: ConnState): Answe
 
 function serveStdio(): void {
   const conn = newConn();
-  let buf = '';
-  process.stdin.setEncoding('utf8');
-  process.stdin.on('data', (chunk: string) => {
-    buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (!line.trim()) continue;
-      let msg: unknown;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }) + '\n');
-        continue;
-      }
-      const a = handle(msg, conn);
-      if (a?.body) process.stdout.write(JSON.stringify(a.body) + '\n');
-    }
-  });
+  serveStdioLines((msg) => handle(msg, conn)?.body);
   process.stdin.on('end', () => {
     if (has('ignore-eof')) setInterval(() => {}, 1 << 30);
     else process.exit(0);
@@ -258,19 +240,11 @@ function serveHttp(): void {
     if (req.method !== 'POST') return send(err(null, -32000, 'Method not allowed', undefined, 405), { allow: 'POST' });
     let conn = conns.get(req.socket);
     if (!conn) conns.set(req.socket, (conn = newConn()));
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let msg: unknown;
-      try {
-        msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return send(err(null, -32700, 'Parse error'));
-      }
+    readJsonBody(req, (msg) => {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
       const a = handle(msg, conn!, headers);
       send(a ?? { status: 202 });
-    });
+    }, () => send(err(null, -32700, 'Parse error')));
   });
   server.listen(port, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`));
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
+import { validateSessions } from '../../validators/validate-sessions.js';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
 import { validateRecordings } from '../../validators/recording.js';
@@ -15,9 +16,10 @@ for (const f of fixtures) {
   test(`${f.rule}/${f.name}: ${f.description}`, (t) => {
     const errors: string[] = [];
     const options = { rules: RULES, onRuleError: (rule: string, err: unknown) => errors.push(`${rule}: ${String(err)}`) };
-    // Each session on its own, then the cross-session rules over all of them (one recording).
+    // Each session (stateless HTTP ones sharing the server context), then the cross-session
+    // rules over all of them (one recording).
     const sessions = fixtureSessions(f);
-    const violations = [...sessions.flatMap((s) => validateSession(s, options)), ...validateRecordings(sessions, options)];
+    const violations = [...validateSessions(sessions, options), ...validateRecordings(sessions, options)];
     t.deepEqual(errors, [], 'no rule threw');
     t.deepEqual([...new Set(violations.map((v) => v.rule))].sort(), [...f.expect].sort());
     // Spec links point at the page in the revision of the message a finding is about, where that

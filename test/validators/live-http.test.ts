@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { validateSession } from '../../validators/engine.js';
+import { validateSessions } from '../../validators/validate-sessions.js';
 import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -43,7 +43,7 @@ test('live validation of Streamable HTTP: alerts while traffic flows, verdicts s
   // SEC-LOCAL-HTTP-OPEN: the upstream is on 127.0.0.1 and answers without any Authorization.
   t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), ['ENV-RESULTTYPE-PRESENT', 'ENV-SERVERINFO', 'HTTP-NO-SESSION', 'HTTP-XACCEL', 'PROG-ACTIVE-ONLY', 'SEC-LOCAL-HTTP-OPEN']);
   // Live verdicts carry the cassette's session ids and message numbers: the offline validator agrees.
-  const offline = cassette.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
+  const offline = validateSessions(cassette.sessions, { rules: RULES });
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort());
 });
@@ -85,7 +85,7 @@ test('live validation judges whole exchanges too (status and headers, bodies or 
   const { cassette, result } = await proxy.stop();
   t.regex(result.stderr, /AUTH-STATUS-MAP/, 'alerted live');
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
-  const offline = cassette.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
+  const offline = validateSessions(cassette.sessions, { rules: RULES });
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort());
   // HTTP-NO-CLIENT-NOTIF: notifications/initialized has no place on 2026-07-28 HTTP.

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { validateSession } from '../../validators/engine.js';
+import { validateSessions } from '../../validators/validate-sessions.js';
 import { RULES } from '../../validators/rules/index.js';
 import { node, root } from '../helpers/paths.js';
 import { recordSdkSession } from '../helpers/sdk-recording.js';
@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/tmp.js';
 async function recordAndValidate(t: Parameters<typeof tempDir>[0], server: string[], steps: (c: Client) => Promise<void>) {
   // server-memory keeps its graph in MEMORY_FILE_PATH (by default next to its own code).
   const { dir, cassette: c } = await recordSdkSession(t, server, steps, { env: (d) => ({ MEMORY_FILE_PATH: join(d, 'memory.jsonl') }) });
-  const offline = c.sessions.flatMap((s) => validateSession(s, { rules: RULES }));
+  const offline = validateSessions(c.sessions, { rules: RULES });
   const live = c.sessions.flatMap((s) => s.violations ?? []);
   return { offline, live, dir };
 }

@@ -1,5 +1,5 @@
 import { isObject, since, type Interest, type Rule } from '../rule.js';
-import { LIST_KEYS } from '../session-state.js';
+import { LIST_KEYS, seenAt } from '../session-state.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
 const RULE_OF_LIST: Record<string, string> = { 'tools/list': 'TOOLS-LIST-INVARIANT', 'resources/list': 'RES-LIST-INVARIANT', 'prompts/list': 'PROMPTS-LIST-INVARIANT' };
@@ -12,14 +12,18 @@ function canonical(v: unknown): string {
 
 const nameOf = (item: unknown): string => (isObject(item) ? String(item.name ?? item.uri ?? '') : '');
 
-/** A later first-page answer of a list method, compared with the previous one in the session. */
-function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']>[2], method: string) {
+/** A later first-page answer of a list method, compared with the previous one the server
+ * context holds; `ownSession`: only one of this session (on stateless HTTP, whether a list may
+ * change between exchanges is STATE-LIST-INVARIANT's, which weighs the time and the requests in
+ * between). */
+function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['check']>[2], method: string, ownSession: boolean) {
   if (o.request?.method !== method || !o.json || !isObject(o.json.result)) return undefined;
   const key = LIST_KEYS[method]!;
   const items = o.json.result[key];
   if (!Array.isArray(items) || (isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) return undefined;
   const before = state.lastList.get(method);
   if (!before || state.listChanged.has(key)) return undefined; // announced with list_changed: allowed
+  if (ownSession && before.session !== state.session.id) return undefined;
   // Lists MAY differ with the Authorization presented.
   if ((state.header(o.request.msg, 'authorization') ?? undefined) !== before.authorization) return undefined;
   return { items, before };
@@ -33,7 +37,7 @@ function invariance(method: string): Rule {
     title: `${method} does not change between calls or as a side effect of other requests`,
     on: [`result ${method}`],
     check(o, report, state) {
-      const r = relist(o, state, method);
+      const r = relist(o, state, method, true);
       if (!r) return;
       const was = new Map(r.before.items.map((i) => [nameOf(i), canonical(i)]));
       const now = new Map(r.items.map((i) => [nameOf(i), canonical(i)]));
@@ -42,7 +46,7 @@ function invariance(method: string): Rule {
       const changed = [...now.keys()].filter((k) => was.has(k) && was.get(k) !== now.get(k));
       if (added.length || removed.length || changed.length) {
         const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''].filter(Boolean);
-        report(`/result/${LIST_KEYS[method]}`, `${method} differs from its answer in message #${r.before.seq} without a list_changed notification: ${parts.join('; ')}`);
+        report(`/result/${LIST_KEYS[method]}`, `${method} differs from its answer in ${seenAt(r.before, state)} without a list_changed notification: ${parts.join('; ')}`);
       }
     },
   };
@@ -89,12 +93,12 @@ export const capabilityRules: Rule[] = [
     title: 'Tools come in the same order while the set is unchanged',
     on: ['result tools/list'],
     check(o, report, state) {
-      const r = relist(o, state, 'tools/list');
+      const r = relist(o, state, 'tools/list', false);
       if (!r) return;
       const was = r.before.items.map(nameOf);
       const now = r.items.map(nameOf);
       if (was.length === now.length && [...was].sort().join('\u0000') === [...now].sort().join('\u0000') && was.join('\u0000') !== now.join('\u0000')) {
-        report('/result/tools', `same tools as in message #${r.before.seq}, in a different order`);
+        report('/result/tools', `same tools as in ${seenAt(r.before, state)}, in a different order`);
       }
     },
   },
