@@ -1,6 +1,7 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { Direction, RecordedMessage } from '../lib/message.js';
 import { isObject, type Observed } from './rule.js';
+import { handedOutIds } from './state-ids.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const MODERN_REVISION = '2026-07-28';
@@ -10,6 +11,9 @@ export interface PendingRequest {
   json: Record<string, unknown>;
   method: string;
   era?: 'legacy' | 'modern';
+  /** The first rule of error severity the request broke (a missing envelope field, a schema
+   * breach): its answer may be a refusal, whatever the rules that judge answers expect. */
+  invalid?: string;
 }
 
 /**
@@ -34,6 +38,8 @@ export class SessionState {
   readonly exchanges = new Map<number, HttpExchange>();
   /** Server capabilities from the DiscoverResult or the InitializeResult. */
   serverCapabilities?: Record<string, unknown>;
+  /** `supportedVersions` from the DiscoverResult. */
+  supportedVersions?: string[];
   /** The last complete first-page answer of each list method, to compare the next one with. */
   lastList = new Map<string, { seq: number; items: unknown[]; authorization?: string }>();
   /** A list_changed notification (tools, resources, prompts) arrived since the last list of that kind. */
@@ -48,7 +54,7 @@ export class SessionState {
   readonly #once = new Set<string>();
   /** Responses seen per HTTP exchange (one per request stream). */
   responsesInExchange = new Map<number, number>();
-  /** Values of id-like fields and requestStates the server handed out, for guessability. */
+  /** Values of id-like fields (validators/state-ids.ts) and requestStates the server handed out, for guessability. */
   handedOut: { field: string; value: string | number }[] = [];
   /** Rule-private memory of this session, one slot per `sessionSlot` (see there). */
   readonly slots: unknown[] = [];
@@ -64,7 +70,7 @@ export class SessionState {
     // Every member present from the start, in one order: every Observed has the same shape, so
     // the rules' reads of it stay monomorphic (an object that grew members as it was classified
     // came in many shapes, and every rule paid for it).
-    const o: Observed = { msg, transport: this.session.transport, json, revision: undefined, era: undefined, request: undefined, reported: undefined };
+    const o: Observed = { msg, transport: this.session.transport, json, revision: undefined, era: undefined, request: undefined, reported: undefined, invalid: undefined };
     if (!json) return o;
     const method = typeof json.method === 'string' ? json.method : undefined;
     if (method !== undefined) {
@@ -167,7 +173,7 @@ export class SessionState {
       const token = progressToken(json);
       if (o.msg.direction === 'client-to-server' && token !== undefined) this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
       // (era always present, for one shape: see observe)
-      const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined };
+      const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined, invalid: o.invalid };
       this.pending[o.msg.direction].set(idKey(json.id), pending);
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;
@@ -198,6 +204,7 @@ export class SessionState {
     if (!result) return;
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
     if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities)) this.serverCapabilities = result.capabilities;
+    if (o.request.method === 'server/discover' && Array.isArray(result.supportedVersions)) this.supportedVersions = result.supportedVersions.filter((v): v is string => typeof v === 'string');
     const list = LIST_KEYS[o.request.method];
     if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) {
       const authorization = this.header(o.request.msg, 'authorization');
@@ -210,6 +217,7 @@ export class SessionState {
       this.cursors.set(o.request.method, set);
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
+    if (o.request.method === 'tools/call' && isObject(o.request.json.params) && typeof o.request.json.params.name === 'string') this.handedOut.push(...handedOutIds(o.request.json.params.name, result));
     if (result.resultType === 'input_required') {
       const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
       this.issuedState.set(mrtrKey(o.request.json), {

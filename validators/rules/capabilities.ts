@@ -1,5 +1,6 @@
 import { isObject, type Interest, type Rule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
+import { refusable } from './version.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
 const RULE_OF_LIST: Record<string, string> = { 'tools/list': 'TOOLS-LIST-INVARIANT', 'resources/list': 'RES-LIST-INVARIANT', 'prompts/list': 'PROMPTS-LIST-INVARIANT' };
@@ -75,6 +76,7 @@ export const capabilityRules: Rule[] = [
       const method = o.request?.method;
       const cap = method ? CAPABILITY_OF_LIST[method] : undefined;
       if (!cap || !o.json || !isObject(o.json.error) || !state.serverCapabilities || !(cap in state.serverCapabilities)) return;
+      if (refusable(o.request!, state)) return; // a refused invalid request says nothing of the capability
       report('/error', `the server declared the ${cap} capability but answered ${method} with error ${String(o.json.error.code)}`);
     },
   },
@@ -105,6 +107,7 @@ export const capabilityRules: Rule[] = [
       const code = o.json.error.code;
       if (typeof params.name !== 'string' || !state.tools.has(params.name)) return; // unknown tool: a JSON-RPC error is right
       if (code === -32601 || code === -32020 || code === -32021 || code === -32022) return;
+      if (refusable(o.request, state)) return; // an invalid request is a JSON-RPC error (TOOLS-ERR-PROTOCOL)
       report('/error', `${params.name} is a listed tool, yet its failure came back as JSON-RPC error ${String(code)}; tool failures and invalid arguments are results with isError: true (SEP-1303)`);
     },
   },

@@ -4,7 +4,7 @@ import { isObject, type Observed, type Report, type Rule } from '../rule.js';
 import { idKey, MODERN_REVISION, sessionSlot, type SessionState } from '../session-state.js';
 import { LISTEN, SUB_ID, metaOf, notification } from './features-common.js';
 import { obj, params, type Json } from './negotiation.js';
-import { missingEnvelope } from './version.js';
+import { missingEnvelope, refusable } from './version.js';
 import { headerOf } from './wire-http.js';
 
 /** Rule-private memory of one session, one WeakMap per concern. */
@@ -220,7 +220,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
       const x = exchangeOf(o, state);
       if (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!))) return;
       const code = e.code;
-      if (PRE_DISPATCH_CODES.has(code as number) || (code === -32602 && req.era === 'modern' && missingEnvelope(req.json).length > 0)) return;
+      if (PRE_DISPATCH_CODES.has(code as number) || (code === -32602 && req.era === 'modern' && missingEnvelope(req.json).length > 0) || refusable(req, state)) return;
       const modernHttp = x !== undefined && req.era === 'modern';
       if (code !== -32601) {
         report('/error/code', `${req.method} (message #${req.msg.seq}) is not served here: ${why}; the answer is -32601 (Method not found)${modernHttp ? ' with HTTP 404' : ''}, not ${JSON.stringify(code)}`);
@@ -261,7 +261,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
       }
       const e = obj(o.json.error);
       const x = exchangeOf(o, state);
-      if (!e || e.code === -32602 || PRE_DISPATCH_CODES.has(e.code as number) || (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!)))) return;
+      if (!e || e.code === -32602 || PRE_DISPATCH_CODES.has(e.code as number) || (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!))) || refusable(req, state)) return;
       report('/error/code', `${named} was answered with error ${JSON.stringify(e.code)}; a missing required argument gets -32602 (Invalid params)`);
     },
   },
