@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
 import { validateRecordings } from '../../validators/recording.js';
-import { fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
+import { findingLines, fixtureFindings, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { RULES_FILE_HINT, rulesFile } from '../helpers/paths.js';
 
 const fixtures = loadFixtures();
@@ -21,6 +21,10 @@ for (const f of fixtures) {
       t.true(v.message.length > 0);
       t.regex(v.spec, /^https:\/\/modelcontextprotocol\.io\/specification\/2026-07-28\//);
     }
+    // Where each finding points, and how many there are.
+    if (!f.findings) return t.fail(`${f.rule}/${f.name}.json has no \`findings\` list: add one entry per violation it raises ({rule, seq, direction, path}, and session for a multi-session fixture); \`node dist/test/helpers/fixture-findings.js ${f.rule}/${f.name}\` prints what it raises now, to check against its description before it is pasted in`);
+    t.deepEqual(findingLines(fixtureFindings(f, violations)), findingLines(f.findings), 'each finding at its message and path, each once');
+    t.deepEqual([...new Set(f.findings.map((x) => x.rule))].sort(), [...f.expect].sort(), '`expect` names the rules of `findings`');
   });
 }
 
