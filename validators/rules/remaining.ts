@@ -220,7 +220,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
       const x = exchangeOf(o, state);
       if (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!))) return;
       const code = e.code;
-      if (PRE_DISPATCH_CODES.has(code as number) || (code === -32602 && req.era === 'modern' && missingEnvelope(req.json).length > 0) || refusable(req, state)) return;
+      if (PRE_DISPATCH_CODES.has(code as number) || (code === -32602 && req.era === 'modern' && missingEnvelope(req.json).length > 0)) return;
       const modernHttp = x !== undefined && req.era === 'modern';
       if (code !== -32601) {
         report('/error/code', `${req.method} (message #${req.msg.seq}) is not served here: ${why}; the answer is -32601 (Method not found)${modernHttp ? ' with HTTP 404' : ''}, not ${JSON.stringify(code)}`);
