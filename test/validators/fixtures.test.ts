@@ -28,6 +28,15 @@ for (const f of fixtures) {
   });
 }
 
+test('a finding that moves to another message or path, doubles or goes does not match the fixture\'s findings', (t) => {
+  const f = fixtures.find((x) => x.rule === 'CAP-DECLARED-ANSWERS' && x.name === 'case')!;
+  const sessions = fixtureSessions(f);
+  const found = fixtureFindings(f, sessions.flatMap((s) => validateSession(s, { rules: RULES })));
+  t.deepEqual(findingLines(found), findingLines(f.findings!));
+  const [one] = found;
+  for (const wrong of [[{ ...one!, seq: one!.seq - 1 }], [{ ...one!, path: '/error/code' }], [one!, one!], []]) t.notDeepEqual(findingLines(wrong), findingLines(f.findings!));
+});
+
 test('every implemented rule has a fixture that raises it', (t) => {
   for (const rule of RULES) t.true(fixtures.some((f) => f.rule === rule.id && f.expect.includes(rule.id)), `${rule.id} has a fixture`);
   t.true(fixtures.some((f) => f.rule === 'valid' && f.expect.length === 0), 'and clean traffic that raises nothing');
