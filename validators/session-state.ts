@@ -1,7 +1,7 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { Direction, RecordedMessage } from '../lib/message.js';
 import { isObject, type Observed } from './rule.js';
-import { handedOutIds } from './state-ids.js';
+import { HANDED_OUT_KEPT, handedOutIds } from './state-ids.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const MODERN_REVISION = '2026-07-28';
@@ -218,6 +218,7 @@ export class SessionState {
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
     if (o.request.method === 'tools/call' && isObject(o.request.json.params) && typeof o.request.json.params.name === 'string') this.handedOut.push(...handedOutIds(o.request.json.params.name, result));
+    if (this.handedOut.length > HANDED_OUT_KEPT) this.handedOut.splice(0, HANDED_OUT_KEPT / 2);
     if (result.resultType === 'input_required') {
       const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
       this.issuedState.set(mrtrKey(o.request.json), {

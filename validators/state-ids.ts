@@ -66,6 +66,20 @@ function collect(tool: string, o: Record<string, unknown>, path: string[], at: s
   }
 }
 
+/** How far back `recentValues` looks, and how many handed-out values a session keeps
+ * (session-state.ts drops the older half past it): a long session costs no more per call. */
+export const HANDED_OUT_KEPT = 4096;
+
+/** The last `n` distinct values handed out under `field`, oldest first. */
+export function recentValues(handedOut: readonly { field: string; value: string | number }[], field: string, n = 3): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (let i = handedOut.length - 1; i >= 0 && out.length < n; i--) {
+    const h = handedOut[i]!;
+    if (h.field === field && !out.includes(h.value)) out.unshift(h.value);
+  }
+  return out;
+}
+
 /** Largest step between consecutive values that still counts as a sequence. */
 const MAX_STEP = 100;
 

@@ -1,6 +1,6 @@
 import { isObject, type Interest, type Rule } from '../rule.js';
 import type { SessionState } from '../session-state.js';
-import { handedOutIds, lowEntropy, sequential } from '../state-ids.js';
+import { handedOutIds, lowEntropy, recentValues, sequential } from '../state-ids.js';
 import { pointerAt, walk, type Segment } from '../walk.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
@@ -47,7 +47,7 @@ function containerAt(json: Record<string, unknown>, at: Segment | undefined): un
   return v;
 }
 
-const valuesOf = (state: SessionState, field: string): (string | number)[] => state.handedOut.filter((h) => h.field === field).map((h) => h.value);
+const valuesOf = (state: SessionState, field: string): (string | number)[] => recentValues(state.handedOut, field);
 const listed = (seq: { last: (string | number)[]; step: number }): string => `${seq.last.map((v) => JSON.stringify(v)).join(', ')}: step ${seq.step}`;
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
