@@ -29,6 +29,27 @@ export interface AlertCounts {
   undelivered: number;
 }
 
+/** One rule in the end-of-session summary. */
+export interface SummaryRow {
+  rule: string;
+  severity: string;
+  count: number;
+  /** The distinct tools, prompts and resources its violations were about (absent when none). */
+  subjects?: string[];
+}
+
+/** How many subjects a summary line names before it says how many more there were. */
+const SUBJECTS_SHOWN = 10;
+
+/** The summary as the lines of its log message. */
+export function summaryLines(rows: readonly SummaryRow[]): string {
+  return rows.map((r) => {
+    const more = (r.subjects?.length ?? 0) - SUBJECTS_SHOWN;
+    const subjects = r.subjects?.length ? `  (${r.subjects.slice(0, SUBJECTS_SHOWN).join(', ')}${more > 0 ? `, and ${more} more` : ''})` : '';
+    return `  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${r.rule}${subjects}`;
+  }).join('\n');
+}
+
 export function oneLine(v: Violation): string {
   const arrow = v.direction === 'client-to-server' ? 'C>S' : 'S>C';
   return `${v.severity.toUpperCase()} ${v.rule} (message #${v.seq} ${arrow}${v.path ? ` ${v.path}` : ''}): ${v.message} ${v.spec}`;
@@ -41,7 +62,7 @@ export function oneLine(v: Violation): string {
  * proxy, and a failing sink is retried with backoff, then logged and dropped.
  */
 export class AlertHub {
-  readonly #seen = new Map<string, { violation: Violation; count: number }>();
+  readonly #seen = new Map<string, { violation: Violation; count: number; subjects: Set<string> }>();
   readonly #queue: Violation[] = [];
   readonly #counts: AlertCounts = { delivered: 0, failed: 0, dropped: 0, undelivered: 0 };
   #inFlight = 0;
@@ -49,14 +70,16 @@ export class AlertHub {
 
   constructor(private readonly options: AlertOptions) {}
 
-  emit(v: Violation): void {
+  /** `subject`: the tool, prompt or resource the violation's message is about (alert-subjects.ts). */
+  emit(v: Violation, subject?: string): void {
     const key = `${v.session}|${v.rule}|${v.direction}|${v.path}`;
     const seen = this.#seen.get(key);
     if (seen) {
       seen.count += 1;
+      if (subject !== undefined) seen.subjects.add(subject);
       return;
     }
-    this.#seen.set(key, { violation: v, count: 1 });
+    this.#seen.set(key, { violation: v, count: 1, subjects: new Set(subject === undefined ? [] : [subject]) });
     const log = this.options.logger;
     const record = { violation: v };
     if (v.severity === 'error') log.error(record, oneLine(v));
@@ -126,15 +149,17 @@ export class AlertHub {
     });
   }
 
-  /** The violations seen so far, counted by rule, most frequent first. */
-  summary(): { rule: string; severity: string; count: number }[] {
-    const byRule = new Map<string, { rule: string; severity: string; count: number }>();
-    for (const { violation, count } of this.#seen.values()) {
-      const e = byRule.get(violation.rule) ?? { rule: violation.rule, severity: violation.severity, count: 0 };
+  /** The violations seen so far, counted by rule, most frequent first, each with the distinct
+   * subjects (tools, prompts, resources) it was seen on, in the order they came. */
+  summary(): SummaryRow[] {
+    const byRule = new Map<string, SummaryRow & { subjects: string[] }>();
+    for (const { violation, count, subjects } of this.#seen.values()) {
+      const e = byRule.get(violation.rule) ?? { rule: violation.rule, severity: violation.severity, count: 0, subjects: [] };
       e.count += count;
+      for (const s of subjects) if (!e.subjects.includes(s)) e.subjects.push(s);
       byRule.set(violation.rule, e);
     }
-    return [...byRule.values()].sort((a, b) => b.count - a.count);
+    return [...byRule.values()].sort((a, b) => b.count - a.count).map(({ subjects, ...row }) => (subjects.length > 0 ? { ...row, subjects } : row));
   }
 
   /** Waits for the queued alerts, or until `deadline` settles, then logs and returns what became

@@ -248,7 +248,9 @@ export class SessionValidator {
     const rule = this.#rule!;
     const o = this.#o!;
     (o.reported ??= []).push(path);
-    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source, o.revision) });
+    const severity = severityOf(rule);
+    if (severity === 'error') o.invalid ??= rule.id;
+    this.#out.push({ rule: rule.id, severity, session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source, o.revision) });
   };
   /** The same for the exchange rules, which judge the server's answer (status, headers), hence
    * the direction; their violations point at the exchange's first message (`#seq`), or 0. */

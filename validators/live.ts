@@ -3,7 +3,8 @@ import type { LiveObserver, LiveRef } from '../lib/live-observer.js';
 import type { Logger } from '../lib/log.js';
 import type { RecordedMessage } from '../lib/message.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
-import { AlertHub } from './alerts.js';
+import { AlertSubjects } from './alert-subjects.js';
+import { AlertHub, summaryLines } from './alerts.js';
 import { SessionValidator, type SessionEndInfo } from './engine.js';
 import { judgeRecording, type SessionDigest } from './recording.js';
 import { RULES } from './rules/index.js';
@@ -31,9 +32,10 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   const sessions = new Map<string, SessionValidator>();
   const hub = new AlertHub({ logger: options.logger, ...(options.webhook ? { webhook: options.webhook } : {}), ...(options.exec ? { exec: options.exec } : {}) });
   let worst: Severity | undefined;
-  const emit = (found: Violation[]): void => {
+  const subjects = new Map<string, AlertSubjects>();
+  const emit = (found: Violation[], subject?: string): void => {
     for (const violation of found) {
-      hub.emit(violation);
+      hub.emit(violation, subject);
       if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
     }
   };
@@ -58,7 +60,10 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         const v = validatorFor(session, () => `message #${msg.seq}`, exchange);
         if (exchange) v.exchange(exchange);
         const found: Violation[] = v.check(msg);
-        emit(found);
+        let s = subjects.get(session.id);
+        if (!s) subjects.set(session.id, (s = new AlertSubjects()));
+        // Every violation check() returns points at this message.
+        emit(found, msg.channel === 'stderr' ? undefined : s.of(msg));
         return found;
       } catch (err) {
         options.logger.error({ err }, 'the live validator failed on a message; forwarding is not affected');
@@ -113,7 +118,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
       const table = hub.summary();
       if (table.length > 0) {
         // Through the logger, so --log-file keeps it off a stderr the host may be reading.
-        options.logger.warn({ summary: table }, `spec violations seen in this session:\n${table.map((r) => `  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${r.rule}`).join('\n')}`);
+        options.logger.warn({ summary: table }, `spec violations seen in this session:\n${summaryLines(table)}`);
       }
       const failed = options.failOn !== undefined && worst !== undefined && SEVERITY_ORDER[worst] >= SEVERITY_ORDER[options.failOn];
       return { failed, delivered: hub.close(deadline).then(() => undefined) };

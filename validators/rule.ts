@@ -61,11 +61,14 @@ export interface Observed {
   revision?: string;
   era?: 'legacy' | 'modern';
   /** For responses: the request they answer (sent in the opposite direction). */
-  request?: { msg: RecordedMessage; json: Record<string, unknown>; method: string; era?: 'legacy' | 'modern' };
+  request?: { msg: RecordedMessage; json: Record<string, unknown>; method: string; era?: 'legacy' | 'modern'; invalid?: string };
   transport: 'stdio' | 'streamable-http';
   /** JSON Pointers already reported for this message by the rules run before (the structure
    * rules run last and skip what a more specific rule already said). */
   reported?: string[];
+  /** The first rule of error severity this message broke, set by the engine as rules report: a
+   * request that broke a MUST may rightly be refused (PendingRequest.invalid). */
+  invalid?: string;
 }
 
 export type Report = (path: string, message: string) => void;

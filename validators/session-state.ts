@@ -2,6 +2,7 @@ import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js'
 import type { Direction, RecordedMessage } from '../lib/message.js';
 import { isObject, type Observed } from './rule.js';
 import { ServerContext } from './server-context.js';
+import { HANDED_OUT_KEPT, handedOutIds } from './state-ids.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const MODERN_REVISION = '2026-07-28';
@@ -11,6 +12,9 @@ export interface PendingRequest {
   json: Record<string, unknown>;
   method: string;
   era?: 'legacy' | 'modern';
+  /** The first rule of error severity the request broke (a missing envelope field, a schema
+   * breach): its answer may be a refusal, whatever the rules that judge answers expect. */
+  invalid?: string;
 }
 
 /**
@@ -42,6 +46,7 @@ export class SessionState {
   // The server's facts, read through to the context (the rules read them as the session's).
   get tools(): ServerContext['tools'] { return this.context.tools; }
   get serverCapabilities(): ServerContext['serverCapabilities'] { return this.context.serverCapabilities; }
+  get supportedVersions(): ServerContext['supportedVersions'] { return this.context.supportedVersions; }
   get lastList(): ServerContext['lastList'] { return this.context.lastList; }
   get listChanged(): ServerContext['listChanged'] { return this.context.listChanged; }
   get cursors(): ServerContext['cursors'] { return this.context.cursors; }
@@ -59,7 +64,7 @@ export class SessionState {
     // Every member present from the start, in one order: every Observed has the same shape, so
     // the rules' reads of it stay monomorphic (an object that grew members as it was classified
     // came in many shapes, and every rule paid for it).
-    const o: Observed = { msg, transport: this.session.transport, json, revision: undefined, era: undefined, request: undefined, reported: undefined };
+    const o: Observed = { msg, transport: this.session.transport, json, revision: undefined, era: undefined, request: undefined, reported: undefined, invalid: undefined };
     if (!json) return o;
     const method = typeof json.method === 'string' ? json.method : undefined;
     if (method !== undefined) {
@@ -162,7 +167,7 @@ export class SessionState {
       const token = progressToken(json);
       if (o.msg.direction === 'client-to-server' && token !== undefined) this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
       // (era always present, for one shape: see observe)
-      const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined };
+      const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined, invalid: o.invalid };
       this.pending[o.msg.direction].set(idKey(json.id), pending);
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;
@@ -206,6 +211,8 @@ export class SessionState {
       this.cursors.set(o.request.method, set);
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
+    if (o.request.method === 'tools/call' && isObject(o.request.json.params) && typeof o.request.json.params.name === 'string') this.handedOut.push(...handedOutIds(o.request.json.params.name, result));
+    if (this.handedOut.length > HANDED_OUT_KEPT) this.handedOut.splice(0, HANDED_OUT_KEPT / 2);
     if (result.resultType === 'input_required') {
       const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
       this.issuedState.set(mrtrKey(o.request.json), {

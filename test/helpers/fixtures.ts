@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HttpExchange, RecordedSession, TokenClaims } from '../../lib/cassette/cassette.js';
 import { frameToMessage, type RecordedMessage } from '../../lib/message.js';
+import type { Violation } from '../../lib/violation.js';
 import { root } from './paths.js';
 
 export const fixtureRoot = join(root, 'cassettes', 'fixtures', 'rules');
@@ -12,6 +13,10 @@ export interface RuleFixture {
   description: string;
   transport: 'stdio' | 'streamable-http';
   expect: string[];
+  /** Every finding the fixture raises, where it points: one entry per violation (so a finding
+   * that moves to another message or path, or doubles, fails the test). Required; a fixture
+   * without it fails with a hint (see `fixture-findings.ts`). */
+  findings?: FixtureFinding[];
   /** The session's messages (absent when the fixture has `sessions`). */
   messages?: [string, unknown, number?][];
   /** HTTP: headers per exchange; request headers default to what a correct client sends. */
@@ -21,6 +26,17 @@ export interface RuleFixture {
   /** Several sessions of one recording, for the cross-session rules (validators/recording.ts),
    * instead of `messages`/`exchanges`: one stdio process or one HTTP session each. */
   sessions?: FixtureSessionPart[];
+}
+
+/** Where one finding points: the message's seq in its session (0: an exchange without a
+ * message), who sent it, the JSON Pointer, and for a fixture with `sessions` the session's
+ * number (from 1). */
+export interface FixtureFinding {
+  rule: string;
+  session?: number;
+  seq: number;
+  direction: 'client-to-server' | 'server-to-client';
+  path: string;
 }
 
 type FixtureExchange = { t?: number; path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; mcp?: boolean; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string>; responseBody?: string; tokenClaims?: TokenClaims; caller?: string };
@@ -155,4 +171,22 @@ function correctHeaders(body: unknown): Record<string, string> {
   const name = m.method === 'resources/read' ? m.params?.uri : m.params?.name;
   if (typeof name === 'string' && typeof version === 'string') out['mcp-name'] = name;
   return out;
+}
+
+/** A fixture's violations as findings, in the order the validator gives them: each session on
+ * its own, then the cross-session rules over all of them (one recording). */
+export function fixtureFindings(f: RuleFixture, violations: readonly Violation[]): FixtureFinding[] {
+  const ids = fixtureSessions(f).map((s) => s.id);
+  return violations.map((v) => ({
+    rule: v.rule,
+    ...(f.sessions ? { session: ids.indexOf(v.session) + 1 } : {}),
+    seq: v.seq,
+    direction: v.direction,
+    path: v.path,
+  }));
+}
+
+/** Findings as sortable lines (`RULE 2#5 S>C /result`), to compare as a multiset. */
+export function findingLines(findings: readonly FixtureFinding[]): string[] {
+  return findings.map((x) => `${x.rule} ${x.session === undefined ? '' : `${x.session}`}#${x.seq} ${x.direction === 'client-to-server' ? 'C>S' : 'S>C'} ${x.path}`).sort();
 }

@@ -7,7 +7,7 @@ import { validateRecordings } from '../../validators/recording.js';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import { SessionState } from '../../validators/session-state.js';
 import { SPEC_PAGES } from '../../validators/spec-pages.js';
-import { fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
+import { findingLines, fixtureFindings, fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { RULES_FILE_HINT, rulesFile } from '../helpers/paths.js';
 
 const fixtures = loadFixtures();
@@ -32,6 +32,10 @@ for (const f of fixtures) {
       const expected = revision !== undefined && SPEC_PAGES[revision]?.has(page!) ? revision : '2026-07-28';
       t.is(linked, expected, `${v.rule} at ${v.session}#${v.seq} (${revision ?? 'no revision'}): ${v.spec}`);
     }
+    // Where each finding points, and how many there are.
+    if (!f.findings) return t.fail(`${f.rule}/${f.name}.json has no \`findings\` list: add one entry per violation it raises ({rule, seq, direction, path}, and session for a multi-session fixture); \`node dist/test/helpers/fixture-findings.js ${f.rule}/${f.name}\` prints what it raises now, to check against its description before it is pasted in`);
+    t.deepEqual(findingLines(fixtureFindings(f, violations)), findingLines(f.findings), 'each finding at its message and path, each once');
+    t.deepEqual([...new Set(f.findings.map((x) => x.rule))].sort(), [...f.expect].sort(), '`expect` names the rules of `findings`');
   });
 }
 
@@ -93,6 +97,15 @@ test('2025-03-26 and 2024-11-05 sessions: structure per revision, later rules no
   const invalidArguments = fixtureSession(fixture('TOOLS-ERR-EXECUTION', 'june-invalid-arguments-32602'));
   t.deepEqual(found(invalidArguments), []);
   t.deepEqual(found(JSON.parse(JSON.stringify(invalidArguments).replace(/2025-06-18/g, '2025-11-25')) as RecordedSession), [`TOOLS-ERR-EXECUTION #7 /error ${link}/2025-11-25/server/tools`]);
+});
+
+test('a finding that moves to another message or path, doubles or goes does not match the fixture\'s findings', (t) => {
+  const f = fixtures.find((x) => x.rule === 'CAP-DECLARED-ANSWERS' && x.name === 'case')!;
+  const sessions = fixtureSessions(f);
+  const found = fixtureFindings(f, validateSessions(sessions, { rules: RULES }));
+  t.deepEqual(findingLines(found), findingLines(f.findings!));
+  const [one] = found;
+  for (const wrong of [[{ ...one!, seq: one!.seq - 1 }], [{ ...one!, path: '/error/code' }], [one!, one!], []]) t.notDeepEqual(findingLines(wrong), findingLines(f.findings!));
 });
 
 test('every implemented rule has a fixture that raises it', (t) => {

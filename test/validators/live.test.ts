@@ -9,6 +9,7 @@ import { rawServer, node } from '../helpers/paths.js';
 import { collect } from '../helpers/proc.js';
 import { line, readCassette, startRecorder } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
+import { logRecords, startWebhook } from '../helpers/webhook.js';
 
 test('live alerts while a misbehaving stdio server runs: webhook, exec, summary, --fail-on; the client still gets every byte', async (t) => {
   const dir = tempDir(t);
@@ -82,4 +83,34 @@ test('a stdio line past the live size limit is recorded, not judged live (a warn
   const offline = validateSession(s, { rules: RULES }).filter((v) => v.seq !== big.seq);
   t.true(offline.some((v) => v.rule === 'STDIO-STDOUT-CLEAN' && v.seq > big.seq), 'the noise after the large line is judged');
   t.deepEqual(s.violations?.filter((v) => v.seq !== big.seq), offline, 'live verdicts of the other messages equal offline verdicts, seqs included');
+});
+
+test('a finding repeated on several tools and resources: one alert at the webhook, and the summary names each distinct subject', async (t) => {
+  const dir = tempDir(t);
+  const hook = await startWebhook(t, (r, h) => h.answer(r, 204));
+  const cassette = join(dir, 'subjects.cassette.json');
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], { extra: ['--log-level', 'info', '--alert-webhook', hook.url] });
+  const done = collect(proxy);
+  // The echo server answers each 2026-07-28 request with {"echo": params}: no resultType, and a
+  // tools/call result without content, on every call.
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } };
+  const calls = [['tools/call', { name: 'alpha', arguments: {} }], ['tools/call', { name: 'beta', arguments: {} }], ['tools/call', { name: 'alpha', arguments: {} }], ['resources/read', { uri: 'file:///notes.txt' }]] as const;
+  proxy.stdin!.write(calls.map(([method, params], i) => line({ jsonrpc: '2.0', id: i + 1, method, params: { ...params, _meta: meta } })).join(''));
+  // Six distinct findings (rule and place): the session ends once the webhook has all six.
+  await hook.until(() => hook.answered === 6);
+  proxy.stdin!.end();
+  const r = await done;
+  t.is(r.code, 0);
+  const summary = logRecords(r.stderr).find((x) => x.summary)?.summary as { rule: string; count: number; subjects?: string[] }[];
+  const row = (rule: string) => summary.find((x) => x.rule === rule);
+  t.deepEqual(row('TOOLS-CALL-SHAPE'), { rule: 'TOOLS-CALL-SHAPE', severity: 'error', count: 3, subjects: ['alpha', 'beta'] });
+  t.deepEqual(row('ENV-RESULTTYPE-PRESENT'), { rule: 'ENV-RESULTTYPE-PRESENT', severity: 'error', count: 4, subjects: ['alpha', 'beta', 'file:///notes.txt'] });
+  t.regex(r.stderr, /\s3  error    TOOLS-CALL-SHAPE  \(alpha, beta\)/, 'the summary line names them');
+  // Repeats are counted, not sent: one alert per rule and place, pointing at the first answer.
+  const s = readCassette(cassette).sessions[0]!;
+  t.is(hook.requests.length, new Set(s.violations!.map((v) => `${v.rule} ${v.path}`)).size, 'one alert per rule and place');
+  const firstAnswer = s.messages.find((m) => m.direction === 'server-to-client')!.seq;
+  const shape = hook.requests.filter((q) => q.alert.violation.rule === 'TOOLS-CALL-SHAPE');
+  t.deepEqual(shape.map((q) => [q.alert.violation.seq, q.alert.violation.path]), [[firstAnswer, '/result/content']]);
+  t.is(s.violations!.filter((v) => v.rule === 'TOOLS-CALL-SHAPE').length, 3, 'the cassette keeps every violation');
 });

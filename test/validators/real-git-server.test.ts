@@ -67,9 +67,9 @@ async function steps(t: ExecutionContext, c: Client, dir: string) {
 // isError results (§Error Handling 2, "Tool Execution Errors ... Input validation errors ...
 // Business logic errors").
 const UNKNOWN_TOOL = 'TOOLS-ERR-PROTOCOL:error @ answer to tools/call no_such_tool /result/isError';
-// Known false positives, kept apart: TOOLS-STRUCT-MIRROR on git_branch and git_commit, whose text
+// Once false positives, kept apart: TOOLS-STRUCT-MIRROR on git_branch and git_commit, whose text
 // block holds the structuredContent value with its keys in another order and extra `null`
-// members. The fix is expected from branch rulefix (JSON objects compared as values).
+// members (the rule now compares JSON values; the last test holds it there).
 const MIRROR = ['TOOLS-STRUCT-MIRROR'];
 
 const recordings: Record<'stdio' | 'http', Promise<RealRecording> | undefined> = { stdio: undefined, http: undefined };
@@ -121,10 +121,9 @@ function canonical(v: unknown): unknown {
   return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)]));
 }
 
-// Today TOOLS-STRUCT-MIRROR fires on git_branch and git_commit (on both transports). Expected to
-// pass once branch rulefix is merged (the rule compares JSON values, key order aside, a null
-// member counting as absent): then flip test.serial.failing to test.serial.
-test.serial.failing('git server: no TOOLS-STRUCT-MIRROR where the text block mirrors structuredContent up to key order and null members', async (t) => {
+// TOOLS-STRUCT-MIRROR fired on git_branch and git_commit (on both transports) while it compared
+// text; it compares JSON values now (key order aside, a null member counting as absent).
+test.serial('git server: no TOOLS-STRUCT-MIRROR where the text block mirrors structuredContent up to key order and null members', async (t) => {
   for (const rec of [await recordings.stdio, await recordings.http]) {
     if (!rec) return t.fail('the recordings of the two tests above are missing');
     const mirror = rec.offline.filter((v) => MIRROR.includes(v.rule));

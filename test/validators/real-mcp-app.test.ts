@@ -118,11 +118,10 @@ test.serial('MCP App PDF server over stdio: exactly the true findings, live and 
   ]);
 });
 
-// Today SEC-RESULT-INJECTION fires once, on the viewer page's bundled JavaScript (/result/
-// contents/0/text): code and markup for the host's iframe, not text meant for the model. Expected
-// to pass once branch rulefix is merged (the rule judges by content type); then flip
-// test.serial.failing to test.serial.
-test.serial.failing('MCP App PDF server: no SEC-RESULT-INJECTION on the invisible characters in its app page\'s JavaScript', async (t) => {
+// SEC-RESULT-INJECTION fired once, on the viewer page's bundled JavaScript (/result/contents/0/
+// text): code and markup for the host's iframe, not text meant for the model. The rule judges
+// resource text by its content type now.
+test.serial('MCP App PDF server: no SEC-RESULT-INJECTION on the invisible characters in its app page\'s JavaScript', async (t) => {
   const rec = await pdfRecording;
   if (!rec) return t.fail('the recording of the test above is missing');
   const found = findings(rec, rec.offline.filter((v) => v.rule === 'SEC-RESULT-INJECTION'));

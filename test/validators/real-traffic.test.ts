@@ -50,6 +50,9 @@ test('tmcp over stdio (independent server): clean apart from real findings', asy
     await t.throwsAsync(c.complete({ ref: { type: 'ref/prompt', name: 'no_such_prompt' }, argument: { name: 'a', value: '' } }, { timeout: 1000 }));
   });
   t.deepEqual(rules(offline), EXPECTED.tmcp);
+  const respect = offline.filter((v) => v.rule === 'CAP-RESPECT');
+  t.deepEqual(respect.map((v) => [v.direction, v.path]), [['client-to-server', '/method']], 'the client\'s completion/complete, once');
+  t.regex(respect[0]!.message, /calls completion\/complete although the server's declared capabilities \(.*\) lack completions/);
   const nullResult = offline.find((v) => v.rule === 'ENV-RES-RESULT');
   t.is(nullResult?.path, '/result', 'the null completion result is reported where it is');
 });
@@ -62,6 +65,9 @@ test('tmcp over stdio (independent server): clean apart from real findings', asy
 //   is not repeated in a text block (server/tools.mdx §Structured Content, SHOULD).
 // - TOOLS-ERR-PROTOCOL (error): tmcp answers an unknown tool with an isError result instead of a
 //   JSON-RPC error (server/tools.mdx §Error Handling; REAL-PEERS measured the same).
+// - CAP-RESPECT (error): the test's own v1 client calls completion/complete although tmcp declares
+//   no completions capability (architecture/index.mdx §Capability Negotiation); it does so on
+//   purpose, to draw tmcp's null result.
 // - ENV-RES-RESULT (error): tmcp answers completion/complete for an unknown prompt with
 //   `"result": null`; a result response has a result object (basic/index.mdx §Result Responses).
 // Not a violation: tmcp's stray `"adapter": {}` member in its initialize result. Results allow
@@ -70,5 +76,5 @@ test('tmcp over stdio (independent server): clean apart from real findings', asy
 const EXPECTED: Record<string, string[]> = {
   filesystem: ['TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning'],
   memory: ['TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning'],
-  tmcp: ['ENV-RES-RESULT:error', 'TOOLS-ERR-PROTOCOL:error'],
+  tmcp: ['CAP-RESPECT:error', 'ENV-RES-RESULT:error', 'TOOLS-ERR-PROTOCOL:error'],
 };

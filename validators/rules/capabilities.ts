@@ -1,5 +1,6 @@
 import { isObject, since, type Interest, type Rule } from '../rule.js';
 import { LIST_KEYS, seenAt } from '../session-state.js';
+import { refusable } from './version.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
 const RULE_OF_LIST: Record<string, string> = { 'tools/list': 'TOOLS-LIST-INVARIANT', 'resources/list': 'RES-LIST-INVARIANT', 'prompts/list': 'PROMPTS-LIST-INVARIANT' };
@@ -81,6 +82,7 @@ export const capabilityRules: Rule[] = [
       const method = o.request?.method;
       const cap = method ? CAPABILITY_OF_LIST[method] : undefined;
       if (!cap || !o.json || !isObject(o.json.error) || !state.serverCapabilities || !(cap in state.serverCapabilities)) return;
+      if (refusable(o.request!, state)) return; // a refused invalid request says nothing of the capability
       report('/error', `the server declared the ${cap} capability but answered ${method} with error ${String(o.json.error.code)}`);
     },
   },
@@ -114,6 +116,7 @@ export const capabilityRules: Rule[] = [
       if (code === -32601 || code === -32020 || code === -32021 || code === -32022) return;
       // Before SEP-1303 (2025-11-25) invalid arguments were a protocol error.
       if (code === -32602 && o.revision !== undefined && o.revision < '2025-11-25') return;
+      if (refusable(o.request, state)) return; // an invalid request is a JSON-RPC error (TOOLS-ERR-PROTOCOL)
       report('/error', `${params.name} is a listed tool, yet its failure came back as JSON-RPC error ${String(code)}; tool failures and invalid arguments are results with isError: true (SEP-1303)`);
     },
   },

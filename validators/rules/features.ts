@@ -153,7 +153,7 @@ const featureCoreRules: Rule[] = [
       // A log on a listen stream or outside any request is LOG-REQUEST-SCOPED's (and SUB-NO-REQSCOPED's).
       if (mine.length === 0 || mine.some((r) => r.method === LISTEN || logLevelOf(r.json) !== undefined)) return;
       const names = mine.map((r) => `${r.method} ${JSON.stringify(r.json.id)}`).join(', ');
-      report('/method', `a log message for ${names}, ${mine.length === 1 ? 'which' : 'none of which'} asked for logs; send notifications/message only for requests whose _meta carries ${LOG_LEVEL}`);
+      report('/method', `a log message for ${names}, ${mine.length === 1 ? 'which did not ask' : 'none of which asked'} for logs; send notifications/message only for requests whose _meta carries ${LOG_LEVEL}`);
     },
   },
   {
@@ -204,7 +204,7 @@ const featureCoreRules: Rule[] = [
       if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string') return;
       if (OTHER_CANCEL.test(o.json.method)) return report('/method', `a cancellation sent as ${o.json.method}; on stdio a client cancels with notifications/cancelled and the request's id in params.requestId`);
       const p = notification(o, 'notifications/cancelled');
-      if (p && !('requestId' in p)) report('/params', `notifications/cancelled without params.requestId${'id' in p ? ' (the id is in params.id)' : ''}; it must name the request to cancel`);
+      if (p && !('requestId' in p)) report('/params/requestId', `notifications/cancelled without params.requestId${'id' in p ? ' (the id is in params.id)' : ''}; it must name the request to cancel`);
     },
   },
   {

@@ -379,19 +379,24 @@ export const negotiationRules: Rule[] = [
   {
     id: 'CAP-RESPECT', level: 'desc', obs: 'N', era: 'all', source: 'architecture/index.mdx §Capability Negotiation',
     title: 'Neither side uses a feature the other did not declare',
-    on: [...Object.keys(CLIENT_GATE).map((m): Interest => `server-request ${m}`), 'server-error'],
+    on: [...Object.keys(CLIENT_GATE).map((m): Interest => `server-request ${m}`), ...Object.keys(SERVER_GATE).map((m): Interest => `client-request ${m}`)],
     check(o, report, state) {
       const m = memory(o, state);
       const json = o.json;
-      if (o.msg.direction !== 'server-to-client' || !json) return;
-      // A 2025-era server asking the client for a feature its initialize did not declare.
-      const wanted = typeof json.method === 'string' && 'id' in json && Object.hasOwn(CLIENT_GATE, json.method) ? CLIENT_GATE[json.method] : undefined;
-      if (wanted && m.initCaps && !(wanted in m.initCaps)) report('/method', `${String(json.method)}, but the client's initialize declared no ${wanted} capability (declared: ${listed(m.initCaps)})`);
-      // A client calling a server feature that was not declared (when it answers, CAP-DECL-* judges the server instead).
-      const gate = o.request && Object.hasOwn(SERVER_GATE, o.request.method) ? SERVER_GATE[o.request.method] : undefined;
+      if (!json || typeof json.method !== 'string' || !('id' in json)) return;
+      if (o.msg.direction === 'server-to-client') {
+        // A 2025-era server asking the client for a feature its initialize did not declare.
+        const wanted = Object.hasOwn(CLIENT_GATE, json.method) ? CLIENT_GATE[json.method] : undefined;
+        if (wanted && m.initCaps && !(wanted in m.initCaps)) report('/method', `${json.method}, but the client's initialize declared no ${wanted} capability (declared: ${listed(m.initCaps)})`);
+        return;
+      }
+      // A client calling a server feature the server's capabilities, known by then, lack. It is
+      // reported on the request whatever the answer: when the server serves it anyway, CAP-DECL-*
+      // judges the server as well.
+      const gate = Object.hasOwn(SERVER_GATE, json.method) ? SERVER_GATE[json.method] : undefined;
       const caps = state.serverCapabilities;
-      if (gate && caps && isObject(json.error) && m.capsSeq !== undefined && o.request!.msg.seq > m.capsSeq && !has(caps, gate)) {
-        report('', `the client called ${o.request!.method} (message #${o.request!.msg.seq}) although the server's declared capabilities (${listed(caps)}) lack ${gate}`);
+      if (gate && caps && m.capsSeq !== undefined && !has(caps, gate)) {
+        report('/method', `the client calls ${json.method} although the server's declared capabilities (${listed(caps)}) lack ${gate}`);
       }
     },
   },

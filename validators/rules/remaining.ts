@@ -4,7 +4,7 @@ import { isObject, since, type Observed, type Report, type Rule } from '../rule.
 import { idKey, MODERN_REVISION, sessionSlot, type SessionState } from '../session-state.js';
 import { LISTEN, SUB_ID, metaOf, notification } from './features-common.js';
 import { obj, params, type Json } from './negotiation.js';
-import { missingEnvelope } from './version.js';
+import { missingEnvelope, refusable } from './version.js';
 import { headerOf } from './wire-http.js';
 
 /** Rule-private memory of one session, one WeakMap per concern. */
@@ -261,7 +261,7 @@ export const remainingRules: (Rule | ExchangeRule | BareExchangeRule | SessionEn
       }
       const e = obj(o.json.error);
       const x = exchangeOf(o, state);
-      if (!e || e.code === -32602 || PRE_DISPATCH_CODES.has(e.code as number) || (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!)))) return;
+      if (!e || e.code === -32602 || PRE_DISPATCH_CODES.has(e.code as number) || (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!))) || refusable(req, state)) return;
       report('/error/code', `${named} was answered with error ${JSON.stringify(e.code)}; a missing required argument gets -32602 (Invalid params)`);
     },
   },

@@ -1,5 +1,7 @@
 import { isObject, type Interest, type Rule } from '../rule.js';
-import { pointerAt, walk } from '../walk.js';
+import type { SessionState } from '../session-state.js';
+import { handedOutIds, lowEntropy, recentValues, sequential } from '../state-ids.js';
+import { pointerAt, walk, type Segment } from '../walk.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
 // Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
@@ -14,12 +16,39 @@ const SECRET_MIN_LENGTH = 20;
 const OVERRIDE_WORD = /ignore|disregard|do not|don't|<\/?(?:important|system|instruction)/i;
 const INVISIBLE_UNIT = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uDB40]/;
 
-function injection(text: string): string | undefined {
+function injection(text: string, prose = true): string | undefined {
   const m = OVERRIDE_WORD.test(text) ? OVERRIDE.exec(text) : null;
   if (m) return `an instruction to the model (${JSON.stringify(m[0])})`;
-  if (INVISIBLE_UNIT.test(text) && INVISIBLE.test(text)) return 'invisible or bidirectional Unicode characters';
+  if (prose && INVISIBLE_UNIT.test(text) && INVISIBLE.test(text)) return 'invisible or bidirectional Unicode characters';
   return undefined;
 }
+
+/**
+ * What the `mimeType` beside a resource's `text` says of it. An MCP App (`text/html;profile=mcp-app`)
+ * is a page the host renders, not text the model reads: it is not judged. Code and markup (HTML,
+ * XHTML, SVG, CSS, JavaScript) carry zero-width and bidirectional characters as a matter of course
+ * (entity tables, right-to-left strings, minified bundles): only instructions to the model count
+ * there. Everything else, and text without a mimeType, is prose for the model.
+ */
+function textKind(mimeType: unknown): 'prose' | 'code' | 'app' {
+  if (typeof mimeType !== 'string') return 'prose';
+  const [base = '', ...params] = mimeType.toLowerCase().split(';').map((p) => p.trim());
+  if (base === 'text/html' && params.some((p) => p.replace(/"/g, '') === 'profile=mcp-app')) return 'app';
+  return CODE_TYPES.has(base) ? 'code' : 'prose';
+}
+const CODE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'image/svg+xml', 'text/css', 'text/javascript', 'application/javascript', 'application/x-javascript', 'text/ecmascript', 'application/ecmascript']);
+
+/** The object or array a walked string sits in. */
+function containerAt(json: Record<string, unknown>, at: Segment | undefined): unknown {
+  const keys: string[] = [];
+  for (let s = at; s; s = s.up) keys.push(s.key);
+  let v: unknown = json;
+  for (let i = keys.length - 1; i >= 0 && v !== null && typeof v === 'object'; i--) v = (v as Record<string, unknown>)[keys[i]!];
+  return v;
+}
+
+const valuesOf = (state: SessionState, field: string): (string | number)[] => recentValues(state.handedOut, field);
+const listed = (seq: { last: (string | number)[]; step: number }): string => `${seq.last.map((v) => JSON.stringify(v)).join(', ')}: step ${seq.step}`;
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 const CONTENT = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -49,9 +78,12 @@ export const securityRules: Rule[] = [
       if (!o.request || !CONTENT.has(o.request.method) || !o.json || !isObject(o.json.result)) return;
       const w = walk(o.json);
       for (let i = 0; i < w.strings.length; i++) {
-        if (w.tops[i] !== 'result') continue;
-        const found = injection(w.strings[i]!);
-        if (found) report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `${found} in returned data`);
+        if (w.tops[i] !== 'result' || !injection(w.strings[i]!)) continue;
+        // Resource text (resources/read contents, embedded resources) is judged by its mimeType.
+        const holder = w.stringKeys[i] === 'text' ? containerAt(o.json, w.stringsIn[i]) : undefined;
+        const kind = isObject(holder) ? textKind(holder.mimeType) : 'prose';
+        const found = kind === 'app' ? undefined : injection(w.strings[i]!, kind === 'prose');
+        if (found) report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `${found} in returned data${kind === 'code' ? ` (${String((holder as Record<string, unknown>).mimeType)})` : ''}`);
       }
     },
   },
@@ -78,13 +110,23 @@ export const securityRules: Rule[] = [
     on: ['server-result'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.json || !isObject(o.json.result)) return;
-      const s = o.json.result.requestState;
-      if (typeof s !== 'string') return;
-      const distinct = new Set(s).size;
-      const previous = state.handedOut.filter((h) => h.field === 'requestState').map((h) => String(h.value));
-      const sequential = previous.some((p) => p.replace(/\d+$/, '') === s.replace(/\d+$/, '') && p !== s && /\d+$/.test(s));
-      if (s.length < 16 || distinct < 8 || sequential) {
-        report('/result/requestState', `requestState ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)} is ${sequential ? 'sequential' : 'short and low-entropy'}; a client could guess or forge another one unless it is integrity-protected`);
+      const r = o.json.result;
+      if (typeof r.requestState === 'string') {
+        const s = r.requestState;
+        const seq = sequential([...valuesOf(state, 'requestState'), s]);
+        if (lowEntropy(s) || seq) {
+          report('/result/requestState', `requestState ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)} is ${seq ? `sequential (${listed(seq)})` : 'short and low-entropy'}; a client could guess or forge another one unless it is integrity-protected`);
+        }
+      }
+      const p = o.request?.method === 'tools/call' && isObject(o.request.json.params) ? o.request.json.params : undefined;
+      if (typeof p?.name !== 'string') return;
+      for (const id of handedOutIds(p.name, r)) {
+        const seq = sequential([...valuesOf(state, id.field), id.value]);
+        // A record id seen once proves nothing; a handle or token is state by its name.
+        const weak = seq ? `sequential across calls (${listed(seq)})` : id.token && lowEntropy(id.value) ? `short and low-entropy (${JSON.stringify(id.value)})` : undefined;
+        if (weak && state.once(`SEC-STATE-ID-GUESSABLE ${id.field}`)) {
+          report(id.pointer, `${id.member} returned by ${p.name} is ${weak}; identifiers that stand for state should be random, bound to the user and checked on every call`);
+        }
       }
     },
   },

@@ -8,6 +8,20 @@ function listedTools(o: Parameters<Rule['check']>[0]): Record<string, unknown>[]
   return o.json.result.tools.filter(isObject);
 }
 
+/**
+ * The same JSON value: objects are unordered, so members compare by name whatever their order,
+ * and a member whose value is null counts as absent (a serialiser that omits null members and one
+ * that writes them give the same value). Array elements compare in order, nulls included.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  const present = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== null);
+  const keys = present(a);
+  return keys.length === present(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
 function callResult(o: Parameters<Rule['check']>[0]): { name: string; result: Record<string, unknown> } | undefined {
   if (o.request?.method !== 'tools/call' || !o.json || !isObject(o.json.result)) return undefined;
   const params = isObject(o.request.json.params) ? o.request.json.params : undefined;
@@ -132,15 +146,14 @@ export const toolRules: Rule[] = [
       if (!call || call.result.structuredContent === undefined || call.result.isError === true) return;
       const content = Array.isArray(call.result.content) ? call.result.content.filter(isObject) : [];
       const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string);
-      let expected: string | undefined;
       const mirrored = texts.some((text) => {
         try {
-          return JSON.stringify(JSON.parse(text)) === (expected ??= JSON.stringify(call.result.structuredContent));
+          return sameJson(JSON.parse(text), call.result.structuredContent);
         } catch {
           return false;
         }
       });
-      if (!mirrored) report('/result/content', `${call.name} returned structuredContent without its JSON in a text block`);
+      if (!mirrored) report('/result/content', `${call.name} returned structuredContent, but no text block holds the same JSON value (compared as values: member order and null members aside)`);
     },
   },
   {

@@ -170,7 +170,8 @@ export const utilityRules: Rule[] = [
       // A stateless HTTP exchange is a session of its own: the request it cancels is in another.
       if (o.transport === 'streamable-http' && state.exchanges.size <= 1) return;
       if (p && unusableAnswers(state).has(idKey(p.requestId))) return;
-      if (p && !state.pending['client-to-server'].has(idKey(p.requestId))) report('/params/requestId', `request ${JSON.stringify(p.requestId)} is not in flight`);
+      // Without a requestId nothing is named: the shape is CANCEL-STDIO's (and the schema's).
+      if (p && p.requestId !== undefined && !state.pending['client-to-server'].has(idKey(p.requestId))) report('/params/requestId', `request ${JSON.stringify(p.requestId)} is not in flight`);
     },
   },
   {

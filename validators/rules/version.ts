@@ -1,4 +1,5 @@
 import { isObject, since, type Rule } from '../rule.js';
+import { revisionOf, type PendingRequest, type SessionState } from '../session-state.js';
 import { clientCapabilities } from './envelope.js';
 
 const META = 'io.modelcontextprotocol/';
@@ -17,6 +18,33 @@ export function missingEnvelope(json: Record<string, unknown>): string[] {
   return missing;
 }
 
+/** The MCP revisions there are: a version outside them is one no server implements. */
+const KNOWN_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+
+/**
+ * The protocol version a request names in its envelope when the server does not support it:
+ * absent from the `supportedVersions` the server announced (`supported`, by default the session's
+ * DiscoverResult), or, before any discover answer, no MCP revision at all. Such a request is to be
+ * refused with -32022.
+ */
+export function unsupportedVersion(request: Record<string, unknown>, supported: readonly string[] | undefined): string | undefined {
+  const version = revisionOf(request);
+  if (version === undefined) return undefined;
+  return (supported ? supported.includes(version) : KNOWN_REVISIONS.includes(version)) ? undefined : version;
+}
+
+/**
+ * Why a server may refuse a request, if it may: the request broke a MUST (a violation of error
+ * severity on it, such as a missing envelope field or a schema breach), or it names a protocol
+ * version the server does not support. The rules that judge whether an answer should have been a
+ * result (CAP-DECLARED-ANSWERS, TOOLS-ERR-EXECUTION) do not judge the answers to such requests.
+ */
+export function refusable(request: PendingRequest, state: SessionState): string | undefined {
+  if (request.invalid) return `it broke ${request.invalid}`;
+  const version = unsupportedVersion(request.json, state.supportedVersions);
+  return version === undefined ? undefined : `it asked for protocol version ${version}, which the server does not support`;
+}
+
 const isModernRequest = (o: Parameters<Rule['check']>[0]): o is typeof o & { json: Record<string, unknown> } =>
   o.msg.direction === 'client-to-server' && o.json !== undefined && typeof o.json.method === 'string' && 'id' in o.json;
 
@@ -26,6 +54,25 @@ function declaredCovers(required: unknown, declared: unknown): boolean {
   if (!isObject(required) || Object.keys(required).length === 0) return true;
   if (!isObject(declared)) return false;
   return Object.keys(required).every((k) => declaredCovers(required[k], declared[k]));
+}
+
+/**
+ * A request naming a version the server does not support (VER-UNSUPPORTED-32022), answered with a
+ * result or another error. A discover answer is measured by its own `supportedVersions`; a
+ * request that broke a MUST of its own may be refused for that instead.
+ */
+function servedUnsupported(o: Parameters<Rule['check']>[0], report: Parameters<Rule['check']>[1], state: SessionState): void {
+  const req = o.request;
+  if (!req || req.invalid || !o.json) return;
+  const r = o.json.result;
+  const own = req.method === 'server/discover' && isObject(r) && Array.isArray(r.supportedVersions) ? r.supportedVersions.filter((v): v is string => typeof v === 'string') : undefined;
+  const supported = own ?? state.supportedVersions;
+  const version = unsupportedVersion(req.json, supported);
+  if (version === undefined) return;
+  const why = supported ? `which is not among the server's supportedVersions (${supported.join(', ') || 'none'})` : 'which is no MCP revision';
+  const e = isObject(o.json.error) ? o.json.error : undefined;
+  if (e) report('/error/code', `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was answered with error ${String(e.code)} instead of -32022`);
+  else report('/result', `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was served instead of refused with -32022`);
 }
 
 /** §2 of RULES.md: version negotiation and discovery. */
@@ -91,11 +138,12 @@ export const versionRules: Rule[] = [
   },
   {
     id: 'VER-UNSUPPORTED-32022', level: 'MUST', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
-    title: '-32022 carries `data.supported` (string[]) and `data.requested` (string)',
-    on: ['server-error'],
-    check(o, report) {
-      const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
-      if (o.msg.direction !== 'server-to-client' || e?.code !== -32022) return;
+    title: 'A request for a version the server does not support gets -32022, with `data.supported` (string[]) and `data.requested` (string)',
+    on: ['server-response'],
+    check(o, report, state) {
+      if (o.msg.direction !== 'server-to-client' || !o.json) return;
+      const e = isObject(o.json.error) ? o.json.error : undefined;
+      if (e?.code !== -32022) return servedUnsupported(o, report, state);
       const data = isObject(e.data) ? e.data : undefined;
       if (!Array.isArray(data?.supported) || !data!.supported.every((v) => typeof v === 'string')) report('/error/data/supported', '-32022 without `data.supported`, the versions the server accepts');
       if (typeof data?.requested !== 'string') report('/error/data/requested', '-32022 without `data.requested`, the version that was asked for');
