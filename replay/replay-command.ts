@@ -5,6 +5,7 @@
  */
 import { CassetteError } from '../lib/errors.js';
 import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
+import { parseHeaderOptions } from '../lib/http-headers.js';
 import { DEFAULT_CALIBRATION_RUNS, renderCalibration } from './calibrate.js';
 import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress.js';
 import { exitCodeFor, replayCassette } from './replay.js';
@@ -70,22 +71,12 @@ function parseRuns(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-function parseHeaders(specs: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of specs) {
-    const colon = h.indexOf(':');
-    if (colon <= 0) throw new CassetteError('MCPC_USAGE', `--header takes "Name: value", got "${h}"`);
-    out[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
-  }
-  return out;
-}
-
 export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promise<number> {
   const out = io.out ?? process.stdout;
   const err = io.err ?? process.stderr;
   const env = io.env ?? process.env;
   const reports = parseReports(args.report);
-  const headers = parseHeaders(args.header);
+  const headers = parseHeaderOptions(args.header);
   const calibrate = parseRuns(args.calibrate);
   const progress = { isTTY: err.isTTY, env, quiet: Boolean(args.quiet), ...(args.progress === false ? { enabled: false } : {}) };
   let bar: ProgressBar | undefined;

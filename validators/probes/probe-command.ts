@@ -7,6 +7,7 @@ import { isStdout, useColour, writeReportText } from '../../lib/cli-output.js';
 import { resolve } from 'node:path';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { CassetteError } from '../../lib/errors.js';
+import { parseHeaderOptions } from '../../lib/http-headers.js';
 import { SEVERITY_ORDER, type Severity } from '../../lib/violation.js';
 import { FORMATS, type Format } from '../reports/formats.js';
 import { applyBaseline, loadBaseline, type BaselineEntry } from './baseline.js';
@@ -33,16 +34,6 @@ export interface ProbeArgs {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-function parseHeaders(list: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of list) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new CassetteError('MCPC_USAGE', `--header must look like "Name: value" (got ${JSON.stringify(h)})`);
-    out[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
-  }
-  return out;
-}
-
 /** Runs the probes and returns the run (for tests and the command). */
 export async function probe(args: ProbeArgs): Promise<ProbeRun> {
   if (!args.url && !args.command.length) {
@@ -65,7 +56,7 @@ export async function probe(args: ProbeArgs): Promise<ProbeRun> {
   const cassettePath = resolve(args.cassette);
   const plan = derivePlan(loadCassette(cassettePath));
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
-  const target: Target = args.url ? httpTarget(args.url, timeoutMs, parseHeaders(args.header)) : stdioTarget(args.command, timeoutMs);
+  const target: Target = args.url ? httpTarget(args.url, timeoutMs, parseHeaderOptions(args.header)) : stdioTarget(args.command, timeoutMs);
   const results = await runProbes(plan, target, { timeoutMs, allowSideEffects: args.allowSideEffects, eofGraceMs: args.eofGrace ?? 2000 }, args.probe);
   const { stale } = applyBaseline(results, baseline);
   return { cassette: cassettePath, target: target.label, transport: target.transport, results, stale, ...(args.expectedFailures ? { baselineFile: args.expectedFailures } : {}) };
