@@ -211,7 +211,7 @@ export interface RecordContext {
 }
 
 /** `mcp-cassette record`. `record -- <server>` usually skips yargs: cli.ts parses RECORD_OPTIONS
- * with the fast parser and calls runRecord itself. */
+ * with the fast parser and calls this handler itself. */
 export const RECORD_COMMAND: CommandModule<RecordContext> = {
   name: 'record',
   describe: 'Run an MCP server behind the recording proxy: mcp-cassette record [options] [--] <server command> [args...], or record --upstream <url> for Streamable HTTP',

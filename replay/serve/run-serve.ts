@@ -19,7 +19,7 @@ export async function runServe(cassette: string, options: ParsedOptions): Promis
 }
 
 /** `mcp-cassette serve`. `serve <cassette> ...` usually skips yargs: cli.ts parses SERVE_OPTIONS
- * with the fast parser and calls runServe itself. */
+ * with the fast parser and calls this handler itself. */
 export const SERVE_COMMAND: CommandModule = {
   name: 'serve',
   describe: 'Serve a cassette as a mock MCP server: over stdio (a host\'s server command), or Streamable HTTP with --listen; -- <server command> for record modes',
