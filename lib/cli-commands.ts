@@ -86,6 +86,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
     });
   }
   return cli
+    // Names the commands in its own order, kept word for word: a new command belongs here too.
     .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, rules, wrap or unwrap')
     .recommendCommands()
     .strict()
