@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 /**
- * The composition root: the only module that knows every command and the only one that sets the
- * process's exit status. `record -- <server>` takes a fast path that avoids loading yargs before
- * the server is spawned (see fast-args.ts).
+ * The entry point and, with cli-commands.ts (the list of commands and the yargs parser built from
+ * it), the composition root: the only modules that know every feature and set the process's exit
+ * status. `record -- <server>` and `serve <cassette>` take a fast path that avoids loading yargs
+ * before the server is spawned (see fast-args.ts), and run the same command modules' handlers.
  */
 import { fileURLToPath } from 'node:url';
 import { parseFast } from './fast-args.js';
 import { isCassetteError, SESSION_NOT_SAVED_EXIT } from './errors.js';
 import { quietOnClosedStdout } from './cli-output.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
-import { recordArgsFrom, runRecord, type RecordHooks } from '../recorder/record-command.js';
+import { RECORD_COMMAND, type RecordContext, type RecordHooks } from '../recorder/record-command.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
 
 const USAGE_EXIT = 2;
@@ -30,10 +31,12 @@ const recordHooks: RecordHooks = {
 
 async function main(argv: string[]): Promise<void> {
   quietOnClosedStdout();
+  const context: RecordContext = { finishRecord, recordHooks };
   if (argv[0] === 'record') {
     const fast = parseFast(argv.slice(1), RECORD_OPTIONS);
     if (fast) {
-      await finishRecord(await runRecord(recordArgsFrom(fast), recordHooks));
+      // The same handler as through yargs; it ends the process the way the server ended.
+      await RECORD_COMMAND.handler({ ...fast, _: [] }, context);
       return;
     }
   }
@@ -43,14 +46,14 @@ async function main(argv: string[]): Promise<void> {
     const { SERVE_OPTIONS } = await import('../replay/serve/serve-options.js');
     const fast = parseFast(argv.slice(2), SERVE_OPTIONS);
     if (fast) {
-      const { runServe } = await import('../replay/serve/run-serve.js');
-      process.exitCode = await runServe(argv[1], fast);
+      const { SERVE_COMMAND } = await import('../replay/serve/run-serve.js');
+      process.exitCode = (await SERVE_COMMAND.handler({ ...fast, _: [], cassette: argv[1] }, context)) ?? 0;
       process.stdin.destroy();
       return;
     }
   }
   const { buildCli } = await import('./cli-commands.js');
-  await buildCli(argv, { finishRecord, recordHooks }).parseAsync();
+  await buildCli(argv, context).parseAsync();
 }
 
 /** Ends the proxy the way its server ended: same exit code, or the same signal; 73 when the

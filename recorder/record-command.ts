@@ -3,8 +3,10 @@ import { CassetteError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { backtrackingRisk } from '../lib/safe-pattern.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
+import type { CommandModule } from '../lib/command.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
+import { RECORD_OPTIONS } from './record-options.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
@@ -200,3 +202,25 @@ export async function saveSession(args: RecordArgs, journal: string, logger: Log
 function shellQuote(path: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
+
+/** What `record` needs from the composition root: the live worker to start, and how to end the
+ * process the way the server ended (exit code, signal, or 73 when the session was not saved). */
+export interface RecordContext {
+  finishRecord(status: ExitStatus): Promise<void>;
+  recordHooks: RecordHooks;
+}
+
+/** `mcp-cassette record`. `record -- <server>` usually skips yargs: cli.ts parses RECORD_OPTIONS
+ * with the fast parser and calls this handler itself. */
+export const RECORD_COMMAND: CommandModule<RecordContext> = {
+  name: 'record',
+  describe: 'Run an MCP server behind the recording proxy: mcp-cassette record [options] [--] <server command> [args...], or record --upstream <url> for Streamable HTTP',
+  usage: '$0 record [options] [--] <server command> [args...]\n$0 record --upstream <url> [--listen host:port] [options]',
+  options: RECORD_OPTIONS,
+  async handler(args, context) {
+    const command = args['--'] ?? args._.slice(1);
+    const status = await runRecord(recordArgsFrom({ ...args, '--': command.map(String) } as ParsedOptions), context.recordHooks);
+    await context.finishRecord(status);
+    return undefined;
+  },
+};

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Cassette, RecordedSession } from '../lib/cassette/cassette.js';
 import { loadCassette } from '../lib/cassette/store.js';
 import type { RecordedMessage } from '../lib/message.js';
+import type { CommandModule } from '../lib/command.js';
 
 export interface SessionSummary {
   id: string;
@@ -98,3 +99,14 @@ export async function showCommand(cassette: string, options: { json: boolean; me
   }
   return 0;
 }
+
+export const SHOW_COMMAND: CommandModule = {
+  name: 'show',
+  describe: 'Summarise what a cassette holds: sessions, revisions, peers, messages',
+  positionals: [{ name: 'cassette' }],
+  options: {
+    json: { type: 'boolean', default: false, describe: 'Print the summary as JSON' },
+    messages: { type: 'boolean', default: false, describe: 'List every message, one line each' },
+  },
+  handler: async (args) => showCommand(String(args.cassette), { json: Boolean(args.json), messages: Boolean(args.messages) }),
+};

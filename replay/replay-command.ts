@@ -5,10 +5,12 @@
  */
 import { CassetteError } from '../lib/errors.js';
 import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
+import { parseHeaderOptions } from '../lib/http-headers.js';
 import { DEFAULT_CALIBRATION_RUNS, renderCalibration } from './calibrate.js';
 import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress.js';
 import { exitCodeFor, replayCassette } from './replay.js';
 import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';
+import type { CommandModule } from '../lib/command.js';
 
 export interface ReplayArgs {
   cassette: string;
@@ -69,22 +71,12 @@ function parseRuns(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-function parseHeaders(specs: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of specs) {
-    const colon = h.indexOf(':');
-    if (colon <= 0) throw new CassetteError('MCPC_USAGE', `--header takes "Name: value", got "${h}"`);
-    out[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
-  }
-  return out;
-}
-
 export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promise<number> {
   const out = io.out ?? process.stdout;
   const err = io.err ?? process.stderr;
   const env = io.env ?? process.env;
   const reports = parseReports(args.report);
-  const headers = parseHeaders(args.header);
+  const headers = parseHeaderOptions(args.header);
   const calibrate = parseRuns(args.calibrate);
   const progress = { isTTY: err.isTTY, env, quiet: Boolean(args.quiet), ...(args.progress === false ? { enabled: false } : {}) };
   let bar: ProgressBar | undefined;
@@ -122,3 +114,39 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
   return exitCodeFor(result, args.strict);
 }
 
+export const REPLAY_COMMAND: CommandModule = {
+  name: 'replay',
+  describe: 'Play the client side of a cassette against a live server and report what changed: replay <cassette> -- <server command> [args...], or replay <cassette> --url <endpoint>',
+  usage: '$0 replay <cassette> [options] -- <server command> [args...]\n$0 replay <cassette> --url <endpoint> [options]',
+  positionals: [{ name: 'cassette' }],
+  options: {
+    url: { type: 'string', describe: 'Streamable HTTP endpoint to replay against (instead of a server command)' },
+    timeout: { type: 'number', describe: 'Per-request timeout in ms (default 10000)' },
+    ignore: { type: 'string', array: true, default: [], describe: 'Also ignore this JSON Pointer or glob (/result/content/*/text, **/etag, timestamp), for every interaction, or scoped: "<method> [<name>] <pointer>" ("tools/call get_env /result/content/*/text"); repeatable' },
+    calibrate: { type: 'string', describe: 'Replay N times (default 2) against the build that recorded the cassette and store the paths whose values differ in it; later replays skip them: --calibrate [N]' },
+    report: { type: 'string', array: true, default: [], describe: 'Also write json=FILE, junit=FILE, markdown=FILE, or github (workflow annotations on stdout); repeatable' },
+    strict: { type: 'boolean', default: false, describe: 'Exit 1 on warnings too' },
+    config: { type: 'string', describe: 'Config file (default: ./mcp-cassette.config.json when it exists)' },
+    header: { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request (e.g. a real token for a redacted one); repeatable' },
+    quiet: { type: 'boolean', default: false, describe: 'No console report (reports from --report are still written)' },
+    update: { type: 'boolean', default: false, describe: 'Re-record the sessions that changed from the live server (keeps redactions and the other sessions); exit 0 once written' },
+    'redact-header': { type: 'string', array: true, default: [], describe: 'With --update over HTTP: also mask this response header in the cassette; repeatable' },
+    progress: { type: 'boolean', default: true, describe: 'Progress bar on stderr for long cassettes (only on a terminal, never in CI); --no-progress turns it off' },
+  },
+  handler: async (args) => replayCommand({
+    cassette: String(args.cassette),
+    command: (args['--'] ?? []).map(String),
+    ...(args.url !== undefined ? { url: String(args.url) } : {}),
+    ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+    ignore: (args.ignore as unknown[]).map(String),
+    report: (args.report as unknown[]).map(String),
+    strict: Boolean(args.strict),
+    ...(args.config !== undefined ? { config: String(args.config) } : {}),
+    header: (args.header as unknown[]).map(String),
+    quiet: Boolean(args.quiet),
+    update: Boolean(args.update),
+    redactHeader: (args['redact-header'] as unknown[]).map(String),
+    progress: Boolean(args.progress),
+    ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
+  }),
+};

@@ -4,6 +4,7 @@ import { SseSplitter, sseFields } from '../lib/framing/sse-splitter.js';
 import type { LiveRecord } from '../lib/live-journal.js';
 import type { LiveRef } from '../lib/live-observer.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../lib/message.js';
+import { storedHeader } from '../lib/http-headers.js';
 
 /** A journal record; a chunk may come with only the number of its bytes (`n`, no `data`). */
 type Rec = LiveRecord;
@@ -44,11 +45,6 @@ interface Open {
   carried: boolean;
   /** A non-MCP body the cassette keeps (the OAuth Protected Resource Metadata). */
   kept?: KeptBody;
-}
-
-function header(h: HttpHeaders | undefined, name: string): string | undefined {
-  const v = h?.[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 export interface HttpLiveFramerOptions {
@@ -94,7 +90,7 @@ export class HttpLiveFramer {
     if (r.ev === 'http-request') {
       const claims = tokenClaimsOf(r.tokenClaims);
       const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true, ...(claims ? { tokenClaims: claims } : {}), ...(typeof r.caller === 'string' ? { caller: r.caller } : {}) };
-      const sid = header(record.requestHeaders, 'mcp-session-id');
+      const sid = storedHeader(record.requestHeaders, 'mcp-session-id');
       const kept = KeptBody.for(record);
       this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: new Body(this.#max), response: new Body(this.#max), ordinal: 0, carried: false, ...(kept ? { kept } : {}) });
       return;
@@ -123,9 +119,9 @@ export class HttpLiveFramer {
     } else if (r.ev === 'http-response') {
       ex.record.status = Number(r.status);
       ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
-      const type = header(ex.record.responseHeaders, 'content-type');
+      const type = storedHeader(ex.record.responseHeaders, 'content-type');
       if (type) ex.record.contentType = type;
-      const sid = header(ex.record.responseHeaders, 'mcp-session-id');
+      const sid = storedHeader(ex.record.responseHeaders, 'mcp-session-id');
       if (!ex.key) {
         ex.key = sid ? `session:${sid}` : `exchange:${x}`;
         this.#drain();

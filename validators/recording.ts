@@ -10,7 +10,7 @@ import { idKey, LIST_KEYS, MODERN_REVISION, revisionOf } from './session-state.j
 import { parseChallenges } from './rules/auth.js';
 import { canonical, LISTEN, SUB_ID } from './rules/features-common.js';
 import { missingEnvelope } from './rules/version.js';
-import { headerOf } from './rules/wire-http.js';
+import { headerOf } from '../lib/http-headers.js';
 
 /*
  * Cross-session validation. The engine judges one session at a time, but some rules need several

@@ -1,5 +1,6 @@
 import { distinctRules, KNOWN_REVISIONS, revisionsOf, severityOf, specLink, type KnownRevision } from './rule.js';
 import { RULES } from './rules/index.js';
+import type { CommandModule } from '../lib/command.js';
 
 /** `revisions`: the protocol revisions whose traffic the rule judges, oldest first, joined by ", ". */
 export function ruleTable(): { id: string; severity: string; revisions: string; transport: string; spec: string; title: string }[] {
@@ -28,3 +29,13 @@ function revisionText(list: string): string {
   if (revisions.length > 1 && consecutive) return `${revisions[0]}..${revisions[revisions.length - 1]}`;
   return revisions.join(', ');
 }
+
+export const RULES_COMMAND: CommandModule = {
+  name: 'rules',
+  describe: 'List every validation rule with its severity, revisions and spec link',
+  options: {
+    json: { type: 'boolean', default: false },
+    markdown: { type: 'boolean', default: false },
+  },
+  handler: async (args) => rulesCommand({ json: Boolean(args.json), markdown: Boolean(args.markdown) }),
+};

@@ -1,5 +1,6 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { Direction, RecordedMessage } from '../lib/message.js';
+import { storedHeader } from '../lib/http-headers.js';
 import { isObject, type Observed } from './rule.js';
 import { ServerContext } from './server-context.js';
 import { HANDED_OUT_KEPT, handedOutIds } from './state-ids.js';
@@ -138,8 +139,7 @@ export class SessionState {
 
   #header(msg: RecordedMessage, name: string): string | undefined {
     if (msg.http === undefined) return undefined;
-    const v = this.exchanges.get(msg.http.exchange)?.requestHeaders[name];
-    return Array.isArray(v) ? v[0] : v;
+    return storedHeader(this.exchanges.get(msg.http.exchange)?.requestHeaders, name);
   }
 
   header(msg: RecordedMessage, name: string): string | undefined {

@@ -10,6 +10,7 @@ import type { ValidationRun } from './reports/summary.js';
 import { RULES } from './rules/index.js';
 import { officialSchemaRules } from './official-schema.js';
 import type { Rule } from './rule.js';
+import type { CommandModule } from '../lib/command.js';
 
 export interface ValidateArgs {
   cassettes: string[];
@@ -54,3 +55,22 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
   const threshold = SEVERITY_ORDER[args.failOn as Severity];
   return run.violations.some((v) => SEVERITY_ORDER[v.severity] >= threshold) ? 1 : 0;
 }
+
+export const VALIDATE_COMMAND: CommandModule = {
+  name: 'validate',
+  describe: 'Check recorded traffic against the MCP specification (the rules of `mcp-cassette rules`)',
+  positionals: [{ name: 'cassette', variadic: true }],
+  options: {
+    format: { type: 'string', default: 'text', describe: 'text, json, junit, sarif or github (workflow annotations)' },
+    'fail-on': { type: 'string', describe: 'Exit 1 when violations at this level (error or warning) were found' },
+    output: { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' },
+    schema: { type: 'string', describe: 'Also check every message against this official MCP schema.json, exactly' },
+  },
+  handler: async (args) => validateCommand({
+    ...(args.schema !== undefined ? { schema: String(args.schema) } : {}),
+    cassettes: (args.cassette as string[]).map(String),
+    format: String(args.format),
+    ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
+    ...(args.output !== undefined ? { output: String(args.output) } : {}),
+  }),
+};

@@ -9,6 +9,7 @@ import type { FoldOptions } from './fold.js';
 import type { JournalSource } from './journal.js';
 import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
+import { storedHeader } from '../http-headers.js';
 
 interface OpenExchange {
   record: HttpExchange;
@@ -65,11 +66,6 @@ interface Placed {
 
 const SESSION_HEADER = 'mcp-session-id';
 
-function header(headers: HttpHeaders | undefined, name: string): string | undefined {
-  const v = headers?.[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /**
  * Rebuilds the sessions of one HTTP proxy run from its journal. Exchanges that carry an
  * `Mcp-Session-Id` (2025-era sessionful servers) are grouped by it; every other exchange is a
@@ -106,7 +102,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         };
         const kept = KeptBody.for(record);
         const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
-        const sid = header(record.requestHeaders, SESSION_HEADER);
+        const sid = storedHeader(record.requestHeaders, SESSION_HEADER);
         if (sid) ex.mcpSessionId = sid;
         open.set(x, ex);
         all.push(ex);
@@ -120,9 +116,9 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
       } else if (r.ev === 'http-response') {
         ex.record.status = Number(r.status);
         ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
-        const type = header(ex.record.responseHeaders, 'content-type');
+        const type = storedHeader(ex.record.responseHeaders, 'content-type');
         if (type) ex.record.contentType = type;
-        ex.mcpSessionId ??= header(ex.record.responseHeaders, SESSION_HEADER);
+        ex.mcpSessionId ??= storedHeader(ex.record.responseHeaders, SESSION_HEADER);
         if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
           ex.sse = new SseByteSplitter((event) => {
             emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
@@ -213,7 +209,7 @@ function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed
     const records = mine.map((ex) => ({ ...ex.record, t: rebase(ex.record.t), ...(ex.record.endT !== undefined ? { endT: rebase(ex.record.endT) } : {}) }));
     const facts = sessionFacts(messages);
     if (!facts.protocol.revision) {
-      const fromHeader = mine.map((ex) => header(ex.record.requestHeaders, 'mcp-protocol-version')).find(Boolean);
+      const fromHeader = mine.map((ex) => storedHeader(ex.record.requestHeaders, 'mcp-protocol-version')).find(Boolean);
       if (fromHeader) facts.protocol.revision = fromHeader;
     }
     const last = Math.max(...records.map((r) => r.endT ?? r.t), 0);

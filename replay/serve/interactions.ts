@@ -7,6 +7,7 @@
  */
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import { messageValue, type RecordedMessage } from '../../lib/message.js';
+import { storedHeader } from '../../lib/http-headers.js';
 
 export type Json = Record<string, unknown>;
 
@@ -59,11 +60,6 @@ export function progressTokenOf(message: Json): unknown {
   return meta?.progressToken;
 }
 
-function header(headers: Record<string, string | string[]> | undefined, name: string): string | undefined {
-  const v = headers?.[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /** Every interaction of every session, in recorded order. */
 export function interactionsOf(cassette: Cassette): Interaction[] {
   const out: Interaction[] = [];
@@ -104,7 +100,7 @@ function sessionInteractions(session: RecordedSession, number: number): Interact
           ...(ex?.contentType ? { contentType: ex.contentType } : {}),
           stateful: !http,
         };
-        const sid = header(ex?.responseHeaders, 'mcp-session-id') ?? session.mcpSessionId;
+        const sid = storedHeader(ex?.responseHeaders, 'mcp-session-id') ?? session.mcpSessionId;
         if (sid) {
           it.httpSessionId = sid;
           it.stateful = true;

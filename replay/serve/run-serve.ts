@@ -1,6 +1,7 @@
 import type { ParsedOptions } from '../../lib/fast-args.js';
 import { serveCommand } from './serve-command.js';
-import { serveArgsFrom } from './serve-options.js';
+import { SERVE_OPTIONS, serveArgsFrom } from './serve-options.js';
+import type { CommandModule } from '../../lib/command.js';
 
 /** Runs `serve` for the CLI: SIGINT and SIGTERM end it (stdio: like stdin EOF; HTTP: stop
  * listening), and the exit status is returned, never set here. */
@@ -16,3 +17,18 @@ export async function runServe(cassette: string, options: ParsedOptions): Promis
     process.off('SIGTERM', onSignal);
   }
 }
+
+/** `mcp-cassette serve`. `serve <cassette> ...` usually skips yargs: cli.ts parses SERVE_OPTIONS
+ * with the fast parser and calls this handler itself. */
+export const SERVE_COMMAND: CommandModule = {
+  name: 'serve',
+  describe: 'Serve a cassette as a mock MCP server: over stdio (a host\'s server command), or Streamable HTTP with --listen; -- <server command> for record modes',
+  usage: '$0 serve <cassette> [options] [-- <real server command> [args...]]',
+  positionals: [{ name: 'cassette' }],
+  options: SERVE_OPTIONS,
+  handler: async (args) => {
+    const command = args['--'] ?? args._.slice(1);
+    return runServe(String(args.cassette), { ...args, '--': command.map(String) } as ParsedOptions);
+  },
+  releasesStdin: true,
+};

@@ -19,6 +19,7 @@ import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { cliPath } from '../../lib/paths.js';
+import { parseHeaderOptions } from '../../lib/http-headers.js';
 import { compileIgnore } from '../normalise.js';
 import { formatSummary, parseTiming, ServeEngine, type Fallback, type ServeSummary } from './engine.js';
 import { serveHttp } from './http.js';
@@ -105,16 +106,6 @@ function runInPlace(argv: string[], io: ServeIo): Promise<number> {
   });
 }
 
-function parseHeaders(lines: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of lines) {
-    const m = /^([^:\s]+)\s*:\s*(.*)$/.exec(line);
-    if (!m) throw new ServeError('MCPC_SERVE_USAGE', `--header ${JSON.stringify(line)} is not "Name: value"`);
-    out[m[1]!.toLowerCase()] = m[2]!;
-  }
-  return out;
-}
-
 function parseUpstream(text: string): string {
   let url: URL;
   try {
@@ -136,7 +127,7 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
   const listen = args.listen !== undefined ? parseListen(args.listen) : undefined;
   if (args.upstream !== undefined && args.command.length > 0) throw new ServeError('MCPC_SERVE_USAGE', 'give the real server either as a command after -- or as --upstream <url>, not both');
   const upstream = args.upstream !== undefined ? parseUpstream(args.upstream) : undefined;
-  const headers = parseHeaders(args.header ?? []);
+  const headers = parseHeaderOptions(args.header ?? []);
   if (Object.keys(headers).length > 0 && upstream === undefined) throw new ServeError('MCPC_SERVE_USAGE', '--header is for the requests to an --upstream server; give --upstream <url> too');
   if (args.answerTimeout !== undefined && !(args.answerTimeout > 0)) throw new ServeError('MCPC_SERVE_USAGE', `--answer-timeout ${args.answerTimeout}: give a number of milliseconds above 0`);
   const env = io.env ?? process.env;

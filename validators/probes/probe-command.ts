@@ -7,6 +7,7 @@ import { isStdout, useColour, writeReportText } from '../../lib/cli-output.js';
 import { resolve } from 'node:path';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { CassetteError } from '../../lib/errors.js';
+import { parseHeaderOptions } from '../../lib/http-headers.js';
 import { SEVERITY_ORDER, type Severity } from '../../lib/violation.js';
 import { FORMATS, type Format } from '../reports/formats.js';
 import { applyBaseline, loadBaseline, type BaselineEntry } from './baseline.js';
@@ -14,6 +15,7 @@ import { PROBES, runProbes } from './index.js';
 import { derivePlan } from './plan.js';
 import { renderProbeRun, toValidationRun, type ProbeRun } from './report.js';
 import { httpTarget, stdioTarget, type Target } from './target.js';
+import type { CommandModule } from '../../lib/command.js';
 
 export interface ProbeArgs {
   cassette: string;
@@ -31,16 +33,6 @@ export interface ProbeArgs {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
-
-function parseHeaders(list: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of list) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new CassetteError('MCPC_USAGE', `--header must look like "Name: value" (got ${JSON.stringify(h)})`);
-    out[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
-  }
-  return out;
-}
 
 /** Runs the probes and returns the run (for tests and the command). */
 export async function probe(args: ProbeArgs): Promise<ProbeRun> {
@@ -64,7 +56,7 @@ export async function probe(args: ProbeArgs): Promise<ProbeRun> {
   const cassettePath = resolve(args.cassette);
   const plan = derivePlan(loadCassette(cassettePath));
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
-  const target: Target = args.url ? httpTarget(args.url, timeoutMs, parseHeaders(args.header)) : stdioTarget(args.command, timeoutMs);
+  const target: Target = args.url ? httpTarget(args.url, timeoutMs, parseHeaderOptions(args.header)) : stdioTarget(args.command, timeoutMs);
   const results = await runProbes(plan, target, { timeoutMs, allowSideEffects: args.allowSideEffects, eofGraceMs: args.eofGrace ?? 2000 }, args.probe);
   const { stale } = applyBaseline(results, baseline);
   return { cassette: cassettePath, target: target.label, transport: target.transport, results, stale, ...(args.expectedFailures ? { baselineFile: args.expectedFailures } : {}) };
@@ -93,3 +85,36 @@ export async function probeCommand(args: ProbeArgs): Promise<number> {
   const threshold = SEVERITY_ORDER[args.failOn as Severity];
   return toValidationRun(run).violations.some((v) => SEVERITY_ORDER[v.severity] >= threshold) ? 1 : 0;
 }
+
+export const PROBE_COMMAND: CommandModule = {
+  name: 'probe',
+  describe: 'Send crafted requests derived from a cassette to a server you name and check the rules a passive proxy cannot see: probe <cassette> -- <server command> [args...], or probe <cassette> --url <endpoint>',
+  usage: '$0 probe <cassette> [options] -- <server command> [args...]\n$0 probe <cassette> --url <endpoint> [options]',
+  positionals: [{ name: 'cassette' }],
+  options: {
+    url: { type: 'string', describe: 'Streamable HTTP endpoint to probe (instead of a server command)' },
+    timeout: { type: 'number', describe: 'Per-request deadline in ms (default 10000)' },
+    'allow-side-effects': { type: 'boolean', default: false, describe: 'Also re-send recorded requests that may act (tools without readOnlyHint)' },
+    format: { type: 'string', default: 'text', describe: 'text, json, junit, sarif or github (workflow annotations)' },
+    'fail-on': { type: 'string', describe: 'Exit 1 when a new failure (or a stale baseline entry) at this level (error or warning) was found' },
+    output: { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' },
+    'expected-failures': { type: 'string', describe: 'A YAML baseline of known failures' },
+    header: { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request; repeatable' },
+    probe: { type: 'string', array: true, default: [], describe: 'Run only this probe; repeatable' },
+    'eof-grace': { type: 'number', describe: 'stdio: how long the server may take to exit after stdin is closed, in ms (default 2000)' },
+  },
+  handler: async (args) => probeCommand({
+    cassette: String(args.cassette),
+    command: (args['--'] ?? []).map(String),
+    ...(args.url !== undefined ? { url: String(args.url) } : {}),
+    ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+    allowSideEffects: Boolean(args['allow-side-effects']),
+    format: String(args.format),
+    ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
+    ...(args.output !== undefined ? { output: String(args.output) } : {}),
+    ...(args['expected-failures'] !== undefined ? { expectedFailures: String(args['expected-failures']) } : {}),
+    header: (args.header as unknown[]).map(String),
+    probe: (args.probe as unknown[]).map(String),
+    ...(args['eof-grace'] !== undefined ? { eofGrace: Number(args['eof-grace']) } : {}),
+  }),
+};
