@@ -1,6 +1,6 @@
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
-import type { ExchangeRule } from '../engine.js';
+import type { ExchangeRule } from '../rule.js';
 import { isObject, since } from '../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 import { headerOf } from './wire-http.js';

@@ -1,4 +1,5 @@
-import type { ExchangeFact, ListFact, RecordingRule, SessionDigest } from '../recording.js';
+import type { ExchangeFact, ListFact, SessionDigest } from '../recording.js';
+import type { RecordingRule } from '../rule.js';
 import { isObject } from '../rule.js';
 import { LIST_KEYS, MODERN_REVISION } from '../session-state.js';
 import { LISTEN } from './features-common.js';

@@ -1,4 +1,4 @@
-import type { ExchangeRule } from '../engine.js';
+import type { ExchangeRule } from '../rule.js';
 import { isObject, type Interest, type Rule } from '../rule.js';
 import { idKey } from '../session-state.js';
 import { LISTEN, SUB_ID, at, canonical, filterOf, listenOf, memory, metaOf, notification } from './features-common.js';

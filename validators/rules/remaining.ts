@@ -1,5 +1,5 @@
 import type { HttpExchange } from '../../lib/cassette/cassette.js';
-import type { BareExchangeRule, ExchangeRule, SessionEndRule } from '../engine.js';
+import type { BareExchangeRule, ExchangeRule, SessionEndRule } from '../rule.js';
 import { isObject, since, type Observed, type Report, type Rule } from '../rule.js';
 import { idKey, MODERN_REVISION, sessionSlot, type SessionState } from '../session-state.js';
 import { LISTEN, SUB_ID, metaOf, notification } from './features-common.js';

@@ -1,5 +1,5 @@
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
-import type { ExchangeRule } from '../engine.js';
+import type { ExchangeRule } from '../rule.js';
 import { isObject, NO_BATCHES, type Observed, type Interest, type Rule } from '../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
 
