@@ -7,10 +7,7 @@ import type { Violation } from '../lib/violation.js';
 import type { ValidateOptions } from './engine.js';
 import { isObject, judgesRecordings, severityOf, specLink } from './rule.js';
 import { idKey, LIST_KEYS, MODERN_REVISION, revisionOf } from './session-state.js';
-import { parseChallenges } from './rules/auth.js';
-import { canonical, LISTEN, SUB_ID } from './rules/features-common.js';
-import { missingEnvelope } from './rules/version.js';
-import { headerOf } from './rules/wire-http.js';
+import { canonical, headerOf, LISTEN, missingEnvelope, parseChallenges, SUB_ID } from './rules/support.js';
 
 /*
  * Cross-session validation. The engine judges one session at a time, but some rules need several
