@@ -7,7 +7,8 @@ import type { Violation } from '../lib/violation.js';
 import type { ValidateOptions } from './engine.js';
 import { isObject, judgesRecordings, severityOf, specLink } from './rule.js';
 import { idKey, LIST_KEYS, MODERN_REVISION, revisionOf } from './session-state.js';
-import { canonical, headerOf, LISTEN, missingEnvelope, parseChallenges, SUB_ID } from './rules/support.js';
+import { headerOf, parseChallenges } from './rules/support/http.js';
+import { canonical, LISTEN, missingEnvelope, SUB_ID } from './rules/support/messages.js';
 
 /*
  * Cross-session validation. The engine judges one session at a time, but some rules need several

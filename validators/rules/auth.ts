@@ -1,8 +1,10 @@
+/** RULES.md §20: authorization (AUTH; HTTP only). */
 import type { HttpExchange } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import { type BareExchangeRule, type ExchangeRule, isObject, type RecordingRule, type Rule, type SessionEndRule, since } from '../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
-import { type Challenge, exchangeOf, exchangesOf, factFromServer, fromServer, headerOf, is2xx, type Json, obj, parseChallenges } from './support.js';
+import { type Challenge, exchangeOf, exchangesOf, factFromServer, fromServer, headerOf, is2xx, parseChallenges } from './support/http.js';
+import { type Json, obj } from './support/messages.js';
 
 const bearerOf = (x: HttpExchange): Challenge | undefined => parseChallenges(x.responseHeaders).find((c) => c.scheme.toLowerCase() === 'bearer');
 

@@ -1,5 +1,7 @@
+/** RULES.md §12: caching (CACHE). */
 import type { Interest, Rule } from '../rule.js';
-import { type Answer, CACHEABLE, CACHING_LEARNS, canonical, completeResult, cursorOf, KIND, PAGINATED, recallCaching, requestKey, resultFor, streakOf } from './support.js';
+import { type Answer, CACHEABLE, CACHING_LEARNS, completeResult, cursorOf, KIND, PAGINATED, recallCaching, requestKey, streakOf } from './support/memories.js';
+import { canonical, resultFor } from './support/messages.js';
 
 const CACHE_HINT_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 

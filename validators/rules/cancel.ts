@@ -1,6 +1,9 @@
+/** RULES.md §11: cancellation (CANCEL). */
 import { type BareExchangeRule, type ExchangeRule, isObject, type Rule, type SessionEndRule } from '../rule.js';
 import { idKey, sessionSlot } from '../session-state.js';
-import { LISTEN, notification, perSession, recallSubscriptions, SUBSCRIPTION_LEARNS } from './support.js';
+import { perSession } from './support/http.js';
+import { recallSubscriptions, SUBSCRIPTION_LEARNS } from './support/memories.js';
+import { LISTEN, notification } from './support/messages.js';
 
 /** §6-12 of RULES.md: resources, prompts, completion, logging, progress, cancellation, pagination, caching. */
 const unusableAnswers = sessionSlot(() => new Set<string>());

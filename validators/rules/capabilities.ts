@@ -1,6 +1,9 @@
+/** RULES.md §4: capabilities, declared vs answered (CAP). */
 import { type BareExchangeRule, type ExchangeRule, type Interest, isObject, type Rule, type SessionEndRule, since } from '../rule.js';
 import { idKey, MODERN_REVISION } from '../session-state.js';
-import { ACKNOWLEDGED, acknowledgment, exchangeOf, fromServer, type Json, LIST_FLAG, listChangedRefused, memoryOf, missingEnvelope, obj, perSession, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS, refusable, result } from './support.js';
+import { exchangeOf, fromServer, perSession, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS } from './support/http.js';
+import { type Json, missingEnvelope, obj, refusable, result } from './support/messages.js';
+import { ACKNOWLEDGED, acknowledgment, LIST_FLAG, listChangedRefused, memoryOf } from './support/negotiated.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
 

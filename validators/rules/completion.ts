@@ -1,5 +1,6 @@
+/** RULES.md §8: completion (COMPL). */
 import { isObject, type Rule } from '../rule.js';
-import { resultFor } from './support.js';
+import { resultFor } from './support/messages.js';
 
 export const completionRules: Rule[] = [
   {

@@ -1,5 +1,6 @@
+/** RULES.md §16: use of deprecated features (DEPRECATED). */
 import type { Rule } from '../rule.js';
-import { asking, asks } from './support.js';
+import { asking, asks } from './support/memories.js';
 
 export const deprecatedRules: Rule[] = [
   {

@@ -1,7 +1,9 @@
+/** RULES.md §15: elicitation (ELICIT). */
 import { dataProblem } from '../json-schema.js';
 import { isObject, type Rule, since } from '../rule.js';
 import { mrtrKey } from '../session-state.js';
-import { ASK_LEARNS, asked, asking, asks, at, clientCapabilities, recallAsks } from './support.js';
+import { ASK_LEARNS, asked, asking, asks, recallAsks } from './support/memories.js';
+import { at, clientCapabilities } from './support/messages.js';
 
 const PRIMITIVE = new Set(['string', 'number', 'integer', 'boolean']);
 

@@ -1,8 +1,10 @@
+/** RULES.md §1: the JSON-RPC envelope and message model (ENV). */
 import type { Direction } from '../../lib/message.js';
 import { isObject, NO_BATCHES, type Rule, since } from '../rule.js';
 import { idKey, mrtrKey } from '../session-state.js';
 import { marks, pointer } from '../walk.js';
-import { clientCapabilities, clientRequest, escape, idlessError, type Json, KEY, memoryOf, metaOf, MRTR_METHODS, params, untypedOf } from './support.js';
+import { clientCapabilities, clientRequest, escape, type Json, KEY, metaOf, MRTR_METHODS, params } from './support/messages.js';
+import { idlessError, memoryOf, untypedOf } from './support/negotiated.js';
 
 const isRpc = (m?: Record<string, unknown>): m is Record<string, unknown> => m !== undefined && m.jsonrpc === '2.0';
 
@@ -311,9 +313,9 @@ export const envRules: Rule[] = [
     },
   },
   {
-    // No `on`: this rule runs on every message (era all, any transport), and so `memory` sees
-    // every message, which it must (it counts each side's frames); the other rules of this file
-    // and extensions.ts run only on what they judge.
+    // No `on`: this rule runs on every message (era all, any transport), and so `memoryOf`
+    // (support/negotiated.ts) sees every message, which it must (it counts each side's frames);
+    // the other rules that read it run only on what they judge.
     id: 'ENV-RESULTTYPE-LEGACY', level: 'MUST', obs: 'N', era: 'all', source: 'basic/index.mdx §ResultType',
     title: 'A result without resultType is complete: the client does not retry it as input_required',
     check(o, report, state) {

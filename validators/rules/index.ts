@@ -7,7 +7,7 @@ import { completionRules } from './completion.js';
 import { deprecatedRules } from './deprecated.js';
 import { elicitationRules } from './elicitation.js';
 import { envRules } from './env.js';
-import { httpRules } from './http.js';
+import { httpRules } from './http/index.js';
 import { loggingRules } from './logging.js';
 import { mrtrRules } from './mrtr.js';
 import { paginationRules } from './pagination.js';

@@ -1,5 +1,6 @@
+/** RULES.md §9: logging (LOG; deprecated in 2026-07-28). */
 import { isObject, type Rule } from '../rule.js';
-import { at, LISTEN, metaOf, notification, type O, type S, SUB_ID } from './support.js';
+import { at, LISTEN, metaOf, notification, type O, type S, SUB_ID } from './support/messages.js';
 
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 

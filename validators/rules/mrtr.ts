@@ -1,6 +1,8 @@
+/** RULES.md §14: multi round-trip requests (MRTR). */
 import { type Interest, isObject, type Rule } from '../rule.js';
 import { mrtrKey } from '../session-state.js';
-import { canonicalWithMeta, clientCapabilities, clientRequest, memoryOf, MRTR_METHODS, params, result, retryOf } from './support.js';
+import { canonicalWithMeta, clientCapabilities, clientRequest, MRTR_METHODS, params, result, retryOf } from './support/messages.js';
+import { memoryOf } from './support/negotiated.js';
 
 const CAPABILITY_OF: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 

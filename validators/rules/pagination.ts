@@ -1,5 +1,7 @@
+/** RULES.md §12: pagination (PAGE). */
 import { isObject, type Rule } from '../rule.js';
-import { CACHING_LEARNS, cursorOf, KIND, PAGINATED, recallCaching, resultFor } from './support.js';
+import { CACHING_LEARNS, cursorOf, KIND, PAGINATED, recallCaching } from './support/memories.js';
+import { resultFor } from './support/messages.js';
 
 export const paginationRules: Rule[] = [
   {

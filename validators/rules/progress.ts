@@ -1,6 +1,7 @@
+/** RULES.md §10: progress (PROG). */
 import type { Rule } from '../rule.js';
 import { progressToken } from '../session-state.js';
-import { notification } from './support.js';
+import { notification } from './support/messages.js';
 
 export const progressRules: Rule[] = [
   {

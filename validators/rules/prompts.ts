@@ -1,5 +1,8 @@
+/** RULES.md §7: prompts (PROMPTS). */
 import { type BareExchangeRule, type ExchangeRule, isObject, type Rule, type SessionEndRule } from '../rule.js';
-import { BASE64, exchangeOf, fromServer, invariance, listChanged, obj, params, perSession, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS, refusable, resultFor, URI } from './support.js';
+import { exchangeOf, fromServer, perSession, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS } from './support/http.js';
+import { invariance, listChanged } from './support/memories.js';
+import { BASE64, obj, params, refusable, resultFor, URI } from './support/messages.js';
 
 const MIME = /^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/;
 

@@ -1,5 +1,7 @@
+/** RULES.md §6: resources (RES). */
 import { type ExchangeRule, isObject, type Rule } from '../rule.js';
-import { BASE64, filterOf, invariance, listChanged, listenOf, notification, recallSubscriptions, resultFor, SUBSCRIPTION_LEARNS, URI } from './support.js';
+import { filterOf, invariance, listChanged, listenOf, recallSubscriptions, SUBSCRIPTION_LEARNS } from './support/memories.js';
+import { BASE64, notification, resultFor, URI } from './support/messages.js';
 
 const INTERNAL = /\binternal (server )?error\b|\bunhandled (exception|error|rejection)\b/i;
 

@@ -1,3 +1,4 @@
+/** RULES.md §16: roots (ROOTS; deprecated in 2026-07-28). */
 import { isObject, type Rule } from '../rule.js';
 
 export const rootsRules: Rule[] = [

@@ -1,5 +1,7 @@
+/** RULES.md §16: sampling (SAMP; deprecated in 2026-07-28). */
 import { isObject, type Rule, since } from '../rule.js';
-import { ASK_LEARNS, asked, asking, asks, clientCapabilities, type O, recallAsks, type S } from './support.js';
+import { ASK_LEARNS, asked, asking, asks, recallAsks } from './support/memories.js';
+import { clientCapabilities, type O, type S } from './support/messages.js';
 
 /** The client capabilities a server ask must respect: the triggering request's (2026-07-28) or initialize's (2025). */
 function capabilitiesFor(o: O, state: S): Record<string, unknown> | undefined {

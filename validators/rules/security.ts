@@ -1,8 +1,9 @@
+/** RULES.md §22: security heuristics (SEC). */
 import { type ExchangeRule, type Interest, isObject, type Rule } from '../rule.js';
 import type { SessionState } from '../session-state.js';
 import { handedOutIds, lowEntropy, recentValues, sequential } from '../state-ids.js';
 import { pointerAt, type Segment, walk } from '../walk.js';
-import { fromServer, headerOf } from './support.js';
+import { fromServer, headerOf } from './support/http.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
 

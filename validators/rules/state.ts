@@ -1,7 +1,8 @@
+/** RULES.md §3: statelessness (STATE). Recording rules: they compare the sessions of one recording (validators/recording.ts). */
 import type { ListFact, SessionDigest } from '../recording.js';
 import type { RecordingRule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
-import { LISTEN } from './support.js';
+import { LISTEN } from './support/messages.js';
 
 /** A list asked again this soon, with nothing in between, should get the same answer. */
 const RELIST_WINDOW_MS = 10_000;

@@ -1,3 +1,4 @@
+/** RULES.md §18: the stdio transport (STDIO). */
 import { messageBytes } from '../../lib/message.js';
 import { isObject, type Observed, type Rule } from '../rule.js';
 import { revisionOf, sessionSlot, type SessionState } from '../session-state.js';

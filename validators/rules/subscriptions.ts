@@ -1,7 +1,9 @@
+/** RULES.md §13: subscriptions (SUB; `subscriptions/listen`, new in 2026-07-28). */
 import type { SessionDigest } from '../recording.js';
 import { type ExchangeRule, type Interest, isObject, type RecordingRule, type Rule } from '../rule.js';
 import { idKey } from '../session-state.js';
-import { at, filterOf, LISTEN, listenOf, metaOf, notification, type O, recallSubscriptions, SUB_ID, SUBSCRIPTION_LEARNS } from './support.js';
+import { filterOf, listenOf, recallSubscriptions, SUBSCRIPTION_LEARNS } from './support/memories.js';
+import { at, LISTEN, metaOf, notification, type O, SUB_ID } from './support/messages.js';
 
 const LISTEN_ONLY = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
 

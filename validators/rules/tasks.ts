@@ -1,6 +1,9 @@
+/** RULES.md §17: the tasks extension (TASKS). */
 import { type BareExchangeRule, type ExchangeRule, type Interest, isObject, type Observed, type Rule, type SessionEndRule } from '../rule.js';
 import { idKey } from '../session-state.js';
-import { clientCapabilities, clientRequest, extensionsOf, inputIdentity, type Json, memoryOf, notification, obj, params, perSession, result, TASK_METHODS, taskInputs, TASKS } from './support.js';
+import { perSession } from './support/http.js';
+import { clientCapabilities, clientRequest, extensionsOf, type Json, notification, obj, params, result, TASK_METHODS, TASKS } from './support/messages.js';
+import { inputIdentity, memoryOf, taskInputs } from './support/negotiated.js';
 
 /** An `Mcp-Name`/`Mcp-Param-*` value with its Base64 sentinel decoded. */
 const headerValue = (v: string): string => {

@@ -1,8 +1,11 @@
+/** RULES.md §5: tools (TOOLS), x-mcp-header included. */
 import { dataProblem, dialectOf, schemaProblem } from '../json-schema.js';
 import { isObject, type Observed, type Rule, since } from '../rule.js';
 import { seenAt } from '../session-state.js';
 import { pointer } from '../walk.js';
-import { ACKNOWLEDGED, clientRequest, invariance, type Json, listChangedRefused, memoryOf, nameOf, obj, params, refusable, relist, result, retryOf } from './support.js';
+import { invariance, nameOf, relist } from './support/memories.js';
+import { clientRequest, type Json, obj, params, refusable, result, retryOf } from './support/messages.js';
+import { ACKNOWLEDGED, listChangedRefused, memoryOf } from './support/negotiated.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 

@@ -1,6 +1,8 @@
+/** RULES.md §2: version negotiation and discovery (VER). */
 import { type Interest, isObject, type Rule, since } from '../rule.js';
 import { revisionOf, type SessionState } from '../session-state.js';
-import { clientCapabilities, clientRequest, escape, extensionsOf, KEY, memoryOf, meta, META, metaOf, missingEnvelope, params, result, TASK_METHODS, TASKS, unsupportedVersion } from './support.js';
+import { clientCapabilities, clientRequest, escape, extensionsOf, KEY, meta, META, metaOf, missingEnvelope, params, result, TASK_METHODS, TASKS, unsupportedVersion } from './support/messages.js';
+import { memoryOf } from './support/negotiated.js';
 
 const isModernRequest = (o: Parameters<Rule['check']>[0]): o is typeof o & { json: Record<string, unknown> } =>
   o.msg.direction === 'client-to-server' && o.json !== undefined && typeof o.json.method === 'string' && 'id' in o.json;
