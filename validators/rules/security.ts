@@ -1,4 +1,4 @@
-/** RULES.md §22: security heuristics (SEC). */
+/** RULES.md §22: security heuristics (SEC; warnings, never errors). */
 import { type ExchangeRule, type Interest, isObject, type Rule } from '../rule.js';
 import type { SessionState } from '../session-state.js';
 import { handedOutIds, lowEntropy, recentValues, sequential } from '../state-ids.js';

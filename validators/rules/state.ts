@@ -1,4 +1,4 @@
-/** RULES.md §3: statelessness (STATE). Recording rules: they compare the sessions of one recording (validators/recording.ts). */
+/** RULES.md §3: statelessness (STATE). Both are recording rules: each `check` is empty, they judge the sessions of one recording together (validators/recording.ts). */
 import type { ListFact, SessionDigest } from '../recording.js';
 import type { RecordingRule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
