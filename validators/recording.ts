@@ -5,12 +5,11 @@ import type { Direction, RecordedMessage } from '../lib/message.js';
 import { MASK } from '../lib/redact.js';
 import type { Violation } from '../lib/violation.js';
 import type { ValidateOptions } from './engine.js';
-import { isObject, severityOf, specLink, type Rule } from './rule.js';
+import { isObject, judgesRecordings, severityOf, specLink } from './rule.js';
 import { idKey, LIST_KEYS, MODERN_REVISION, revisionOf } from './session-state.js';
-import { parseChallenges } from './rules/auth.js';
-import { canonical, LISTEN, SUB_ID } from './rules/features-common.js';
-import { missingEnvelope } from './rules/version.js';
 import { headerOf } from '../lib/http-headers.js';
+import { parseChallenges } from './rules/support/http.js';
+import { canonical, LISTEN, missingEnvelope, SUB_ID } from './rules/support/messages.js';
 
 /*
  * Cross-session validation. The engine judges one session at a time, but some rules need several
@@ -298,14 +297,6 @@ export class SessionDigest {
     if (r?.method === LISTEN) r.closed = true;
   }
 }
-
-/** A rule that judges the sessions of one recording together. Its `check` does nothing: it
- * sees no single message. Its verdicts point at a message of one of the sessions. */
-export interface RecordingRule extends Rule {
-  checkRecording(sessions: readonly SessionDigest[], report: (at: Point, path: string, message: string) => void): void;
-}
-
-export const judgesRecordings = (rule: Rule): rule is RecordingRule => typeof (rule as Partial<RecordingRule>).checkRecording === 'function';
 
 /** The revision of the traffic a verdict points at: its request's, else its session's. */
 function revisionAt(sessions: readonly SessionDigest[], at: Point): string | undefined {

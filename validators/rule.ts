@@ -1,5 +1,7 @@
+import type { HttpExchange, SessionEnd } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Severity } from '../lib/violation.js';
+import type { Point, SessionDigest } from './recording.js';
 import type { SessionState } from './session-state.js';
 import { SPEC_PAGES } from './spec-pages.js';
 
@@ -107,6 +109,51 @@ export interface Rule extends RuleInfo {
   on?: readonly Interest[];
   check(o: Observed, report: Report, state: SessionState): void;
 }
+
+/**
+ * A rule that also judges a whole HTTP exchange once it is over, when its status, headers and
+ * messages are all known (a 401 with an empty body, a 202 to a notification). It runs once per
+ * exchange that carried at least one message; its violations point at that first message.
+ */
+export interface ExchangeRule extends Rule {
+  checkExchange(x: HttpExchange, first: RecordedMessage, report: Report, state: SessionState): void;
+}
+
+export const judgesExchanges = (rule: Rule): rule is ExchangeRule => typeof (rule as Partial<ExchangeRule>).checkExchange === 'function';
+
+/**
+ * A rule that judges the HTTP exchanges that carried no JSON-RPC message (paths outside the MCP
+ * endpoint such as OAuth discovery, a GET stream that stayed silent), once each is over. There
+ * is no message to point at: its violations carry seq 0.
+ */
+export interface BareExchangeRule extends Rule {
+  checkBareExchange(x: HttpExchange, report: Report, state: SessionState): void;
+}
+
+export const judgesBareExchanges = (rule: Rule): rule is BareExchangeRule => typeof (rule as Partial<BareExchangeRule>).checkBareExchange === 'function';
+
+/** How a session ended, as far as the session-end rules ask (stdio: who started the shutdown,
+ * how the server process exited; live, what the cassette will say). */
+export type SessionEndInfo = Partial<Pick<SessionEnd, 'reason' | 'initiatedBy' | 'exitCode' | 'signal'>>;
+
+/**
+ * A rule that judges a session once it is over, after its last message and exchange (offline
+ * at the end of the cassette's session, live when the proxy finishes). It names the message
+ * each violation points at; like the exchange rules it judges the server.
+ */
+export interface SessionEndRule extends Rule {
+  checkSessionEnd(end: SessionEndInfo | undefined, report: (seq: number, path: string, message: string) => void, state: SessionState): void;
+}
+
+export const judgesSessionEnd = (rule: Rule): rule is SessionEndRule => typeof (rule as Partial<SessionEndRule>).checkSessionEnd === 'function';
+
+/** A rule that judges the sessions of one recording together. Its `check` does nothing: it
+ * sees no single message. Its verdicts point at a message of one of the sessions. */
+export interface RecordingRule extends Rule {
+  checkRecording(sessions: readonly SessionDigest[], report: (at: Point, path: string, message: string) => void): void;
+}
+
+export const judgesRecordings = (rule: Rule): rule is RecordingRule => typeof (rule as Partial<RecordingRule>).checkRecording === 'function';
 
 /** Each rule ID once (first definition wins): one ID may be checked by more than one function,
  * a hand-written check and the structure check, or the --schema check. */

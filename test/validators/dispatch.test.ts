@@ -3,7 +3,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
-import { classify, validateSession, wants } from '../../validators/engine.js';
+import { classify, wants } from '../../validators/dispatch.js';
+import { validateSession } from '../../validators/engine.js';
 import type { Rule } from '../../validators/rule.js';
 import { RULES } from '../../validators/rules/index.js';
 import { SessionState } from '../../validators/session-state.js';
@@ -73,7 +74,7 @@ test('dispatching by `on` gives the same verdicts as running every rule on every
 
 test('most rules declare what they look at, and a typical message reaches few of them', (t) => {
   const undeclared = RULES.filter((r) => r.on === undefined).map((r) => r.id);
-  // The two that must see every frame: the stdio framing scanner and the carrier of negotiation.ts's memory.
+  // The two that must see every frame: the stdio framing scanner and the carrier of the negotiated memory (rules/support/negotiated.ts).
   t.deepEqual(undeclared.sort(), ['ENV-RESULTTYPE-LEGACY', 'STDIO-FRAMING']);
   let messages = 0;
   let reached = 0;

@@ -1,64 +1,13 @@
-import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
+/** RULES.md §20: authorization (AUTH; HTTP only). */
+import type { HttpExchange } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
-import type { ExchangeRule } from '../engine.js';
-import { isObject, since } from '../rule.js';
+import { type BareExchangeRule, type ExchangeRule, isObject, type RecordingRule, type Rule, type SessionEndRule, since } from '../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../session-state.js';
-import { headerOf } from './wire-http.js';
-
-/** One challenge of a WWW-Authenticate header (RFC 9110 §11.6.1): scheme and auth-params. */
-export interface Challenge {
-  scheme: string;
-  params: Record<string, string>;
-}
-
-const TOKEN_CHAR = /[!#$%&'*+.^_`|~0-9A-Za-z-]/;
-
-/** Parses WWW-Authenticate values (several challenges may share one value, comma-separated). */
-export function parseChallenges(headers: HttpHeaders | undefined): Challenge[] {
-  const raw = headers?.['www-authenticate'];
-  const out: Challenge[] = [];
-  for (const value of raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]) {
-    let i = 0;
-    let current: Challenge | undefined;
-    const token = (): string => {
-      const start = i;
-      while (i < value.length && TOKEN_CHAR.test(value[i]!)) i++;
-      return value.slice(start, i);
-    };
-    const spaces = (): void => {
-      while (value[i] === ' ' || value[i] === '\t') i++;
-    };
-    while (i < value.length) {
-      while (i < value.length && /[\s,]/.test(value[i]!)) i++;
-      const name = token();
-      if (!name) {
-        i++;
-        continue;
-      }
-      spaces();
-      if (value[i] !== '=') {
-        out.push((current = { scheme: name, params: {} }));
-        continue;
-      }
-      i++;
-      spaces();
-      let v = '';
-      if (value[i] === '"') {
-        i++;
-        while (i < value.length && value[i] !== '"') v += value[i] === '\\' ? value[++i] ?? '' : value[i], i++;
-        i++;
-      } else {
-        const start = i;
-        while (i < value.length && value[i] !== ',' && !/\s/.test(value[i]!)) i++;
-        v = value.slice(start, i);
-      }
-      if (current) current.params[name.toLowerCase()] = v;
-    }
-  }
-  return out;
-}
+import { type Challenge, exchangeOf, exchangesOf, factFromServer, fromServer, headerOf, is2xx, parseChallenges } from './support/http.js';
+import { type Json, obj } from './support/messages.js';
 
 const bearerOf = (x: HttpExchange): Challenge | undefined => parseChallenges(x.responseHeaders).find((c) => c.scheme.toLowerCase() === 'bearer');
+
 const scopesOf = (c: Challenge): string[] => (c.params.scope ?? '').split(/\s+/).filter(Boolean);
 
 /** The revision an exchange was made under: the body's envelope, the initialize offer, the
@@ -68,9 +17,6 @@ function revisionOfExchange(x: HttpExchange, first: RecordedMessage, state: Sess
   const offered = json?.method === 'initialize' && isObject(json.params) ? json.params.protocolVersion : undefined;
   return (json && revisionOf(json)) ?? (typeof offered === 'string' ? offered : undefined) ?? headerOf(x.requestHeaders, 'mcp-protocol-version') ?? state.legacyRevision;
 }
-
-/** Exchanges the proxy answered itself (Host/Origin refusal, upstream down) are not the server's. */
-const fromServer = (x: HttpExchange): boolean => x.status !== undefined && x.outcome !== 'refused' && x.outcome !== 'upstream-error';
 
 /** RFC 6750 §3.1: the status each Bearer error code goes with. */
 const STATUS_OF: Record<string, number> = { invalid_request: 400, invalid_token: 401, insufficient_scope: 403 };
@@ -86,25 +32,82 @@ function operationKey(first: RecordedMessage): string | undefined {
   return JSON.stringify([json.method, params]);
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
+const PRM = '/.well-known/oauth-protected-resource';
 
-function urlOf(text: string): URL | undefined {
-  if (urls.has(text)) return urls.get(text);
-  let url: URL | undefined;
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+// --- AUTH-PRM-AS, AUTH-OWN-AS-ONLY ------------------------------------------------------------------
+
+const PRM_PATH = /^\/\.well-known\/oauth-protected-resource(\/|\?|$)/;
+
+/** The Protected Resource Metadata document a GET of the well-known URI got, when the cassette kept it. */
+function prmOf(x: HttpExchange): Json | undefined {
+  if (x.mcp || x.method !== 'GET' || !PRM_PATH.test(x.path) || !fromServer(x) || !is2xx(x) || x.responseBody === undefined) return undefined;
   try {
-    url = new URL(text);
+    return obj(JSON.parse(x.responseBody));
   } catch {
-    url = undefined;
+    return undefined;
   }
-  if (urls.size >= 64) urls.clear();
-  urls.set(text, url);
-  return url;
 }
-/** The session's target URL is parsed once, not once per exchange (only read, never changed). */
-const urls = new Map<string, URL | undefined>();
 
-/** §20 and §22 of RULES.md: what the server's HTTP answers show about authorization. */
-export const authRules: ExchangeRule[] = [
+/** The latest PRM document of the session that was complete before `t`. */
+function prmBefore(state: SessionState, t: number): Json | undefined {
+  let found: { doc: Json; at: number } | undefined;
+  for (const x of state.exchanges.values()) {
+    const doc = prmOf(x);
+    const at = x.endT ?? x.t;
+    if (doc && at <= t && (!found || at >= found.at)) found = { doc, at };
+  }
+  return found?.doc;
+}
+
+const trimSlash = (s: string): string => s.replace(/\/+$/, '');
+
+const LOCAL_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|10(\.\d{1,3}){3}|192\.168(\.\d{1,3}){2}|172\.(1[6-9]|2\d|3[01])(\.\d{1,3}){2})$/i;
+
+function httpUrl(text: string): URL | undefined {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An audience names the resource when both are the same origin and one path contains the other
+ * (RFC 8707 lets a client ask for a less specific resource). */
+function covers(aud: URL, resource: URL): boolean {
+  if (aud.origin.toLowerCase() !== resource.origin.toLowerCase()) return false;
+  const a = trimSlash(aud.pathname);
+  const r = trimSlash(resource.pathname);
+  return a === r || r.startsWith(`${a}/`) || a.startsWith(`${r}/`);
+}
+
+export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule | SessionEndRule)[] = [
+  {
+    id: 'AUTH-NO-QUERY', level: 'MUST NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
+    revisions: since('2025-03-26'),
+    title: 'The access token never travels in the query string',
+    on: ['client'],
+    check(o, report, state) {
+      const x = exchangeOf(o, state);
+      // A path without a query has nothing to show now or later (the once is this rule's own).
+      if (o.msg.direction !== 'client-to-server' || !x || !x.path.includes('?') || !state.once(`query:${x.id}`)) return;
+      const query = new URL(x.path, 'http://x').searchParams;
+      for (const key of ['access_token', 'token', 'api_key', 'apikey', 'auth']) if (query.has(key)) report('', `a credential-like query parameter ${key} in ${x.method} ${x.path.split('?')[0]}`);
+    },
+  },
+  {
+    id: 'AUTH-BEARER', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
+    revisions: since('2025-03-26'),
+    title: 'Tokens travel as Authorization: Bearer',
+    on: ['client'],
+    check(o, report, state) {
+      if (o.msg.direction !== 'client-to-server') return;
+      const auth = state.header(o.msg, 'authorization');
+      if (auth !== undefined && !/^Bearer\s/i.test(auth) && state.once(`bearer:${o.msg.http?.exchange}`)) report('', `Authorization uses the ${auth.split(' ')[0]} scheme, not Bearer`);
+    },
+  },
   {
     id: 'AUTH-STATUS-MAP', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Error Handling',
     revisions: since('2025-03-26'),
@@ -181,18 +184,76 @@ export const authRules: ExchangeRule[] = [
     },
   },
   {
-    // Needs to know where the server runs: the session's target (offline and live).
-    id: 'SEC-LOCAL-HTTP-OPEN', level: 'desc', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Security & Endpoint', severity: 'info',
-    title: 'A loopback HTTP server answers MCP requests without authorization',
+    // Either mechanism will do (resource_metadata in the challenge, or the document at the
+    // well-known URI, at the endpoint's path or at the root). Passively, a 401 without the first
+    // is flagged only when the recording shows every well-known location fetched and refused
+    // (4xx); if one was never fetched it may serve the document, and nothing is said. 2025-03-26
+    // traffic (no PRM at all) is not judged. One report per endpoint and recording.
+    id: 'AUTH-PRM-LOCATION', level: 'MUST', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Protected Resource Metadata Discovery Requirements',
+    title: 'A 401 names resource_metadata, or the Protected Resource Metadata is at the well-known URI',
     on: [],
     check() {},
-    checkExchange(x, first, report, state) {
+    checkRecording(sessions, report) {
+      const xs = exchangesOf(sessions);
+      const gets = xs.filter((x) => x.method === 'GET' && x.path.startsWith(PRM) && factFromServer(x));
+      const refusals = (path: string): number[] | undefined => {
+        const seen = gets.filter((g) => g.path === path).map((g) => g.status!);
+        return seen.length > 0 && seen.every((s) => s >= 400 && s < 500) ? seen : undefined;
+      };
+      const done = new Set<string>();
+      for (const x of xs) {
+        if (x.status !== 401 || !x.mcp || !factFromServer(x) || x.resourceMetadata || !x.first || done.has(x.path)) continue;
+        const revision = x.request?.revision ?? x.protocolHeader;
+        if (!revision || revision < '2025-06-18') continue;
+        const endpoint = x.path.replace(/\/+$/, '');
+        const locations = endpoint ? [`${PRM}${endpoint}`, PRM] : [PRM];
+        const refused = locations.map(refusals);
+        if (refused.some((r) => r === undefined)) continue;
+        done.add(x.path);
+        report({ ...x.first, direction: 'server-to-client' }, '', `HTTP 401 without WWW-Authenticate: Bearer resource_metadata="…", and the Protected Resource Metadata is not at the well-known URI either (${locations.map((l, i) => `GET ${l}: ${refused[i]!.join(', ')}`).join('; ')}); name the metadata URL in the challenge or serve the document there`);
+      }
+    },
+  },
+  {
+    id: 'AUTH-PRM-AS', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Authorization Server Location',
+    revisions: since('2025-06-18'),
+    title: 'The Protected Resource Metadata names at least one authorization server',
+    on: [],
+    check() {},
+    checkBareExchange(x, report) {
+      const doc = prmOf(x);
+      if (!doc) return;
+      const servers = doc.authorization_servers;
+      if (Array.isArray(servers) && servers.some((s) => typeof s === 'string' && s !== '')) return;
+      const what = servers === undefined ? 'has no authorization_servers' : Array.isArray(servers) ? 'lists no authorization server in authorization_servers' : 'has an authorization_servers that is not an array of URLs';
+      report('', `the Protected Resource Metadata at ${x.path.split('?')[0]} ${what}; it must name at least one authorization server, so that clients can find where to get a token`);
+    },
+  },
+  {
+    // Decoded at record time (the token itself is masked): iss against the authorization
+    // servers the session's PRM names, aud against the PRM's resource, or else the recorded
+    // server's URL when that is a public one (behind a local address the public name is unknown).
+    id: 'AUTH-OWN-AS-ONLY', level: 'MUST NOT', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Handling',
+    revisions: since('2025-06-18'),
+    title: 'The client sends only tokens issued by this server\'s authorization server, for this server',
+    on: [],
+    check() {},
+    checkExchange(x, _first, report, state) {
+      const claims = x.tokenClaims;
+      if (!claims || !x.mcp) return;
+      const prm = prmBefore(state, x.t);
+      const servers = (Array.isArray(prm?.authorization_servers) ? prm.authorization_servers : []).filter((s): s is string => typeof s === 'string' && s !== '');
+      if (claims.iss !== undefined && servers.length > 0 && !servers.some((s) => trimSlash(s) === trimSlash(claims.iss!)) && state.once(`own-as-iss:${claims.iss}`)) {
+        report('', `the client sent a token issued by ${claims.iss}, but the server's Protected Resource Metadata names ${servers.join(', ')}; send only tokens from the server's own authorization server`);
+      }
       const target = state.session.target;
-      const url = target && 'url' in target ? urlOf(target.url) : undefined;
-      const method = isObject(first.json) ? first.json.method : undefined;
-      if (!url || !LOOPBACK.test(url.hostname) || !x.mcp || first.kind !== 'request' || method === 'server/discover' || method === 'ping') return;
-      if (x.status === undefined || x.status < 200 || x.status >= 300 || !fromServer(x) || headerOf(x.requestHeaders, 'authorization') !== undefined) return;
-      if (state.once('local-http-open')) report('', `the server on ${url.host} answered ${String(method)} without any Authorization: every local process (and a DNS-rebinding page, unless Origin is checked) can use it; require authentication`);
+      const targetUrl = target && 'url' in target ? httpUrl(target.url) : undefined;
+      const resource = str(prm?.resource) !== undefined ? httpUrl(prm!.resource as string) : targetUrl && !LOCAL_HOST.test(targetUrl.hostname) ? targetUrl : undefined;
+      const auds = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+      const urls = auds.map(httpUrl);
+      // An audience that is no URL (an API id, a client id) cannot be compared: no verdict.
+      if (!resource || urls.length === 0 || urls.some((u) => !u) || urls.some((u) => covers(u!, resource))) return;
+      if (state.once(`own-as-aud:${auds.join(' ')}`)) report('', `the client sent a token for ${auds.join(', ')}, not for this server (${resource.href}); tokens are bound to the server they were issued for (RFC 8707)`);
     },
   },
 ];

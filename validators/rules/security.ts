@@ -1,11 +1,15 @@
-import { isObject, type Interest, type Rule } from '../rule.js';
+/** RULES.md §22: security heuristics (SEC; warnings, never errors). */
+import { type ExchangeRule, type Interest, isObject, type Rule } from '../rule.js';
 import type { SessionState } from '../session-state.js';
 import { handedOutIds, lowEntropy, recentValues, sequential } from '../state-ids.js';
-import { pointerAt, walk, type Segment } from '../walk.js';
+import { pointerAt, type Segment, walk } from '../walk.js';
+import { fromServer, headerOf } from './support/http.js';
 
 const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
+
 // Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064]|\uDB40[\uDC00-\uDC7F]/;
+
 const SECRET = /(\bBearer\s+[A-Za-z0-9\-._~+/]{20,}=*|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,})/;
 
 /** The shortest text SECRET can match (AKIA and 16 characters). */
@@ -14,6 +18,7 @@ const SECRET_MIN_LENGTH = 20;
 // Cheaper tests that every match of OVERRIDE (a word it must contain) and INVISIBLE (a code unit
 // it must contain) passes: most strings fail them, and skip the full patterns.
 const OVERRIDE_WORD = /ignore|disregard|do not|don't|<\/?(?:important|system|instruction)/i;
+
 const INVISIBLE_UNIT = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uDB40]/;
 
 function injection(text: string, prose = true): string | undefined {
@@ -36,6 +41,7 @@ function textKind(mimeType: unknown): 'prose' | 'code' | 'app' {
   if (base === 'text/html' && params.some((p) => p.replace(/"/g, '') === 'profile=mcp-app')) return 'app';
   return CODE_TYPES.has(base) ? 'code' : 'prose';
 }
+
 const CODE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'image/svg+xml', 'text/css', 'text/javascript', 'application/javascript', 'application/x-javascript', 'text/ecmascript', 'application/ecmascript']);
 
 /** The object or array a walked string sits in. */
@@ -48,13 +54,32 @@ function containerAt(json: Record<string, unknown>, at: Segment | undefined): un
 }
 
 const valuesOf = (state: SessionState, field: string): (string | number)[] => recentValues(state.handedOut, field);
+
 const listed = (seq: { last: (string | number)[]; step: number }): string => `${seq.last.map((v) => JSON.stringify(v)).join(', ')}: step ${seq.step}`;
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+
 const CONTENT = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
-/** §22 of RULES.md: security heuristics (warnings, never errors). */
-export const securityRules: Rule[] = [
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+function urlOf(text: string): URL | undefined {
+  if (urls.has(text)) return urls.get(text);
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (urls.size >= 64) urls.clear();
+  urls.set(text, url);
+  return url;
+}
+
+/** The session's target URL is parsed once, not once per exchange (only read, never changed). */
+const urls = new Map<string, URL | undefined>();
+
+export const securityRules: (Rule | ExchangeRule)[] = [
   {
     id: 'SEC-DESC-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
     title: 'Descriptions and titles carry no instructions for the model, hidden tags or invisible Unicode',
@@ -128,6 +153,21 @@ export const securityRules: Rule[] = [
           report(id.pointer, `${id.member} returned by ${p.name} is ${weak}; identifiers that stand for state should be random, bound to the user and checked on every call`);
         }
       }
+    },
+  },
+  {
+    // Needs to know where the server runs: the session's target (offline and live).
+    id: 'SEC-LOCAL-HTTP-OPEN', level: 'desc', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Security & Endpoint', severity: 'info',
+    title: 'A loopback HTTP server answers MCP requests without authorization',
+    on: [],
+    check() {},
+    checkExchange(x, first, report, state) {
+      const target = state.session.target;
+      const url = target && 'url' in target ? urlOf(target.url) : undefined;
+      const method = isObject(first.json) ? first.json.method : undefined;
+      if (!url || !LOOPBACK.test(url.hostname) || !x.mcp || first.kind !== 'request' || method === 'server/discover' || method === 'ping') return;
+      if (x.status === undefined || x.status < 200 || x.status >= 300 || !fromServer(x) || headerOf(x.requestHeaders, 'authorization') !== undefined) return;
+      if (state.once('local-http-open')) report('', `the server on ${url.host} answered ${String(method)} without any Authorization: every local process (and a DNS-rebinding page, unless Origin is checked) can use it; require authentication`);
     },
   },
 ];

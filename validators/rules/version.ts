@@ -1,49 +1,8 @@
-import { isObject, since, type Rule } from '../rule.js';
-import { revisionOf, type PendingRequest, type SessionState } from '../session-state.js';
-import { clientCapabilities } from './envelope.js';
-
-const META = 'io.modelcontextprotocol/';
-
-function meta(json?: Record<string, unknown>): Record<string, unknown> | undefined {
-  const params = json && isObject(json.params) ? json.params : undefined;
-  return params && isObject(params._meta) ? params._meta : undefined;
-}
-
-/** Which required envelope fields a modern request lacks. */
-export function missingEnvelope(json: Record<string, unknown>): string[] {
-  const m = meta(json);
-  const missing: string[] = [];
-  if (typeof m?.[`${META}protocolVersion`] !== 'string') missing.push(`${META}protocolVersion`);
-  if (!isObject(m?.[`${META}clientCapabilities`])) missing.push(`${META}clientCapabilities`);
-  return missing;
-}
-
-/** The MCP revisions there are: a version outside them is one no server implements. */
-const KNOWN_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
-
-/**
- * The protocol version a request names in its envelope when the server does not support it:
- * absent from the `supportedVersions` the server announced (`supported`, by default the session's
- * DiscoverResult), or, before any discover answer, no MCP revision at all. Such a request is to be
- * refused with -32022.
- */
-export function unsupportedVersion(request: Record<string, unknown>, supported: readonly string[] | undefined): string | undefined {
-  const version = revisionOf(request);
-  if (version === undefined) return undefined;
-  return (supported ? supported.includes(version) : KNOWN_REVISIONS.includes(version)) ? undefined : version;
-}
-
-/**
- * Why a server may refuse a request, if it may: the request broke a MUST (a violation of error
- * severity on it, such as a missing envelope field or a schema breach), or it names a protocol
- * version the server does not support. The rules that judge whether an answer should have been a
- * result (CAP-DECLARED-ANSWERS, TOOLS-ERR-EXECUTION) do not judge the answers to such requests.
- */
-export function refusable(request: PendingRequest, state: SessionState): string | undefined {
-  if (request.invalid) return `it broke ${request.invalid}`;
-  const version = unsupportedVersion(request.json, state.supportedVersions);
-  return version === undefined ? undefined : `it asked for protocol version ${version}, which the server does not support`;
-}
+/** RULES.md §2: version negotiation and discovery (VER). */
+import { type Interest, isObject, type Rule, since } from '../rule.js';
+import { revisionOf, type SessionState } from '../session-state.js';
+import { clientCapabilities, clientRequest, escape, extensionsOf, KEY, meta, META, metaOf, missingEnvelope, params, result, TASK_METHODS, TASKS, unsupportedVersion } from './support/messages.js';
+import { memoryOf } from './support/negotiated.js';
 
 const isModernRequest = (o: Parameters<Rule['check']>[0]): o is typeof o & { json: Record<string, unknown> } =>
   o.msg.direction === 'client-to-server' && o.json !== undefined && typeof o.json.method === 'string' && 'id' in o.json;
@@ -75,8 +34,25 @@ function servedUnsupported(o: Parameters<Rule['check']>[0], report: Parameters<R
   else report('/result', `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was served instead of refused with -32022`);
 }
 
-/** §2 of RULES.md: version negotiation and discovery. */
 export const versionRules: Rule[] = [
+  {
+    id: 'VER-EXT-ID', level: 'MUST', obs: '1', era: 'all', source: 'basic/versioning.mdx §Extension Negotiation',
+    revisions: since('2026-07-28'),
+    title: 'Extension ids carry a prefix and follow the `_meta` key rules',
+    on: ['json'],
+    check(o, report) {
+      if (!o.json) return;
+      const found: [Record<string, unknown>, string][] = [];
+      const params = isObject(o.json.params) ? o.json.params : undefined;
+      const caps = params && isObject(params._meta) ? params._meta['io.modelcontextprotocol/clientCapabilities'] : undefined;
+      if (isObject(caps) && isObject(caps.extensions)) found.push([caps.extensions, '/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions']);
+      const result = isObject(o.json.result) ? o.json.result : undefined;
+      if (result && isObject(result.capabilities) && isObject(result.capabilities.extensions)) found.push([result.capabilities.extensions, '/result/capabilities/extensions']);
+      for (const [ext, at] of found) {
+        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${escape(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
+      }
+    },
+  },
   {
     id: 'VER-META-REQUIRED', level: 'MUST', obs: '1', era: 'modern', source: 'basic/index.mdx §`_meta`',
     title: 'Every request carries protocolVersion and clientCapabilities in `params._meta`',
@@ -161,6 +137,59 @@ export const versionRules: Rule[] = [
       const declared = clientCapabilities(o.request.json) ?? {};
       for (const name of Object.keys(required)) {
         if (declaredCovers(required[name], declared[name])) report(`/error/data/requiredCapabilities/${name}`, `-32021 names ${name}, which the request declared`);
+      }
+    },
+  },
+  {
+    id: 'VER-32022-CONSISTENT', level: 'derived', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    revisions: since('2026-07-28'),
+    title: '-32022 names the version that was sent, and does not list it as supported',
+    on: ['error'],
+    check(o, report) {
+      const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
+      if (e?.code !== -32022 || !isObject(e.data) || !o.request) return;
+      const sent = metaOf(o.request.json.params)?.['io.modelcontextprotocol/protocolVersion'] ?? (isObject(o.request.json.params) ? o.request.json.params.protocolVersion : undefined);
+      if (typeof e.data.requested === 'string' && sent !== undefined && e.data.requested !== sent) report('/error/data/requested', `data.requested is ${e.data.requested} but the request asked for ${String(sent)}`);
+      if (Array.isArray(e.data.supported) && typeof sent === 'string' && e.data.supported.includes(sent)) report('/error/data/supported', `${sent} was refused but is listed as supported`);
+    },
+  },
+  {
+    id: 'VER-CLIENT-RETRY', level: 'SHOULD', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    revisions: since('2026-07-28'),
+    title: 'After -32022 the client uses a version from data.supported',
+    on: ['client-request'],
+    check(o, report, state) {
+      const m = memoryOf(o, state);
+      const req = clientRequest(o);
+      if (!req || !m.refused) return;
+      const version = revisionOf(req) ?? (req.method === 'initialize' ? params(req).protocolVersion : undefined);
+      const { supported, requested, seq } = m.refused;
+      if (typeof version !== 'string' || (supported ? supported.includes(version) : version !== requested) || !state.once(`VER-CLIENT-RETRY:${version}`)) return;
+      report(revisionOf(req) ? '/params/_meta/io.modelcontextprotocol~1protocolVersion' : '/params/protocolVersion',
+        `${String(req.method)} asks for ${version} after the server refused it (-32022 in message #${seq}${supported ? `, supported: ${supported.join(', ')}` : ''}); retry with a supported version or surface the error`);
+    },
+  },
+  {
+    id: 'VER-EXT-FALLBACK', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/versioning.mdx §Extension Negotiation',
+    title: 'No extension methods to a server that did not declare the extension',
+    on: [...TASK_METHODS].map((m): Interest => `client-request ${m}`),
+    check(o, report, state) {
+      const m = memoryOf(o, state);
+      const req = clientRequest(o);
+      if (!req || !TASK_METHODS.has(String(req.method)) || !m.discovered || TASKS in extensionsOf(m.discovered)) return;
+      const taskId = params(req).taskId;
+      if (typeof taskId === 'string' && m.taskIds.has(taskId)) return; // the server handed this task out itself
+      report('/method', `${String(req.method)} belongs to the ${TASKS} extension, which the server's server/discover capabilities do not declare; revert to core behaviour`);
+    },
+  },
+  {
+    id: 'VER-DUAL-ERA', level: 'desc', obs: 'N', era: 'legacy', source: 'basic/versioning.mdx §Compatibility Matrix',
+    title: 'A session opened with initialize gets legacy answers, never input_required',
+    on: ['server-input_required'],
+    check(o, report, state) {
+      memoryOf(o, state);
+      if (result(o)?.resultType === 'input_required' && o.request?.era === 'legacy') {
+        report('/result/resultType', `input_required answers ${o.request.method} in a session that initialize set to ${o.revision ?? 'a 2025 revision'}; legacy semantics ask through server requests (elicitation/create, sampling/createMessage, roots/list)`);
       }
     },
   },

@@ -1,7 +1,12 @@
-import { isObject, type Interest, type Rule } from '../rule.js';
-import { revisionOf } from '../session-state.js';
-import { missingEnvelope } from './version.js';
-import { decodeHeaderValue, sentinelProblem } from './wire-http.js';
+/** RULES.md §19, Streamable HTTP: the request headers, and what a modern server validates. */
+import { type Interest, isObject, type Rule } from '../../rule.js';
+import { revisionOf } from '../../session-state.js';
+import { decodeHeaderValue, encodingProblem, exchangeOf } from '../support/http.js';
+import { missingEnvelope } from '../support/messages.js';
+
+/** For HTTP-MCP-NAME: how `header` carries `value` is HTTP-B64-SENTINEL's to report (a value
+ * that needs Base64 and did not get it right, or wrong-case markers). */
+const sentinelProblem = (header: string, value: string): boolean => encodingProblem('', header, value) !== undefined;
 
 const missingEnvelopeOf = (request: Record<string, unknown>): boolean => missingEnvelope(request).length > 0;
 
@@ -12,8 +17,7 @@ function modernPost(o: Parameters<Rule['check']>[0]) {
   return revisionOf(o.json) ? o.json : undefined;
 }
 
-/** §19 of RULES.md: Streamable HTTP (the rules one exchange shows). */
-export const httpRules: Rule[] = [
+export const headersRules: Rule[] = [
   {
     id: 'HTTP-PV-PRESENT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
     title: 'Every POST carries MCP-Protocol-Version',
@@ -79,6 +83,37 @@ export const httpRules: Rule[] = [
       if (o.msg.direction !== 'server-to-client' || !o.msg.http || !o.request || o.request.era !== 'modern') return;
       const x = state.exchanges.get(o.msg.http.exchange);
       if (x?.responseHeaders?.['mcp-session-id'] !== undefined) report('', 'a 2026-07-28 answer carries an Mcp-Session-Id header; the revision has no protocol sessions');
+    },
+  },
+  {
+    id: 'HTTP-ACCEPT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
+    title: 'The Accept header lists application/json and text/event-stream',
+    on: ['client-json'],
+    check(o, report, state) {
+      if (o.msg.direction !== 'client-to-server' || !o.msg.http || !o.json || !('id' in o.json)) return;
+      const accept = state.header(o.msg, 'accept') ?? '';
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream')) report('', `Accept is ${JSON.stringify(accept)}; it must list application/json and text/event-stream`);
+    },
+  },
+  {
+    id: 'HTTP-REQ-CT', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
+    title: 'A request is answered with application/json or text/event-stream',
+    on: ['server'],
+    check(o, report, state) {
+      const x = exchangeOf(o, state);
+      if (o.msg.direction !== 'server-to-client' || !x || !state.once(`ct:${x.id}`)) return;
+      const type = (x.contentType ?? '').toLowerCase();
+      if (!type.startsWith('application/json') && !type.startsWith('text/event-stream')) report('', `the answer's Content-Type is ${JSON.stringify(x.contentType ?? '')}`);
+    },
+  },
+  {
+    id: 'HTTP-XACCEL', level: 'SHOULD', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
+    title: 'SSE responses send X-Accel-Buffering: no',
+    on: ['server'],
+    check(o, report, state) {
+      const x = exchangeOf(o, state);
+      if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !x || !state.once(`xaccel:${x.id}`)) return;
+      if (x.responseHeaders?.['x-accel-buffering'] !== 'no') report('', 'an SSE response without X-Accel-Buffering: no (proxies may buffer it)');
     },
   },
 ];

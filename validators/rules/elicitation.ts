@@ -1,29 +1,65 @@
-import { isObject, since, type Interest, type Rule } from '../rule.js';
-import { clientCapabilities } from './envelope.js';
+/** RULES.md §15: elicitation (ELICIT). */
+import { dataProblem } from '../json-schema.js';
+import { isObject, type Rule, since } from '../rule.js';
+import { mrtrKey } from '../session-state.js';
+import { ASK_LEARNS, asked, asking, asks, recallAsks } from './support/memories.js';
+import { at, clientCapabilities } from './support/messages.js';
 
-type O = Parameters<Rule['check']>[0];
 const PRIMITIVE = new Set(['string', 'number', 'integer', 'boolean']);
+
 const SECRET_FIELD = /(passw(or)?d|api[-_ ]?key|secret|token|credit[-_ ]?card|card[-_ ]?number|cvv|cvc|\bpin\b|ssn)/i;
-
-/** Server asks for client features: modern inputRequests, and 2025 server→client requests. */
-function asks(o: O, method: string): [Record<string, unknown>, string][] {
-  if (o.msg.direction !== 'server-to-client' || !o.json) return [];
-  if (o.json.method === method && isObject(o.json.params)) return [[o.json.params, '/params']];
-  const r = isObject(o.json.result) ? o.json.result : undefined;
-  if (!r || r.resultType !== 'input_required' || !isObject(r.inputRequests)) return [];
-  return Object.entries(r.inputRequests).filter(([, v]) => isObject(v) && v.method === method && isObject(v.params))
-    .map(([k, v]) => [(v as Record<string, unknown>).params as Record<string, unknown>, `/result/inputRequests/${k}/params`]);
-}
-
-/** What `asks` reads: a 2025 server→client message with the method, or an input_required result. */
-const asking = (method: string): Interest[] => [`server-request ${method}`, `server-notification ${method}`, 'server-input_required'];
 
 function isUrlMode(p: Record<string, unknown>): boolean {
   return p.mode === 'url';
 }
 
-/** §15-16 of RULES.md: elicitation, sampling, roots, deprecations. */
-export const clientFeatureRules: Rule[] = [
+const CREDENTIAL_PARAM = /^(access_?token|id_?token|refresh_?token|auth_?token|token|api_?key|apikey|password|passwd|pwd|secret|client_secret|session_?id|sid|jwt|x-amz-signature|x-amz-credential|x-goog-signature|signature|sig)$/i;
+
+const JWT = /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/;
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
+
+const LINK = /\bhttps?:\/\/[^\s"'<>]+|\bwww\.[a-z0-9-]+\.[a-z]{2,}[^\s"'<>]*/i;
+
+/** The texts a form shows the user (values, defaults and schema URIs are not links to click). */
+const SHOWN = new Set(['message', 'title', 'description']);
+
+/** Why an elicitation URL is unsafe to hand over, if it is. */
+function unsafeUrl(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined; // ELICIT-URL-SHAPE's
+  }
+  if (u.username || u.password) return 'user credentials in its userinfo part';
+  const params = [...u.searchParams, ...new URLSearchParams(u.hash.slice(1))];
+  const credential = params.find(([k, v]) => CREDENTIAL_PARAM.test(k) && v !== '');
+  if (credential) return `a ${credential[0]} parameter, which makes it a credential or a pre-authenticated link`;
+  let text = url;
+  try {
+    text = decodeURIComponent(url);
+  } catch {
+    // keep the raw text
+  }
+  if (JWT.test(text)) return 'a JSON Web Token';
+  if (EMAIL.test(text.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, ''))) return 'an email address (personal data)';
+  return undefined;
+}
+
+/** Every text a form request shows the user (its message, titles and descriptions), with its path. */
+function shownStrings(v: unknown, path: string, out: [string, string][] = []): [string, string][] {
+  if (Array.isArray(v)) v.forEach((x, i) => shownStrings(x, `${path}/${i}`, out));
+  else if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (SHOWN.has(k) && typeof x === 'string') out.push([x, at(path, k)]);
+      else if (k !== '_meta') shownStrings(x, at(path, k), out);
+    }
+  }
+  return out;
+}
+
+export const elicitationRules: Rule[] = [
   {
     id: 'ELICIT-MODE', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'client/elicitation.mdx §Capabilities',
     title: 'Elicitation uses only a mode the client declared (`elicitation: {}` means form only)',
@@ -129,72 +165,53 @@ export const clientFeatureRules: Rule[] = [
     },
   },
   {
-    id: 'SAMP-TOOLRESULT-PURE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Result Messages',
+    id: 'ELICIT-URL-SAFE', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
     revisions: since('2025-11-25'),
-    title: 'A user message with tool_result holds only tool_result blocks',
-    on: asking('sampling/createMessage'),
-    check(o, report) {
-      for (const [p, at] of asks(o, 'sampling/createMessage')) {
-        (Array.isArray(p.messages) ? p.messages : []).forEach((m, i) => {
-          const blocks = isObject(m) ? (Array.isArray(m.content) ? m.content : [m.content]).filter(isObject) : [];
-          const results = blocks.filter((b) => b.type === 'tool_result').length;
-          if (isObject(m) && m.role === 'user' && results > 0 && results < blocks.length) report(`${at}/messages/${i}/content`, 'a user message mixes tool_result with other content');
-        });
+    title: 'An elicitation URL carries no credentials or personal data and is not pre-authenticated',
+    on: [...ASK_LEARNS, 'server-request elicitation/create', 'server-input_required'],
+    check(o, report, state) {
+      recallAsks(o, state);
+      for (const [p, path] of asked(o, 'elicitation/create')) {
+        const why = p.mode === 'url' && typeof p.url === 'string' ? unsafeUrl(p.url) : undefined;
+        if (why) report(`${path}/url`, `the URL for the user carries ${why}; a malicious client could use it to impersonate the user`);
       }
     },
   },
   {
-    id: 'SAMP-TOOLUSE-BALANCE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Use and Result Balance',
-    revisions: since('2025-11-25'),
-    title: 'Every tool_use is answered by tool_result in the next message',
-    on: asking('sampling/createMessage'),
-    check(o, report) {
-      for (const [p, at] of asks(o, 'sampling/createMessage')) {
-        const msgs = (Array.isArray(p.messages) ? p.messages : []).filter(isObject);
-        msgs.forEach((m, i) => {
-          const blocks = (Array.isArray(m.content) ? m.content : [m.content]).filter(isObject);
-          const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.id));
-          if (m.role !== 'assistant' || uses.length === 0) return;
-          const next = msgs[i + 1];
-          const answered = next && next.role === 'user' ? (Array.isArray(next.content) ? next.content : [next.content]).filter(isObject).filter((b) => b.type === 'tool_result').map((b) => String(b.toolUseId)) : [];
-          const missing = uses.filter((u) => !answered.includes(u));
-          if (missing.length && i + 1 < msgs.length) report(`${at}/messages/${i + 1}`, `tool_use ${missing.join(', ')} not answered by the next message`);
-        });
+    id: 'ELICIT-FORM-NO-LINKS', level: 'SHOULD NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    revisions: since('2025-06-18'),
+    title: 'Form elicitations contain no clickable URLs',
+    on: [...ASK_LEARNS, 'server-request elicitation/create', 'server-input_required'],
+    check(o, report, state) {
+      recallAsks(o, state);
+      for (const [p, path] of asked(o, 'elicitation/create')) {
+        if (p.mode === 'url') continue;
+        const found = shownStrings(p, path).find(([s]) => LINK.test(s));
+        if (found) report(found[1], `a form elicitation shows the link ${LINK.exec(found[0])![0]}; send the user to a URL only with URL mode`);
       }
     },
   },
   {
-    id: 'ROOTS-FILE-URI', level: 'MUST', obs: '1', era: 'all', source: 'client/roots.mdx §Root',
-    title: 'Root URIs are file:// URIs',
-    on: ['client-json'],
-    check(o, report) {
+    id: 'ELICIT-RESULT-VALID', level: 'SHOULD', obs: 'N', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
+    revisions: since('2025-06-18'),
+    title: 'Accepted form content validates against the requestedSchema',
+    on: [...ASK_LEARNS, 'client-json'],
+    check(o, report, state) {
+      const t = recallAsks(o, state);
       if (o.msg.direction !== 'client-to-server' || !o.json) return;
-      const roots: [unknown, string][] = [];
-      if (o.request?.method === 'roots/list' && isObject(o.json.result) && Array.isArray(o.json.result.roots)) roots.push(...o.json.result.roots.map((r, i) => [r, `/result/roots/${i}`] as [unknown, string]));
-      const responses = isObject(o.json.params) && isObject(o.json.params.inputResponses) ? o.json.params.inputResponses : {};
-      for (const [k, v] of Object.entries(responses)) if (isObject(v) && Array.isArray(v.roots)) roots.push(...v.roots.map((r, i) => [r, `/params/inputResponses/${k}/roots/${i}`] as [unknown, string]));
-      for (const [r, at] of roots) if (isObject(r) && typeof r.uri === 'string' && !r.uri.startsWith('file://')) report(`${at}/uri`, `root ${JSON.stringify(r.uri)} is not a file:// URI`);
-    },
-  },
-  {
-    id: 'DEPRECATED-USE', level: 'SHOULD NOT', obs: '1', era: 'modern', source: 'deprecated.mdx', severity: 'info',
-    title: 'Roots, Sampling and includeContext thisServer/allServers are deprecated',
-    on: [...asking('sampling/createMessage'), ...asking('roots/list')],
-    check(o, report) {
-      for (const method of ['sampling/createMessage', 'roots/list']) {
-        for (const [p, at] of asks(o, method)) {
-          report(at, `${method} is deprecated in 2026-07-28`);
-          if (p.includeContext === 'thisServer' || p.includeContext === 'allServers') report(`${at}/includeContext`, `includeContext ${String(p.includeContext)} is deprecated`);
-        }
+      const checks: [Record<string, unknown>, unknown, string][] = [];
+      // 2025: the answer to a server's elicitation/create request.
+      const asked2025 = o.request?.method === 'elicitation/create' && isObject(o.request.json.params) ? o.request.json.params : undefined;
+      if (asked2025 && asked2025.mode !== 'url' && isObject(asked2025.requestedSchema) && isObject(o.json.result)) checks.push([asked2025.requestedSchema, o.json.result, '/result']);
+      // 2026-07-28: inputResponses on the retry of a request answered input_required.
+      const responses = isObject(o.json.params) && isObject(o.json.params.inputResponses) ? o.json.params.inputResponses : undefined;
+      const forms = responses && 'id' in o.json ? t.forms.get(mrtrKey(o.json)) : undefined;
+      for (const [key, schema] of forms ?? []) checks.push([schema, responses![key], at('/params/inputResponses', key)]);
+      for (const [schema, answer, path] of checks) {
+        if (!isObject(answer) || answer.action !== 'accept' || !isObject(answer.content)) continue;
+        const problem = dataProblem(schema, answer.content);
+        if (problem) report(`${path}/content`, `the accepted content does not match the requestedSchema: ${problem}`);
       }
-    },
-  },
-  {
-    id: 'LOG-DEPRECATED', level: 'SHOULD NOT', obs: '1', era: 'modern', source: 'server/utilities/logging.mdx', severity: 'info',
-    title: 'The Logging feature is deprecated in 2026-07-28',
-    on: ['server-request notifications/message', 'server-notification notifications/message'],
-    check(o, report) {
-      if (o.msg.direction === 'server-to-client' && o.json?.method === 'notifications/message') report('/method', 'notifications/message (Logging) is deprecated in 2026-07-28; log to stderr or your own channel');
     },
   },
 ];
