@@ -1,6 +1,7 @@
 import type { HttpExchange, SessionEnd } from './cassette/cassette.js';
 import type { RecordedMessage } from './message.js';
 import type { Violation } from './violation.js';
+import type { TransportKind } from './cassette/cassette.js';
 
 /**
  * What the proxy hands every complete frame to while it records, after forwarding it. The
@@ -10,7 +11,7 @@ import type { Violation } from './violation.js';
 export interface LiveObserver {
   /** Judges one frame of a session; returns the violations to keep with the recording.
    * Must not throw: a bug inside is reported and swallowed. */
-  message(session: { id: string; transport: 'stdio' | 'streamable-http' }, msg: RecordedMessage, exchange?: HttpExchange): Violation[];
+  message(session: { id: string; transport: TransportKind }, msg: RecordedMessage, exchange?: HttpExchange): Violation[];
   /** The session is over: log the summary and say whether violations at the `--fail-on` level
    * were seen, at once; `delivered` settles, with the alert counts logged, when the alerts still
    * queued are delivered or given up, or when `deadline` settles. The verdict never waits for a

@@ -12,10 +12,11 @@ import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
 import { SessionDigest } from './recording.js';
+import type { TransportKind } from '../lib/cassette/cassette.js';
 
 interface Settings {
   sessionId: string;
-  transport?: 'stdio' | 'streamable-http';
+  transport?: TransportKind;
   logLevel: string;
   logFile?: string;
   failOn?: Severity;

@@ -10,6 +10,7 @@ import { idKey, LIST_KEYS, MODERN_REVISION, revisionOf } from './session-state.j
 import { headerOf } from '../lib/http-headers.js';
 import { parseChallenges } from './rules/support/http.js';
 import { canonical, LISTEN, missingEnvelope, SUB_ID } from './rules/support/messages.js';
+import type { TransportKind } from '../lib/cassette/cassette.js';
 
 /*
  * Cross-session validation. The engine judges one session at a time, but some rules need several
@@ -147,7 +148,7 @@ export class SessionDigest {
 
   constructor(
     readonly id: string,
-    readonly transport: 'stdio' | 'streamable-http',
+    readonly transport: TransportKind,
     readonly target: RecordedSession['target'] | undefined,
     private readonly t0: number,
   ) {}

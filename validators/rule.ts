@@ -4,6 +4,9 @@ import type { Severity } from '../lib/violation.js';
 import type { Point, SessionDigest } from './recording.js';
 import type { SessionState } from './session-state.js';
 import { SPEC_PAGES } from './spec-pages.js';
+import { isObject } from '../lib/plain-object.js';
+import type { TransportKind } from '../lib/cassette/cassette.js';
+export { isObject };
 
 /** Which traffic a rule judges: every revision, the 2025 handshake era, or 2026-07-28. */
 export type Era = 'all' | 'legacy' | 'modern';
@@ -47,7 +50,7 @@ export interface RuleInfo {
    * later revision added, or one a revision dropped); see `judgesRevision`. */
   revisions?: readonly KnownRevision[];
   /** Only for this transport, when the rule is transport-specific. */
-  transport?: 'stdio' | 'streamable-http';
+  transport?: TransportKind;
   /** Spec page and section, relative to docs/specification/2026-07-28/. */
   source: string;
   title: string;
@@ -64,7 +67,7 @@ export interface Observed {
   era?: 'legacy' | 'modern';
   /** For responses: the request they answer (sent in the opposite direction). */
   request?: { msg: RecordedMessage; json: Record<string, unknown>; method: string; era?: 'legacy' | 'modern'; invalid?: string };
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   /** JSON Pointers already reported for this message by the rules run before (the structure
    * rules run last and skip what a more specific rule already said). */
   reported?: string[];
@@ -195,6 +198,3 @@ export function specLink(source: string, revision?: string): string {
 }
 const links = new Map<string, string>();
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}

@@ -1,4 +1,5 @@
 import { isObject } from './rule.js';
+import { pointerToken } from '../lib/json-pointer.js';
 
 /**
  * The identifiers a tool hands out for later calls, as SEC-STATE-ID-GUESSABLE judges them (the
@@ -61,7 +62,7 @@ function collect(tool: string, o: Record<string, unknown>, path: string[], at: s
     if (!ID_NAME.test(k)) continue;
     if (!(typeof v === 'string' ? v.length > 0 && !/[:/]/.test(v) : Number.isSafeInteger(v))) continue;
     const member = [...path, k].join('/');
-    const pointer = at.endsWith('/text') ? at : `${at}/${[...path, k].map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+    const pointer = at.endsWith('/text') ? at : `${at}/${[...path, k].map(pointerToken).join('/')}`;
     out.push({ field: `${tool} ${member}`, member, pointer, token: TOKEN_NAME.test(k), value: v as string | number });
   }
 }

@@ -1,4 +1,5 @@
 import { isObject } from './rule.js';
+import { pointerToken } from '../lib/json-pointer.js';
 
 /**
  * Passes over a message that several rules need, each done once per message and shared (walking
@@ -109,16 +110,14 @@ function walkIn(v: object, at: Segment | undefined, found: Walked): void {
   }
 }
 
-const escape = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
 /** Segments as a JSON Pointer. */
 export function pointer(segments: readonly string[]): string {
-  return segments.length === 0 ? '' : `/${segments.map(escape).join('/')}`;
+  return segments.length === 0 ? '' : `/${segments.map(pointerToken).join('/')}`;
 }
 
 /** A place (and optionally a key inside it) as a JSON Pointer. */
 export function pointerAt(at: Segment | undefined, key?: string): string {
-  let out = key === undefined ? '' : `/${escape(key)}`;
-  for (let s = at; s; s = s.up) out = `/${escape(s.key)}${out}`;
+  let out = key === undefined ? '' : `/${pointerToken(key)}`;
+  for (let s = at; s; s = s.up) out = `/${pointerToken(s.key)}${out}`;
   return out;
 }

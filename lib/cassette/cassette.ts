@@ -1,6 +1,9 @@
 import type { RecordedMessage } from '../message.js';
 import type { Violation } from '../violation.js';
 
+/** How a host reaches a server: a child process's pipes, or Streamable HTTP (one name for it everywhere). */
+export type TransportKind = 'stdio' | 'streamable-http';
+
 /**
  * Cassette format v1: one JSON file holding one or more recorded sessions, each a flat ordered
  * stream of frames. Pairs (request/response) are derived when reading, never stored, so
@@ -105,7 +108,7 @@ export interface TokenClaims {
 export interface RecordedSession {
   id: string;
   label?: string;
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   startedAt: string;
   endedAt?: string;
   durationMs?: number;

@@ -10,6 +10,7 @@ import type { JournalSource } from './journal.js';
 import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
 import { storedHeader } from '../http-headers.js';
+import { isObject } from '../plain-object.js';
 
 interface OpenExchange {
   record: HttpExchange;
@@ -181,9 +182,6 @@ function attachLiveViolations(sessions: RecordedSession[], live: { violation: Vi
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {
   const base = journal.header.session as Pick<RecordedSession, 'label' | 'target' | 'proxy'>;

@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { LineSplitter } from '../framing/line-splitter.js';
 import { killGroup, parseLine, spawnServer } from '../server-process.js';
+import { isObject } from '../plain-object.js';
 
 export interface RawStdioOptions {
   command: string[];
@@ -32,9 +33,6 @@ export interface RawStdioExchange {
 type ServerRequestHandler = (request: Record<string, unknown>) => Record<string, unknown> | undefined;
 
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export class RawStdioProcess {
   /** Every JSON value the server wrote to stdout, in order. */

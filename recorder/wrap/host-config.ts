@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
 import { CassetteError } from '../../lib/errors.js';
+import { isObject } from '../../lib/plain-object.js';
 
 /**
  * A host's MCP config file, edited in place with jsonc-parser so comments, formatting and every
@@ -59,9 +60,6 @@ export function isHttpEntry(entry: ServerEntry): boolean {
   return typeof entry.url === 'string' || entry.type === 'http' || entry.type === 'sse' || entry.type === 'streamable-http';
 }
 
-function isObject(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function formatting(text: string): FormattingOptions {
   const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';

@@ -5,13 +5,14 @@
 import type { Severity } from '../../lib/violation.js';
 import { SPEC_BASE, specLink, type Rule } from '../rule.js';
 import type { ProbeOutcome, ProbeResult } from './types.js';
+import type { TransportKind } from '../../lib/cassette/cassette.js';
 
 export interface ProbeRuleInfo {
   id: string;
   level: 'MUST' | 'SHOULD' | 'desc' | 'derived';
   source: string;
   title: string;
-  transport?: 'stdio' | 'streamable-http';
+  transport?: TransportKind;
 }
 
 const R = (id: string, level: ProbeRuleInfo['level'], source: string, title: string, transport?: ProbeRuleInfo['transport']): ProbeRuleInfo =>

@@ -6,6 +6,7 @@
  */
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import { isObject } from '../rule.js';
+import type { TransportKind } from '../../lib/cassette/cassette.js';
 
 export type Json = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ export interface MrtrRound {
 }
 
 export interface Plan {
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   modern: RecordedCall[];
   legacy: RecordedCall[];
   /** The params of the recorded 2025 `initialize`, to open 2025-era connections with. */

@@ -12,11 +12,12 @@ import type { ValidationRun } from '../reports/summary.js';
 import { probeRulesForReports } from './catalogue.js';
 import type { BaselineEntry } from './baseline.js';
 import type { ProbeOutcome, ProbeResult } from './types.js';
+import type { TransportKind } from '../../lib/cassette/cassette.js';
 
 export interface ProbeRun {
   cassette: string;
   target: string;
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   results: ProbeResult[];
   stale: BaselineEntry[];
   baselineFile?: string;

@@ -9,6 +9,7 @@ import { RawStdioProcess } from '../../lib/raw-client/stdio.js';
 import { freshConnection, rawHttp, type RawHttpResponse } from '../../lib/raw-client/http.js';
 import { isObject } from '../rule.js';
 import { META, PV, paramsOf, type Json } from './plan.js';
+import type { TransportKind } from '../../lib/cassette/cassette.js';
 
 export interface SendOptions {
   /** HTTP: headers set on top of (or instead of) the standard ones. */
@@ -47,7 +48,7 @@ export interface OpenOptions {
 export type Opened = { conn: Conn } | { error: string; exchange?: Exchange };
 
 export interface Target {
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   label: string;
   command?: string[];
   url?: string;

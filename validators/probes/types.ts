@@ -1,6 +1,7 @@
 import type { Severity } from '../../lib/violation.js';
 import type { Plan } from './plan.js';
 import type { Target } from './target.js';
+import type { TransportKind } from '../../lib/cassette/cassette.js';
 
 /**
  * `pass`: the server did what the rule asks. `fail`: it did not (the result says what was sent
@@ -50,6 +51,6 @@ export interface Probe {
   /** The rules this probe judges, for the report and the README table. */
   rules: readonly string[];
   title: string;
-  transport?: 'stdio' | 'streamable-http';
+  transport?: TransportKind;
   run(ctx: ProbeContext): Promise<ProbeResult[]>;
 }

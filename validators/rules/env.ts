@@ -3,8 +3,9 @@ import type { Direction } from '../../lib/message.js';
 import { isObject, NO_BATCHES, type Rule, since } from '../rule.js';
 import { idKey, mrtrKey } from '../session-state.js';
 import { marks, pointer } from '../walk.js';
-import { clientCapabilities, clientRequest, escape, type Json, KEY, metaOf, MRTR_METHODS, params } from './support/messages.js';
+import { clientCapabilities, clientRequest, type Json, KEY, metaOf, MRTR_METHODS, params } from './support/messages.js';
 import { idlessError, memoryOf, untypedOf } from './support/negotiated.js';
+import { pointerToken } from '../../lib/json-pointer.js';
 
 const isRpc = (m?: Record<string, unknown>): m is Record<string, unknown> => m !== undefined && m.jsonrpc === '2.0';
 
@@ -41,7 +42,7 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 function reservedKeys(meta: Record<string, unknown> | undefined, at: string, report: Parameters<Rule['check']>[1]): void {
   if (!meta) return;
   for (const key of Object.keys(meta)) {
-    if (isReserved(key)) report(`${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${key} uses a prefix reserved for MCP but is not a key MCP defines`);
+    if (isReserved(key)) report(`${at}/${pointerToken(key)}`, `${key} uses a prefix reserved for MCP but is not a key MCP defines`);
   }
 }
 
@@ -247,7 +248,7 @@ export const envRules: Rule[] = [
     check(o, report) {
       if (!o.json) return;
       for (const [meta, at] of marks(o.json).metas) {
-        for (const key of Object.keys(meta)) if (!validKey(key)) report(`${pointer(at)}/${escape(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
+        for (const key of Object.keys(meta)) if (!validKey(key)) report(`${pointer(at)}/${pointerToken(key)}`, `_meta key ${JSON.stringify(key)} is not a valid key`);
       }
     },
   },

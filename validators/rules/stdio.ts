@@ -2,6 +2,7 @@
 import { messageBytes } from '../../lib/message.js';
 import { isObject, type Observed, type Rule } from '../rule.js';
 import { revisionOf, sessionSlot, type SessionState } from '../session-state.js';
+import { pointerToken } from '../../lib/json-pointer.js';
 
 /** A multi-line JSON value in the making on one pipe: the lines so far and the scanner's place. */
 interface Run {
@@ -218,14 +219,14 @@ export const stdioRules: Rule[] = [
       if (o.msg.direction === 'client-to-server' && isObject(json.params) && isObject(json.params._meta)) {
         for (const [key, value] of Object.entries(json.params._meta)) {
           if (key.split('/').pop()!.toLowerCase() === 'authorization' && typeof value === 'string' && /^Bearer\s/i.test(value)) {
-            report(`/params/_meta/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, 'a bearer token inside a stdio message; a stdio server takes its credentials from the environment, not from an OAuth flow');
+            report(`/params/_meta/${pointerToken(key)}`, 'a bearer token inside a stdio message; a stdio server takes its credentials from the environment, not from an OAuth flow');
           }
         }
       }
       const data = isObject(json.error) && isObject(json.error.data) ? json.error.data : undefined;
       if (o.msg.direction === 'server-to-client' && data) {
         const key = Object.keys(data).find((k) => ['www-authenticate', 'resource_metadata'].includes(k.toLowerCase()));
-        if (key) report(`/error/data/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, `an OAuth challenge (${key}) in an error on stdio; a stdio server takes its credentials from the environment`);
+        if (key) report(`/error/data/${pointerToken(key)}`, `an OAuth challenge (${key}) in an error on stdio; a stdio server takes its credentials from the environment`);
       }
     },
   },

@@ -4,6 +4,7 @@ import { idKey } from '../session-state.js';
 import { perSession } from './support/http.js';
 import { clientCapabilities, clientRequest, extensionsOf, type Json, notification, obj, params, result, TASK_METHODS, TASKS } from './support/messages.js';
 import { inputIdentity, memoryOf, taskInputs } from './support/negotiated.js';
+import { pointerToken } from '../../lib/json-pointer.js';
 
 /** An `Mcp-Name`/`Mcp-Param-*` value with its Base64 sentinel decoded. */
 const headerValue = (v: string): string => {
@@ -11,7 +12,6 @@ const headerValue = (v: string): string => {
   return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : v;
 };
 
-const pointerKey = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const TASKS_SOURCE = 'basic/versioning.mdx §Extension Negotiation';
 
@@ -118,7 +118,7 @@ export const taskRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRule
       for (const [k, v] of Object.entries(inputs.inputRequests)) {
         const was = before.get(k);
         if (was !== undefined && was !== inputIdentity(v)) {
-          report(`${inputs.at}/${pointerKey(k)}`, `key ${JSON.stringify(k)} of task ${inputs.taskId} now names a different input request than before; keys are never reused over a task's lifetime (SEP-2663)`);
+          report(`${inputs.at}/${pointerToken(k)}`, `key ${JSON.stringify(k)} of task ${inputs.taskId} now names a different input request than before; keys are never reused over a task's lifetime (SEP-2663)`);
         }
       }
     },

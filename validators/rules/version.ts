@@ -1,8 +1,9 @@
 /** RULES.md §2: version negotiation and discovery (VER). */
 import { type Interest, isObject, type Rule, since } from '../rule.js';
 import { revisionOf, type SessionState } from '../session-state.js';
-import { clientCapabilities, clientRequest, escape, extensionsOf, KEY, meta, META, metaOf, missingEnvelope, params, result, TASK_METHODS, TASKS, unsupportedVersion } from './support/messages.js';
+import { clientCapabilities, clientRequest, extensionsOf, KEY, meta, META, metaOf, missingEnvelope, params, result, TASK_METHODS, TASKS, unsupportedVersion } from './support/messages.js';
 import { memoryOf } from './support/negotiated.js';
+import { pointerToken } from '../../lib/json-pointer.js';
 
 const isModernRequest = (o: Parameters<Rule['check']>[0]): o is typeof o & { json: Record<string, unknown> } =>
   o.msg.direction === 'client-to-server' && o.json !== undefined && typeof o.json.method === 'string' && 'id' in o.json;
@@ -49,7 +50,7 @@ export const versionRules: Rule[] = [
       const result = isObject(o.json.result) ? o.json.result : undefined;
       if (result && isObject(result.capabilities) && isObject(result.capabilities.extensions)) found.push([result.capabilities.extensions, '/result/capabilities/extensions']);
       for (const [ext, at] of found) {
-        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${escape(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
+        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${pointerToken(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
       }
     },
   },

@@ -1,6 +1,7 @@
 import * as core from '@modelcontextprotocol/core';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
+import { pointerToken } from '../../lib/json-pointer.js';
 
 /**
  * The official TypeScript SDK's published Zod schemas (@modelcontextprotocol/core) are where
@@ -19,8 +20,7 @@ export interface Parser {
   safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } };
 }
 
-const escape = (k: PropertyKey): string => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
-export const pointerOf = (path: readonly PropertyKey[]): string => path.map((k) => `/${escape(k)}`).join('');
+export const pointerOf = (path: readonly PropertyKey[]): string => path.map((k) => `/${pointerToken(String(k))}`).join('');
 
 /**
  * The official schemas' `format`s (uri, byte, date-time…) are annotations, not assertions, in

@@ -1,8 +1,8 @@
 /** RULES.md §19, Streamable HTTP: header value encoding (Base64 sentinel, x-mcp-header params). */
 import { type ExchangeRule, isObject, type Rule } from '../../rule.js';
 import { decodeHeaderValue, encodingProblem, exchangeOf, headerOf, modernClientMessage, mustEncode, SENTINEL, SENTINEL_ANY_CASE } from '../support/http.js';
+import { pointerToken } from '../../../lib/json-pointer.js';
 
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 // --- x-mcp-header (streamable-http.mdx §Custom Headers from Tool Parameters) ---------------------
 
@@ -67,7 +67,7 @@ export const encodingRules: (Rule | ExchangeRule)[] = [
         if (!key.toLowerCase().startsWith('mcp-param-') || header === undefined) continue;
         const mirrored = known.get(key.toLowerCase());
         const value = mirrored && (typeof mirrored.value === 'string' || typeof mirrored.value === 'number' || typeof mirrored.value === 'boolean') ? String(mirrored.value) : undefined;
-        const at = mirrored ? `/params/arguments/${mirrored.path.map(escapePointer).join('/')}` : '';
+        const at = mirrored ? `/params/arguments/${mirrored.path.map(pointerToken).join('/')}` : '';
         const problem = value !== undefined ? encodingProblem(key, header, value)
           : /[^\x20-\x7E\t]/.test(header) ? `${key} carries raw non-ASCII or control characters; such a value must be sent as =?base64?…?=`
           : SENTINEL_ANY_CASE.test(header) && !SENTINEL.test(header) ? `${key} is ${JSON.stringify(header)}: the =?base64? and ?= markers are lowercase and exact` : undefined;
@@ -88,7 +88,7 @@ export const encodingRules: (Rule | ExchangeRule)[] = [
       for (const p of (tool && headerParams(tool.inputSchema)) ?? []) {
         const value = valueAt(json.params.arguments, p.path);
         const header = headerOf(x.requestHeaders, `mcp-param-${p.name.toLowerCase()}`);
-        const at = `/params/arguments/${p.path.map(escapePointer).join('/')}`;
+        const at = `/params/arguments/${p.path.map(pointerToken).join('/')}`;
         if (value === undefined || value === null) {
           if (header !== undefined) report(at, `Mcp-Param-${p.name} was sent although arguments.${p.path.join('.')} is ${value === null ? 'null' : 'absent'}; omit the header then`);
           continue;

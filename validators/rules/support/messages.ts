@@ -1,6 +1,7 @@
 /** Rule support: reading messages (params, results, `_meta`, the 2026-07-28 envelope, canonical JSON). Shared by rules of several families; no rule file imports another. */
 import { isObject, type Observed, type Rule } from '../../rule.js';
 import { mrtrKey, type PendingRequest, revisionOf, type SessionState } from '../../session-state.js';
+import { pointerToken } from '../../../lib/json-pointer.js';
 
 export function clientCapabilities(request: Record<string, unknown>): Record<string, unknown> | undefined {
   const params = isObject(request.params) ? request.params : undefined;
@@ -13,7 +14,6 @@ const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 
 export const KEY = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`);
 
-export const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export const META = 'io.modelcontextprotocol/';
 
@@ -115,7 +115,7 @@ export function notification(o: O, method: string): Record<string, unknown> | un
 }
 
 /** `/a/b` + a key that may hold `/` or `~`. */
-export const at = (base: string, key: string | number): string => `${base}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+export const at = (base: string, key: string | number): string => `${base}/${pointerToken(key)}`;
 
 /** JSON with sorted keys and without `_meta`, to compare answers. */
 const META_ONLY: ReadonlySet<string> = new Set(['_meta']);
