@@ -24,10 +24,8 @@ import { redactArgv } from '../../lib/redact.js';
 import { killGroup, spawnServer } from '../../lib/server-process.js';
 import { packageVersion } from '../../lib/version.js';
 import { isObject } from '../diff.js';
-import type { Fallback, LiveSession, Outlet } from './engine.js';
-import { progressTokenOf, type Json } from './interactions.js';
-
-const idKey = (v: unknown): string => JSON.stringify(v ?? null);
+import type { Fallback, LiveSession, Outlet } from './live-session.js';
+import { idKey, progressTokenOf, type Json } from './interactions.js';
 
 export interface FallbackOptions {
   /** Append what the real server said to this cassette; unset: passthrough, nothing kept. */

@@ -12,76 +12,21 @@
  * stream) are relayed to the client as they arrive; the client's answers go back as POSTs.
  * Secret headers are masked in the cassette as `record` masks them.
  */
-import { messageText, parseMessageText } from '../../lib/json-depth.js';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'undici';
-import type { HttpExchange, RecordedSession } from '../../lib/cassette/cassette.js';
-import { sessionFacts } from '../../lib/cassette/session-info.js';
-import { SseSplitter, sseFields, type SseEvent } from '../../lib/framing/sse-splitter.js';
-import type { Logger } from '../../lib/log.js';
-import { classify, frameToMessage, type Direction, type HttpFrameInfo, type RecordedMessage } from '../../lib/message.js';
+import { classify } from '../../lib/message.js';
 import { redactHeaderValues } from '../../lib/redact.js';
-import { packageVersion } from '../../lib/version.js';
 import { isObject } from '../diff.js';
-import type { Fallback, LiveSession, Outlet } from './engine.js';
 import { routeFrame, writeSessions, type FallbackOptions, type OpenForward } from './fallback.js';
-import { progressTokenOf, type Json } from './interactions.js';
-import { isModern, PROTOCOL_META } from './matcher.js';
-
-const idKey = (v: unknown): string => JSON.stringify(v ?? null);
+import { HttpRecording } from './http-recording.js';
+import { idKey, progressTokenOf, type Json } from './interactions.js';
+import type { Fallback, LiveSession, Outlet } from './live-session.js';
+import { isModern } from './matcher.js';
+import { flat, listenUpstream, mcpName, NAME_SOURCES, postUpstream, revisionOf } from './upstream-http.js';
 
 export interface HttpFallbackOptions extends FallbackOptions {
   /** Headers sent with every request to the real server (`--header "Authorization: Bearer …"`). */
   headers?: Record<string, string>;
-}
-
-/** One recorded Streamable HTTP session: its exchanges and messages, times from its start. */
-class HttpRecording {
-  readonly startedAt = new Date();
-  readonly t0 = performance.now();
-  readonly exchanges: HttpExchange[] = [];
-  readonly messages: RecordedMessage[] = [];
-  sessionId?: string;
-  #endedAt?: Date;
-
-  now(): number {
-    return Math.round((performance.now() - this.t0) * 1000) / 1000;
-  }
-
-  exchange(method: string, path: string, headers: Record<string, string>): HttpExchange {
-    const ex: HttpExchange = { id: this.exchanges.length + 1, t: this.now(), method, path, requestHeaders: redactHeaderValues(headers), outcome: 'complete', mcp: true };
-    this.exchanges.push(ex);
-    return ex;
-  }
-
-  add(text: string, direction: Direction, http: HttpFrameInfo): void {
-    this.messages.push(frameToMessage(Buffer.from(text, 'utf8'), { seq: this.messages.length + 1, t: this.now(), direction, channel: 'http', terminated: true, http }));
-  }
-
-  end(): void {
-    this.#endedAt ??= new Date();
-  }
-
-  session(url: string): RecordedSession {
-    const facts = sessionFacts(this.messages);
-    const endedAt = this.#endedAt ?? new Date();
-    return {
-      id: randomUUID(),
-      label: 'recorded by mcp-cassette serve',
-      transport: 'streamable-http',
-      startedAt: this.startedAt.toISOString(),
-      endedAt: endedAt.toISOString(),
-      durationMs: Math.max(0, endedAt.getTime() - this.startedAt.getTime()),
-      target: { url, listen: 'mcp-cassette serve' },
-      ...(this.sessionId ? { mcpSessionId: this.sessionId } : {}),
-      protocol: facts.protocol,
-      ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
-      ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
-      proxy: { pid: process.pid, version: packageVersion() },
-      exchanges: this.exchanges,
-      messages: this.messages,
-    };
-  }
 }
 
 /** A 2025-era client's connection to the real server: its `Mcp-Session-Id` and revision. */
@@ -99,26 +44,6 @@ interface LegacyConnection {
 interface Open extends OpenForward {
   abort: AbortController;
   connection?: LegacyConnection;
-}
-
-function flat(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
-/** The `Mcp-Name` header value, base64-wrapped when it is not plain printable ASCII (SEP-2243). */
-function mcpName(value: string): string {
-  const plain = value.length > 0 && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-}
-
-const NAME_SOURCES: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
-
-function revisionOf(message: Json): string | undefined {
-  const params = isObject(message.params) ? message.params : undefined;
-  const meta = isObject(params?._meta) ? params._meta : undefined;
-  return typeof meta?.[PROTOCOL_META] === 'string' ? meta[PROTOCOL_META] : undefined;
 }
 
 export class HttpFallback implements Fallback {
@@ -152,79 +77,19 @@ export class HttpFallback implements Fallback {
     return m;
   }
 
-  /** Sends one message to the real server as a POST; resolves with the JSON-RPC answer whose id
-   * is `message.id` (requests), relaying every other frame of the response as it arrives. */
-  async #post(recording: HttpRecording, connection: LegacyConnection | undefined, message: Json, live: LiveSession, outlet: Outlet | undefined, extra: Record<string, string> = {}, abort = new AbortController()): Promise<Json | undefined> {
-    const headers: Record<string, string> = {
-      ...extra,
-      ...this.options.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
-    if (connection?.sessionId) headers['mcp-session-id'] = connection.sessionId;
-    if (connection?.protocolVersion) headers['mcp-protocol-version'] = connection.protocolVersion;
-    const body = messageText(message);
-    const ex = recording.exchange('POST', this.#url.pathname, headers);
-    recording.add(body, 'client-to-server', { exchange: ex.id, part: 'request' });
-    const isRequest = classify(message) === 'request';
-    let answer: Json | undefined;
-    const onFrame = (text: string, part: 'response' | 'sse', sse?: HttpFrameInfo['sse']): void => {
-      recording.add(text, 'server-to-client', { exchange: ex.id, part, ...(sse && Object.keys(sse).length > 0 ? { sse } : {}) });
-      let json: unknown;
-      try {
-        json = parseMessageText(text);
-      } catch {
-        return;
-      }
-      for (const frame of (Array.isArray(json) ? json : [json]) as Json[]) {
-        const kind = classify(frame);
-        if (isRequest && (kind === 'response' || kind === 'error') && idKey(frame.id) === idKey(message.id)) {
-          answer = frame;
-          continue;
-        }
-        this.#relay(frame, recording, connection, live, outlet);
-      }
-    };
-    try {
-      const res = await httpRequest(this.#url, { method: 'POST', headers, body, signal: abort.signal });
-      ex.status = res.statusCode;
-      const responseHeaders = flat(res.headers);
-      ex.responseHeaders = redactHeaderValues(responseHeaders);
-      if (responseHeaders['content-type']) ex.contentType = responseHeaders['content-type'].split(';')[0]!.trim();
-      const sid = responseHeaders['mcp-session-id'];
-      if (connection && sid && !connection.sessionId) {
-        connection.sessionId = sid;
-        recording.sessionId = sid;
-      }
-      if ((ex.contentType ?? '') === 'text/event-stream') {
-        const splitter = new SseSplitter((event: SseEvent) => {
-          if (event.hasData && event.data.trim() !== '') onFrame(event.data, 'sse', sseFields(event));
-        });
-        for await (const chunk of res.body) {
-          splitter.push(chunk as Buffer);
-          if (answer) break; // the answer ends the request's stream
-        }
-        if (answer) abort.abort();
-        else splitter.end();
-      } else {
-        const text = await res.body.text();
-        if (text.trim() !== '') onFrame(text, 'response');
-      }
-      ex.endT = recording.now();
-      if (isRequest && !answer) {
-        const status = res.statusCode >= 400 ? `HTTP ${res.statusCode}` : 'no answer';
-        answer = { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `mcp-cassette: the real server at ${this.#url.href} gave ${status} to ${String(message.method)}` } };
-      }
-      return answer;
-    } catch (err) {
-      ex.endT = recording.now();
-      if (answer) return answer; // our own abort after the answer
-      ex.outcome = abort.signal.aborted ? 'client-aborted' : 'upstream-error';
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-      ex.error = `${(err as Error).message}${cause ? ` (${cause})` : ''}`;
-      if (abort.signal.aborted) return undefined;
-      throw new Error(`the real server at ${this.#url.href} could not be reached: ${ex.error}`);
-    }
+  /** Sends one message to the real server as a POST (upstream-http.ts): resolves with its answer,
+   * relaying the other frames to the request's outlet, or else where they belong (#relay). */
+  #post(
+    recording: HttpRecording,
+    connection: LegacyConnection | undefined,
+    message: Json,
+    live: LiveSession,
+    outlet: Outlet | undefined,
+    extra: Record<string, string> = {},
+    abort = new AbortController(),
+  ): Promise<Json | undefined> {
+    const relay = (frame: Json) => this.#relay(frame, recording, connection, live, outlet);
+    return postUpstream(this.#url, this.options.headers, recording, connection, message, relay, extra, abort);
   }
 
   /** A frame the real server sent on its own: to the request it belongs to, or the session. */
@@ -263,38 +128,9 @@ export class HttpFallback implements Fallback {
     if (!c.sessionId || c.get) return;
     const abort = new AbortController();
     c.get = abort;
-    const headers: Record<string, string> = { ...this.options.headers, accept: 'text/event-stream', 'mcp-session-id': c.sessionId };
-    if (c.protocolVersion) headers['mcp-protocol-version'] = c.protocolVersion;
-    const ex = c.recording.exchange('GET', this.#url.pathname, headers);
-    this.#track((async () => {
-      try {
-        const res = await httpRequest(this.#url, { method: 'GET', headers, signal: abort.signal });
-        ex.status = res.statusCode;
-        const responseHeaders = flat(res.headers);
-        ex.responseHeaders = redactHeaderValues(responseHeaders);
-        if (responseHeaders['content-type']) ex.contentType = responseHeaders['content-type'].split(';')[0]!.trim();
-        if (res.statusCode !== 200 || ex.contentType !== 'text/event-stream') {
-          await res.body.dump().catch(() => {});
-          ex.endT = c.recording.now();
-          return;
-        }
-        const splitter = new SseSplitter((event: SseEvent) => {
-          if (!event.hasData || event.data.trim() === '') return;
-          const fields = sseFields(event);
-          c.recording.add(event.data, 'server-to-client', { exchange: ex.id, part: 'sse', ...(Object.keys(fields).length > 0 ? { sse: fields } : {}) });
-          try {
-            this.#relay(parseMessageText(event.data) as Json, c.recording, c, c.live, undefined);
-          } catch {
-            /* not JSON: recorded, not relayed */
-          }
-        });
-        for await (const chunk of res.body) splitter.push(chunk as Buffer);
-        ex.endT = c.recording.now();
-      } catch {
-        ex.endT = c.recording.now();
-        ex.outcome = abort.signal.aborted ? 'client-aborted' : 'upstream-error';
-      }
-    })());
+    const upstream = { sessionId: c.sessionId, ...(c.protocolVersion ? { protocolVersion: c.protocolVersion } : {}) };
+    const relay = (frame: Json) => this.#relay(frame, c.recording, c, c.live, undefined);
+    this.#track(listenUpstream(this.#url, this.options.headers, c.recording, upstream, abort, relay));
   }
 
   async forward(request: Json, live: LiveSession, outlet: Outlet): Promise<void> {

@@ -12,7 +12,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { checkHostAndOrigin } from '../../lib/loopback-guard.js';
 import { classify } from '../../lib/message.js';
-import { LiveSession, type Outlet, type ServeEngine } from './engine.js';
+import type { ServeEngine } from './engine.js';
+import { LiveSession, type Outlet } from './live-session.js';
 import type { Json } from './interactions.js';
 import { listenOn } from '../../lib/listen.js';
 

@@ -3,8 +3,15 @@
  */
 export { withCassette, cassettePath } from './with-cassette.js';
 export type { WithCassetteOptions, CassetteRun, RealHttpServer } from './with-cassette.js';
-export { ServeEngine, LiveSession, NO_MATCH_CODE, formatSummary, parseTiming } from './engine.js';
-export type { ServeOptions, ServeSummary, Timing, Outlet, Fallback, UnmatchedReport, AnswerMismatch } from './engine.js';
+export { ServeEngine } from './engine.js';
+export type { ServeOptions } from './engine.js';
+export { LiveSession } from './live-session.js';
+export type { Outlet, Fallback } from './live-session.js';
+export { NO_MATCH_CODE } from './request-choice.js';
+export { formatSummary } from './serve-summary.js';
+export type { ServeSummary, UnmatchedReport, AnswerMismatch } from './serve-summary.js';
+export { parseTiming } from './timing.js';
+export type { Timing } from './timing.js';
 export { serveStdio } from './stdio.js';
 export { serveHttp } from './http.js';
 export type { HttpServeOptions, HttpServer } from './http.js';

@@ -48,7 +48,8 @@ export interface Interaction {
   stateful: boolean;
 }
 
-const idKey = (v: unknown): string => JSON.stringify(v ?? null);
+/** A JSON-RPC id as a map key (an absent id counts as null). */
+export const idKey = (v: unknown): string => JSON.stringify(v ?? null);
 
 function isJsonRpc(m: RecordedMessage): boolean {
   return (m.json !== undefined || m.tooDeep === true) && m.channel !== 'stderr' && (m.kind === 'request' || m.kind === 'notification' || m.kind === 'response' || m.kind === 'error');

@@ -6,7 +6,8 @@
 import { parseMessageText } from '../../lib/json-depth.js';
 import { LineSplitter } from '../../lib/framing/line-splitter.js';
 import { classify } from '../../lib/message.js';
-import { LiveSession, type Outlet, type ServeEngine } from './engine.js';
+import type { ServeEngine } from './engine.js';
+import { LiveSession, type Outlet } from './live-session.js';
 import type { Json } from './interactions.js';
 import { ReadGap } from './read-gap.js';
 

@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { cliPath } from '../../lib/paths.js';
-import { formatSummary } from './engine.js';
+import { formatSummary } from './serve-summary.js';
 import type { MatchMode } from './matcher.js';
 import { decide, effectiveMode, ServeError, type Action, type RecordMode } from './modes.js';
 import type { ServeReport } from './serve-command.js';

@@ -1,0 +1,78 @@
+/**
+ * The end of one played session (player.ts): what the recorded server asked and the live one no
+ * longer does, each request's and each GET's or DELETE's result in recorded order
+ * (play-results.ts judges them), and the differences that belong to no request.
+ */
+import { diffJson } from './diff.js';
+import { normalise, patternsFor } from './normalise.js';
+import { jsonOf, worst, type PlayOutcome } from './play-model.js';
+import { compareNotifications, exchangeResult, progressByToken, toResult } from './play-results.js';
+import type { SessionPlay } from './play-state.js';
+import type { InteractionResult } from './types.js';
+
+/** What the recorded server asked the client and the live one no longer does (a GET stream's
+ * are counted with that stream, exchangeResult). */
+function missingServerRequests(p: SessionPlay): void {
+  for (const [method, list] of p.rec.answers) {
+    // A request the server sends on its own schedule (roots/list some time after initialize)
+    // may come while another client request is handled than when recorded: a recorded one not
+    // asked for and a live one not expected, with the same method and params, are the same
+    // question at another moment, no difference.
+    const moved = p.unexpected.filter((u) => u.method === method);
+    for (const a of list) {
+      if (a.served || p.rec.onStream(a.request)) continue;
+      const recordedParams = normalise(jsonOf(a.request).params, patternsFor(p.options.ignore, method));
+      const u = moved.find((x) => diffJson(recordedParams, x.params).length === 0);
+      if (u) {
+        moved.splice(moved.indexOf(u), 1);
+        u.target.splice(u.target.indexOf(u.diff), 1);
+        continue;
+      }
+      const handling = a.owner ? ` while it handles ${a.owner.method}${a.owner.name ? ` ${a.owner.name}` : ''}` : '';
+      (a.owner?.extra ?? p.sessionDiffs).push({
+        verdict: 'warning',
+        kind: 'server-request-missing',
+        path: '',
+        message: `the server no longer sends ${method} to the client${handling} (the recording got it at #${a.request.seq})`,
+        recorded: jsonOf(a.request).params,
+      });
+    }
+  }
+}
+
+/** The session's results: every request and client exchange in recorded order, then the
+ * session-level differences; a failure with the seq of the message whose answers it awaited. */
+export function sessionOutcome(p: SessionPlay): PlayOutcome {
+  const { rec, options } = p;
+  const context = { ...(rec.session.protocol.revision !== undefined ? { revision: rec.session.protocol.revision } : {}) };
+  const cut = Boolean(p.failure || p.refused);
+  if (!cut) missingServerRequests(p);
+  const recordedProgress = progressByToken(rec.recordedNotifications);
+  const liveProgress = progressByToken(p.liveNotifications);
+  const results: Array<{ t: number; r: InteractionResult }> = rec.interactions.map((it) => ({
+    t: rec.exchangeOf(it.recorded)?.t ?? it.recorded.t,
+    r: toResult(it, recordedProgress, liveProgress, options, context),
+  }));
+  const exchangeResults = rec.steps.map((x) => ({
+    t: x.exchange.t,
+    r: exchangeResult(x, cut, options, rec.recordedRequestCount, p.liveRequestCount),
+  }));
+  // Each GET or DELETE takes its place among the interactions by the time it was sent.
+  for (const e of exchangeResults) {
+    const at = results.findIndex((r) => r.t > e.t);
+    results.splice(at === -1 ? results.length : at, 0, e);
+  }
+  const out = results.map((r) => r.r);
+  // A session cut short (a failure, or a refused revision) has no comparable notification stream.
+  const notes = cut ? [] : compareNotifications(rec.recordedNotifications, p.liveNotifications, options);
+  const sessionLevel = [...p.sessionDiffs, ...notes];
+  if (sessionLevel.length) {
+    out.push({ seq: 0, method: 'notifications', outcome: worst(sessionLevel)!, differences: sessionLevel });
+  }
+  return {
+    interactions: out,
+    ...(p.failure ? { error: { ...p.failure, ...(p.waitingOn ? { seq: p.waitingOn.seq } : {}) } } : {}),
+    sent: p.sent,
+    recordedIds: p.recordedIds,
+  };
+}
