@@ -17,6 +17,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { Ajv } from 'ajv';
 import { CassetteError } from '../lib/errors.js';
 import { compileIgnores, ignoreProblem, IGNORE_FORMS, type IgnorePattern, type IgnoreRule } from './normalise.js';
+import { pointerToken } from '../lib/json-pointer.js';
 
 export const CONFIG_FILE = 'mcp-cassette.config.json';
 
@@ -95,7 +96,7 @@ export function loadReplayConfig(explicit?: string): ReplayConfig | undefined {
     throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is invalid: ${problems.slice(0, 3).join('; ')}`);
   }
   const replay = (value as { replay?: ReplayConfig['replay'] }).replay ?? {};
-  const lists: Array<[string, ReplaySettings]> = [['/replay', replay], ...Object.entries(replay.cassettes ?? {}).map(([glob, s]): [string, ReplaySettings] => [`/replay/cassettes/${glob.replace(/~/g, '~0').replace(/\//g, '~1')}`, s])];
+  const lists: Array<[string, ReplaySettings]> = [['/replay', replay], ...Object.entries(replay.cassettes ?? {}).map(([glob, s]): [string, ReplaySettings] => [`/replay/cassettes/${pointerToken(glob)}`, s])];
   for (const [at, s] of lists) {
     (s.ignore ?? []).forEach((spec, i) => {
       const problem = typeof spec === 'string' ? ignoreProblem(spec) : undefined;

@@ -1,3 +1,4 @@
+import { isObject } from '../lib/plain-object.js';
 import { pointer } from './normalise.js';
 
 /** One raw structural difference between two normalised JSON values. */
@@ -8,9 +9,8 @@ export interface RawChange {
   live?: unknown;
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+/** Re-exported for the replay modules that import it with the diff helpers; its home is lib/. */
+export { isObject };
 
 /** Structural diff: objects by key (order never matters), arrays by position, leaves by value. */
 export function diffJson(recorded: unknown, live: unknown, path: string[] = []): RawChange[] {

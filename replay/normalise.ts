@@ -9,6 +9,7 @@
 import { CassetteError } from '../lib/errors.js';
 // Clock values in many forms, epoch numbers, UUIDs and base64 text: volatile-values.ts.
 import { normaliseScalar } from './volatile-values.js';
+import { jsonPointer, pointerKeys } from '../lib/json-pointer.js';
 
 /** Keys whose values are volatile wherever they appear. */
 const VOLATILE_KEYS: Record<string, string> = {
@@ -37,7 +38,7 @@ export interface IgnorePattern {
 export function compileIgnore(pattern: string): IgnorePattern {
   const p = pattern.trim();
   const body = p.startsWith('/') ? p.slice(1) : `**/${p}`;
-  const segments = body === '' ? [] : body.split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointerKeys(body === '' ? '' : `/${body}`);
   return { source: pattern, segments };
 }
 
@@ -119,7 +120,7 @@ export function ignored(patterns: readonly IgnorePattern[], path: string[]): boo
 }
 
 export function pointer(path: readonly string[]): string {
-  return path.map((s) => '/' + s.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  return jsonPointer(path);
 }
 
 /**

@@ -7,6 +7,7 @@
  * does not fit the recorded shape is masked whole: secrecy wins over detail.
  */
 import { MASK } from '../lib/redact.js';
+import { isObject } from '../lib/plain-object.js';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -50,6 +51,3 @@ export function carryArgvRedactions(recorded: readonly string[], live: readonly 
   return live.map((arg, i) => maskLike(recorded[i]!, arg));
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}

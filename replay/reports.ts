@@ -5,6 +5,7 @@
  */
 import { relative } from 'node:path';
 import type { Difference, InteractionResult, ReplayResult, SessionResult } from './types.js';
+import { annotationData, annotationProperty, xmlText } from '../lib/report-escape.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'markdown', 'github'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -115,9 +116,6 @@ export function updateSummary(result: ReplayResult): { written: boolean; text: s
   return { written: u.written, text: parts.join('; ') };
 }
 
-function xml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
-}
 
 const diffText = (ds: readonly Difference[]) =>
   ds
@@ -138,20 +136,20 @@ function junit(result: ReplayResult, strict: boolean): string {
     const name = `${where(result)} session ${s.index}${s.label ? ` (${s.label})` : ''}`;
     const sFails = s.interactions.filter(fails).length;
     const sSkipped = s.interactions.filter((i) => i.outcome === 'skipped' || i.outcome === 'unanswered').length;
-    out.push(`  <testsuite name="${xml(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length ? sSkipped : 1}">`);
+    out.push(`  <testsuite name="${xmlText(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length ? sSkipped : 1}">`);
     if (!s.interactions.length) {
-      out.push(`    <testcase classname="${xml(name)}" name="session"><skipped message="${xml(s.note ?? 'nothing replayed')}"/></testcase>`);
+      out.push(`    <testcase classname="${xmlText(name)}" name="session"><skipped message="${xmlText(s.note ?? 'nothing replayed')}"/></testcase>`);
     }
     for (const i of s.interactions) {
       const time = i.durationMs !== undefined ? ` time="${(i.durationMs / 1000).toFixed(3)}"` : '';
-      out.push(`    <testcase classname="${xml(name)}" name="${xml(`${ref(i)} ${what(i)}`)}"${time}>`);
-      if (fails(i)) out.push(`      <failure message="${xml(i.differences.filter((d) => d.verdict === 'breaking' || (strict && d.verdict === 'warning')).map((d) => d.message).join('; '))}" type="${i.outcome}">${xml(diffText(i.differences))}</failure>`);
-      else if (i.outcome === 'skipped') out.push(`      <skipped message="${xml(i.note ?? 'skipped')}"/>`);
-      else if (i.outcome === 'unanswered') out.push(`      <error message="${xml(s.error?.message ?? 'no answer')}" type="${xml(s.error?.code ?? 'unanswered')}"/>`);
-      else if (i.differences.length) out.push(`      <system-out>${xml(diffText(i.differences))}</system-out>`);
+      out.push(`    <testcase classname="${xmlText(name)}" name="${xmlText(`${ref(i)} ${what(i)}`)}"${time}>`);
+      if (fails(i)) out.push(`      <failure message="${xmlText(i.differences.filter((d) => d.verdict === 'breaking' || (strict && d.verdict === 'warning')).map((d) => d.message).join('; '))}" type="${i.outcome}">${xmlText(diffText(i.differences))}</failure>`);
+      else if (i.outcome === 'skipped') out.push(`      <skipped message="${xmlText(i.note ?? 'skipped')}"/>`);
+      else if (i.outcome === 'unanswered') out.push(`      <error message="${xmlText(s.error?.message ?? 'no answer')}" type="${xmlText(s.error?.code ?? 'unanswered')}"/>`);
+      else if (i.differences.length) out.push(`      <system-out>${xmlText(diffText(i.differences))}</system-out>`);
       out.push('    </testcase>');
     }
-    if (s.error) out.push(`    <system-err>${xml(`${s.error.code}: ${s.error.message}`)}</system-err>`);
+    if (s.error) out.push(`    <system-err>${xmlText(`${s.error.code}: ${s.error.message}`)}</system-err>`);
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');
@@ -196,26 +194,20 @@ function markdown(result: ReplayResult): string {
   return lines.join('\n');
 }
 
-function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
 
-function escapeProperty(s: string): string {
-  return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
 
 function github(result: ReplayResult): string {
   const lines: string[] = [];
-  const file = escapeProperty(where(result));
+  const file = annotationProperty(where(result));
   const at = (s: SessionResult, i: InteractionResult) => `session ${s.index}, ${i.exchange !== undefined ? `HTTP exchange ${i.exchange}` : `message #${i.seq}`} ${what(i)}`;
   for (const s of result.sessions) {
     for (const i of s.interactions) {
       for (const d of i.differences) {
         if (d.verdict === 'compatible') continue;
-        lines.push(`::${d.verdict === 'breaking' ? 'error' : 'warning'} file=${file},title=${escapeProperty(`replay ${d.verdict}: ${d.kind}`)}::${escapeData(`${d.message} (${at(s, i)}${d.path ? `, ${d.path}` : ''})`)}`);
+        lines.push(`::${d.verdict === 'breaking' ? 'error' : 'warning'} file=${file},title=${annotationProperty(`replay ${d.verdict}: ${d.kind}`)}::${annotationData(`${d.message} (${at(s, i)}${d.path ? `, ${d.path}` : ''})`)}`);
       }
     }
   }
-  if (result.error) lines.push(`::error file=${file},title=${escapeProperty(`replay could not run: ${result.error.code}`)}::${escapeData(result.error.message)}`);
+  if (result.error) lines.push(`::error file=${file},title=${annotationProperty(`replay could not run: ${result.error.code}`)}::${annotationData(result.error.message)}`);
   return lines.length ? lines.join('\n') + '\n' : '';
 }

@@ -2,6 +2,7 @@
  * The structured result of a replay: what `replayCassette` returns, what every report renders and
  * what the JSON report holds (its schema is replay/replay-report.schema.json).
  */
+import type { TransportKind } from '../lib/cassette/cassette.js';
 
 /** How much a difference matters to a client of the server. */
 export type Verdict = 'breaking' | 'warning' | 'compatible';
@@ -66,7 +67,7 @@ export interface SessionResult {
   index: number;
   id: string;
   label?: string;
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   revision?: string;
   outcome: 'same' | Verdict | 'error' | 'skipped';
   interactions: InteractionResult[];

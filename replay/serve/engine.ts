@@ -18,13 +18,6 @@ import { Cursor, pushTo, RecordedRequests, unmatchedPlan, type Plan } from './re
 import type { ServeSummary } from './serve-summary.js';
 import { delay, type Timing } from './timing.js';
 
-// Names that lived here before the engine was split, still imported from here by the serve
-// command (serve-command.ts) and test/serve/engine-choice.test.ts.
-export { LiveSession, type Fallback } from './live-session.js';
-export type { Plan } from './request-choice.js';
-export { formatSummary, type ServeSummary } from './serve-summary.js';
-export { parseTiming } from './timing.js';
-
 export interface ServeOptions {
   match?: MatchMode;
   timing?: Timing;

@@ -8,6 +8,7 @@
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import { messageValue, type RecordedMessage } from '../../lib/message.js';
 import { storedHeader } from '../../lib/http-headers.js';
+import type { TransportKind } from '../../lib/cassette/cassette.js';
 
 export type Json = Record<string, unknown>;
 
@@ -28,7 +29,7 @@ export interface Interaction {
   sessionId: string;
   seq: number;
   revision?: string;
-  transport: 'stdio' | 'streamable-http';
+  transport: TransportKind;
   method: string;
   /** A client notification (no answer) rather than a request. */
   notification: boolean;

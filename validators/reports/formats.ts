@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { Rule } from '../rule.js';
 import { distinctRules, severityOf, specLink } from '../rule.js';
 import { summarise, type ValidationRun } from './summary.js';
+import { annotationData, annotationProperty, xmlText } from '../../lib/report-escape.js';
 
 export const FORMATS = ['text', 'json', 'junit', 'sarif', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -21,7 +22,7 @@ export function render(format: Format, run: ValidationRun, allRules: readonly Ru
     case 'github':
       return run.violations.map((v) => {
         const level = v.severity === 'error' ? 'error' : v.severity === 'warning' ? 'warning' : 'notice';
-        return `::${level} file=${escapeProperty(relative(process.cwd(), v.cassette))},title=${escapeProperty(v.rule)}::${escapeData(`${v.message} (session ${v.session}, message #${v.seq}${v.path ? `, ${v.path}` : ''}) ${v.spec}`)}`;
+        return `::${level} file=${annotationProperty(relative(process.cwd(), v.cassette))},title=${annotationProperty(v.rule)}::${annotationData(`${v.message} (session ${v.session}, message #${v.seq}${v.path ? `, ${v.path}` : ''}) ${v.spec}`)}`;
       }).join('\n') + (run.violations.length ? '\n' : '');
     default:
       return text(run, colour);
@@ -44,9 +45,6 @@ function text(run: ValidationRun, colour: boolean): string {
   return lines.join('\n') + '\n';
 }
 
-function xml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
-}
 
 function junit(run: ValidationRun, rules: readonly Rule[]): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
@@ -56,14 +54,14 @@ function junit(run: ValidationRun, rules: readonly Rule[]): string {
   for (const c of run.cassettes) {
     const mine = run.violations.filter((v) => v.cassette === c.path);
     const failures = rules.filter((r) => mine.some((v) => v.rule === r.id && v.severity === 'error')).length;
-    out.push(`  <testsuite name="${xml(relative(process.cwd(), c.path))}" tests="${rules.length}" failures="${failures}">`);
+    out.push(`  <testsuite name="${xmlText(relative(process.cwd(), c.path))}" tests="${rules.length}" failures="${failures}">`);
     for (const r of rules) {
       const hits = mine.filter((v) => v.rule === r.id);
       const errors = hits.filter((v) => v.severity === 'error');
-      out.push(`    <testcase classname="${xml(r.id)}" name="${xml(r.title)}">`);
-      if (errors.length) out.push(`      <failure message="${xml(`${errors.length} violation(s) of ${r.id}`)}" type="${severityOf(r)}">${xml(errors.map((v) => `session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</failure>`);
+      out.push(`    <testcase classname="${xmlText(r.id)}" name="${xmlText(r.title)}">`);
+      if (errors.length) out.push(`      <failure message="${xmlText(`${errors.length} violation(s) of ${r.id}`)}" type="${severityOf(r)}">${xmlText(errors.map((v) => `session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</failure>`);
       const soft = hits.filter((v) => v.severity !== 'error');
-      if (soft.length) out.push(`      <system-out>${xml(soft.map((v) => `${v.severity}: session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</system-out>`);
+      if (soft.length) out.push(`      <system-out>${xmlText(soft.map((v) => `${v.severity}: session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</system-out>`);
       out.push('    </testcase>');
     }
     out.push('  </testsuite>');
@@ -108,10 +106,4 @@ function sarifLevel(s: string): 'error' | 'warning' | 'note' {
   return s === 'error' ? 'error' : s === 'warning' ? 'warning' : 'note';
 }
 
-function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
 
-function escapeProperty(s: string): string {
-  return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
