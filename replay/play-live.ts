@@ -90,7 +90,7 @@ function answerServerRequest(p: SessionPlay, msg: Json, stream: ExchangeStep | u
       live: msg.params,
     };
     target.push(diff);
-    p.unexpected.push({ method, params: normalise(msg.params, patternsFor(p.options.ignore, method)), diff, target });
+    p.unexpected.push({ method, params: normalise(msg.params, patternsFor(p.options.ignore, method)), diff, target, handling });
     if (borrowed) {
       send(p, { ...jsonOf(borrowed.answer), id: msg.id }, borrowed.answer);
     } else {

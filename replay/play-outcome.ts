@@ -37,6 +37,17 @@ function missingServerRequests(p: SessionPlay): void {
         recorded: jsonOf(a.request).params,
       });
     }
+    // Asked once more than recorded. When the recording asked the very same question (method and
+    // params) elsewhere, the client already answers it, and a server that asks again on its own
+    // schedule (server-everything asks for the roots from a tool while its first roots/list is
+    // still out) is no break; a question the recorded client never got stays breaking.
+    for (const u of moved) {
+      const same = list.find((a) => diffJson(normalise(jsonOf(a.request).params, patternsFor(p.options.ignore, method)), u.params).length === 0);
+      if (!same) continue;
+      u.diff.verdict = 'warning';
+      u.diff.kind = 'server-request-repeated';
+      u.diff.message = `the server sends ${method} to the client once more than recorded${u.handling}: the same request as the recording's at #${same.request.seq}, so replay gave that recorded answer`;
+    }
   }
 }
 

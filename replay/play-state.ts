@@ -17,6 +17,8 @@ export interface UnexpectedAsk {
   params: unknown;
   diff: Difference;
   target: Difference[];
+  /** ` while it handles tools/call x`, or empty: where it came, for the message. */
+  handling: string;
 }
 
 export interface SessionPlay {

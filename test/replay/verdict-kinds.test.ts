@@ -26,6 +26,8 @@ const targetCassette = join(dir, 'target.cassette.json');
 /** The sessionful target (v1 SDK client): add, announce, confirm (an elicitation on the GET
  * stream), DELETE. */
 const sessionfulCassette = join(dir, 'sessionful.cassette.json');
+/** The replay target whose search asks the client for its roots (the client answers). */
+const rootsCassette = join(dir, 'roots.cassette.json');
 /** The same client against a sessionful target that answered the GET and the DELETE with 405. */
 const refusingCassette = join(dir, 'refusing.cassette.json');
 
@@ -33,6 +35,7 @@ const refusingCassette = join(dir, 'refusing.cassette.json');
 // exits, and the helpers wait for that only so long on a busy machine.
 test.before(async () => {
   await recordTargetCassette(targetCassette);
+  await recordTargetCassette(rootsCassette, { serverArgs: ['--regression', 'server-request'] });
   await recordSessionful(sessionfulCassette, (url) => runV1HttpScenario(url, async (client) => ({
     add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
     announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
@@ -212,6 +215,15 @@ const CASES: Case[] = [
   // On 2026-07-28 the seeded roots request is an input_required result instead of a complete one.
   { kind: 'result-type-changed', verdict: 'breaking', ...seeded('server-request', 'tools/call search') },
   { kind: 'unexpected-server-request', verdict: 'breaking', ...seeded('server-request', 'tools/call search') },
+  // The recording's search asked for the roots once; the live one asks twice, the same request.
+  {
+    kind: 'server-request-repeated',
+    verdict: 'warning',
+    via: 'replay',
+    how: 'roots cassette, replay-target --regression roots-twice',
+    at: 'tools/call search',
+    run: () => once('roots roots-twice', () => replayCassette(rootsCassette, { command: [node, replayTarget, '--regression', 'roots-twice'], config: false, timeoutMs: 20_000 })),
+  },
   // Breaking: the handshake.
   { kind: 'capability-removed', verdict: 'breaking', ...seeded('logging-dropped', 'initialize') },
   { kind: 'protocol-version-dropped', verdict: 'breaking', ...target(['--legacy', 'reject'], 'initialize') },
@@ -291,7 +303,7 @@ const CASES: Case[] = [
 ];
 
 /** The kinds issue 13 found no test producing: each must come from a real replay. */
-const FROM_REPLAY = ['prompt-removed', 'resource-removed', 'input-additional-properties-closed', 'output-enum-widened', 'result-field-removed', 'result-field-added', 'tool-title-changed', 'server-request-missing', 'listen-stream-offered', 'capability-removed'];
+const FROM_REPLAY = ['server-request-repeated', 'prompt-removed', 'resource-removed', 'input-additional-properties-closed', 'output-enum-widened', 'result-field-removed', 'result-field-added', 'tool-title-changed', 'server-request-missing', 'listen-stream-offered', 'capability-removed'];
 
 for (const c of CASES) {
   test(`${c.verdict} ${c.kind}: ${c.how}`, async (t) => {

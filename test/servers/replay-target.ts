@@ -10,6 +10,7 @@
  *   error-code-changed, content-changed, readonly-lost, tool-added, crash, hang,
  *   progress-changed (count sends one progress step fewer), log-changed (count logs other text),
  *   server-request (search asks the client for its roots first: a 2025 server→client request),
+ *   roots-twice (search asks for the roots, then once more: the same request twice),
  *   http-status (HTTP only: tools/call search is answered 503),
  *   prompt-removed (no greet prompt), resource-moved (example://notes is listed and read as
  *   example://archive/notes, in the same place of the paginated list), input-closed (search refuses
@@ -118,11 +119,13 @@ function createServer(): McpServer {
       if (regression === 'crash') process.exit(3);
       if (regression === 'hang') await new Promise(() => {});
       if (regression === 'is-error') return { content: [{ type: 'text', text: 'search backend is down' }], isError: true };
-      if (regression === 'server-request' && !ctx.mcpReq.inputResponses?.roots) {
+      if ((regression === 'server-request' || regression === 'roots-twice') && !ctx.mcpReq.inputResponses?.roots) {
         // On 2025 the SDK sends this as a roots/list request to the client; on 2026-07-28 it is an
         // input_required result.
         return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
       }
+      // The same question again, as a server whose roots cache was not filled yet asks twice.
+      if (regression === 'roots-twice' && !ctx.mcpReq.inputResponses?.rootsAgain) return inputRequired({ inputRequests: { rootsAgain: inputRequired.listRoots() } });
       const hits = regression === 'content-changed' ? 4 : 3;
       const content = [{ type: 'text' as const, text: `${hits} hits for ${query}` }];
       if (regression === 'content-added') content.push({ type: 'text', text: 'results are cached for an hour' });
