@@ -3,9 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { ExecutionContext } from 'ava';
-import type { Cassette } from '../../lib/cassette/cassette.js';
-import { cli, exampleServer, node } from '../helpers/paths.js';
-import { collect, spawnTracked, type Finished } from '../helpers/proc.js';
+import type { Cassette } from '../../../lib/cassette/cassette.js';
+import { cli, exampleServer, node } from '../../helpers/paths.js';
+import { collect, spawnTracked, type Finished } from '../../helpers/proc.js';
 
 export function serveArgs(cassette: string, extra: string[] = []): string[] {
   return [cli, 'serve', cassette, '--log-level', 'warn', ...extra];

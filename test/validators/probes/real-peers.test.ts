@@ -7,11 +7,11 @@ import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { everythingServer, exampleServer, node, root } from '../helpers/paths.js';
-import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { probe, type ProbeArgs } from '../../validators/probes/probe-command.js';
-import type { ProbeOutcome, ProbeResult } from '../../validators/probes/types.js';
-import { tmcpHandler } from '../servers/tmcp-server.js';
+import { everythingServer, exampleServer, node, root } from '../../helpers/paths.js';
+import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
+import { probe, type ProbeArgs } from '../../../validators/probes/probe-command.js';
+import type { ProbeOutcome, ProbeResult } from '../../../validators/probes/types.js';
+import { tmcpHandler } from '../../servers/tmcp-server.js';
 import { converse, sessionFrom, sharedTempDir, startHttp, tmcpServer, writeCassette } from './helpers.js';
 
 const examples = join(root, 'cassettes', 'examples');

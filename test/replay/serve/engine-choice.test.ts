@@ -7,12 +7,12 @@
  * their trailing frames in recorded order.
  */
 import test from 'ava';
-import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
-import type { RecordedMessage } from '../../lib/message.js';
-import { ServeEngine } from '../../replay/serve/engine.js';
-import { LiveSession } from '../../replay/serve/live-session.js';
-import type { Plan } from '../../replay/serve/request-choice.js';
-import type { MatchMode } from '../../replay/serve/matcher.js';
+import type { Cassette, RecordedSession } from '../../../lib/cassette/cassette.js';
+import type { RecordedMessage } from '../../../lib/message.js';
+import { ServeEngine } from '../../../replay/serve/engine.js';
+import { LiveSession } from '../../../replay/serve/live-session.js';
+import type { Plan } from '../../../replay/serve/request-choice.js';
+import type { MatchMode } from '../../../replay/serve/matcher.js';
 
 type Json = Record<string, unknown>;
 

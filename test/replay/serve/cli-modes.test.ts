@@ -11,12 +11,12 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { runExampleScenario, type NegotiationMode } from '../../recorder/demo/example-client.js';
-import { RUN_GAP_MS } from '../../replay/serve/index.js';
-import { exampleServer, node } from '../helpers/paths.js';
-import { tempDir } from '../helpers/tmp.js';
-import { runV1HttpScenario } from '../peers/v1-http-client.js';
-import { v1SessionfulHandler } from '../servers/v1-http-server.js';
+import { runExampleScenario, type NegotiationMode } from '../../../recorder/demo/example-client.js';
+import { RUN_GAP_MS } from '../../../replay/serve/index.js';
+import { exampleServer, node } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/tmp.js';
+import { runV1HttpScenario } from '../../peers/v1-http-client.js';
+import { v1SessionfulHandler } from '../../servers/v1-http-server.js';
 import { countedServer, readJson, serveArgs, sleep, startListening, starts } from './helpers.js';
 
 const MODES: NegotiationMode[] = ['auto', 'legacy'];

@@ -15,10 +15,10 @@ import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadCassette } from '../../lib/cassette/store.js';
-import { node } from '../helpers/paths.js';
-import { collect, spawnTracked } from '../helpers/proc.js';
-import { recordTargetCassette } from '../replay/target-client.js';
+import { loadCassette } from '../../../lib/cassette/store.js';
+import { node } from '../../helpers/paths.js';
+import { collect, spawnTracked } from '../../helpers/proc.js';
+import { recordTargetCassette } from '../../replay/target-client.js';
 import { LEGACY_INIT, serveArgs, startListening } from './helpers.js';
 
 type Endpoint = { args: string[] } | { url: string };

@@ -3,10 +3,10 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Cassette } from '../../lib/cassette/cassette.js';
-import { withCassette } from '../../replay/serve/index.js';
-import { cli, node, root } from '../helpers/paths.js';
-import { tempDir } from '../helpers/tmp.js';
+import type { Cassette } from '../../../lib/cassette/cassette.js';
+import { withCassette } from '../../../replay/serve/index.js';
+import { cli, node, root } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { LEGACY_INIT, rawServe, serveArgs, startListening } from './helpers.js';
 
 const execFileP = promisify(execFile);

@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { exampleServer, node, root } from '../helpers/paths.js';
-import { tempDir } from '../helpers/tmp.js';
+import { exampleServer, node, root } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { readJson, starts } from './helpers.js';
 
 const run = promisify(execFile);

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { node } from '../helpers/paths.js';
-import { probe, type ProbeArgs } from '../../validators/probes/probe-command.js';
-import type { ProbeResult } from '../../validators/probes/types.js';
+import { node } from '../../helpers/paths.js';
+import { probe, type ProbeArgs } from '../../../validators/probes/probe-command.js';
+import type { ProbeResult } from '../../../validators/probes/types.js';
 import { probeServer, probeServerCassette, sharedTempDir, startHttp } from './helpers.js';
 
 const TOKEN = 'probe-test-token';

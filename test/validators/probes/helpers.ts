@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
-import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
-import { stringifyCassette } from '../../lib/cassette/store.js';
-import { classify, type RecordedMessage } from '../../lib/message.js';
-import { RawStdioProcess } from '../../lib/raw-client/stdio.js';
-import { node, root } from '../helpers/paths.js';
-import { spawnTracked, waitForOutput } from '../helpers/proc.js';
+import type { Cassette, RecordedSession } from '../../../lib/cassette/cassette.js';
+import { stringifyCassette } from '../../../lib/cassette/store.js';
+import { classify, type RecordedMessage } from '../../../lib/message.js';
+import { RawStdioProcess } from '../../../lib/raw-client/stdio.js';
+import { node, root } from '../../helpers/paths.js';
+import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
 
 export const probeServer = join(root, 'dist', 'test', 'servers', 'probe-server.js');
 export const tmcpServer = join(root, 'dist', 'test', 'servers', 'tmcp-server.js');

@@ -9,10 +9,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runExampleScenario } from '../../recorder/demo/example-client.js';
-import { withCassette, type ServeReport } from '../../replay/serve/index.js';
-import { exampleServer, node, root } from '../helpers/paths.js';
-import { tempDir } from '../helpers/tmp.js';
+import { runExampleScenario } from '../../../recorder/demo/example-client.js';
+import { withCassette, type ServeReport } from '../../../replay/serve/index.js';
+import { exampleServer, node, root } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { countedServer, LEGACY_INIT, rawServe, readJson, serveArgs, startListening } from './helpers.js';
 
 const example = join(root, 'cassettes', 'examples', 'example-server.cassette.json');

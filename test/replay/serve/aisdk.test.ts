@@ -3,9 +3,9 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { exampleServer, node, node22, root } from '../helpers/paths.js';
-import { recordArgs, waitForSessions } from '../helpers/recording.js';
-import { tempDir } from '../helpers/tmp.js';
+import { exampleServer, node, node22, root } from '../../helpers/paths.js';
+import { recordArgs, waitForSessions } from '../../helpers/recording.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { serveArgs } from './helpers.js';
 
 const run = promisify(execFile);
