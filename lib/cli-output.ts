@@ -42,11 +42,12 @@ export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = 
 /**
  * A reader that closes our stdout early (`rules | head -1`) is not an error: what is left of the
  * output is dropped and the command ends with its own status. Without this, Node reports EPIPE as
- * an unhandled 'error' event with a stack trace.
+ * an unhandled 'error' event with a stack trace. When stdout is a socket (a parent that spawned us
+ * with a pipe: Node makes that a socket pair) the same close arrives as ECONNRESET.
  */
 export function quietOnClosedStdout(stdout: NodeJS.WriteStream = process.stdout): void {
   stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return;
+    if (err.code === 'EPIPE' || err.code === 'ECONNRESET' || err.code === 'ERR_STREAM_DESTROYED') return;
     throw err;
   });
 }

@@ -34,11 +34,17 @@ export const kinds = [
   'long-key',
 ] as const;
 export type Kind = (typeof kinds)[number];
+/** The short run's `valid-json` case: the kinds whose hostile value is valid JSON, one hostile
+ * pair each in one session, each at its own position (drawn from the case). */
+export const validJsonKinds = ['lone-surrogate', 'huge-number', 'proto-keys', 'duplicate-keys', 'long-string', 'long-key'] as const satisfies readonly Kind[];
+export type CaseKind = Kind | 'valid-json';
 
 /** Where the hostile value sits. params travel client→server, result and error.data server→client,
  * id and _meta both ways. */
 export const positions = ['params', 'result', 'error.data', 'id', '_meta'] as const;
-export type Position = (typeof positions)[number];
+/** `every`: one hostile request/response pair per position in one session (the short run's deep
+ * case: the same coverage as five cases, for the start-up cost of one). */
+export type Position = (typeof positions)[number] | 'every';
 
 /** How `record` meets the server: stdio, or Streamable HTTP with JSON or SSE answers. */
 export const transports = ['stdio', 'json', 'sse'] as const;
@@ -47,15 +53,11 @@ export type Transport = (typeof transports)[number];
 export interface FuzzCase {
   seed: number;
   index: number;
-  kind: Kind;
+  kind: CaseKind;
   position: Position;
   transport: Transport;
   /** Nesting depth for `deep`, byte size for big/long kinds. */
   size: number;
-  /** `core`: only validate (text, json), show, replay and serve over stdio read the cassette; the
-   * short run gives the other readers (validate junit/sarif/github, serve --listen, probe) one
-   * case of each kind rather than every position of the same one. Default: every reader. */
-  readers?: 'core';
 }
 
 export interface ScriptLine {
@@ -99,7 +101,7 @@ export function describeCase(c: FuzzCase): string {
 const b = (s: string | Buffer): Buffer => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s);
 
 /** The hostile JSON text (raw bytes, not always valid JSON) that replaces a value. */
-function hostileValue(c: FuzzCase): Buffer {
+function hostileValue(c: FuzzCase & { kind: Kind }): Buffer {
   switch (c.kind) {
     case 'deep': {
       // Alternate arrays and objects so both parsers' paths recurse.
@@ -146,29 +148,47 @@ function frame(...parts: (string | Buffer)[]): Buffer {
   return Buffer.concat([...parts.map(b), b('\n')]);
 }
 
-/** The case's session script: the exact bytes each side writes. `answerId` (JSON text) replaces
- * the id of every server answer (the hostile one too): replay renumbers its requests, and a server
- * that never answers the id it was sent only tests replay's timeout. */
-export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
-  const v = hostileValue(c);
-  const toClient = c.position !== 'params';
-  const id: Buffer = c.position === 'id' ? v : b('2');
-  const answer2 = answerId ?? id;
-  // The BOM kind also puts a BOM before the frame itself, where a parser meets it first.
-  const lead = c.kind === 'bom' ? b('\ufeff') : b('');
+/** The hostile request/response pair of one position: `id` is the request id (JSON text) unless
+ * the id itself is the hostile value. */
+function hostilePair(c: FuzzCase, position: Exclude<Position, 'every'>, v: Buffer, plainId: string, answerId: string | undefined, lead: Buffer): ScriptLine {
+  const toClient = position !== 'params';
+  const id: Buffer = position === 'id' ? v : b(plainId);
+  const answer = answerId ?? id;
 
   let request: Buffer;
-  if (c.position === 'params') request = frame(lead, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fuzz","arguments":', v, '}}');
-  else if (c.position === '_meta') request = frame(lead, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fuzz","arguments":{},"_meta":', v, '}}');
-  else if (c.position === 'id') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
-  else request = frame('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
+  if (position === 'params') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":', v, '}}');
+  else if (position === '_meta') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{},"_meta":', v, '}}');
+  else if (position === 'id') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
+  else request = frame('{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
 
   let response: Buffer;
-  if (!toClient) response = frame('{"jsonrpc":"2.0","id":', answer2, ',"result":{"content":[{"type":"text","text":"ok"}]}}');
-  else if (c.position === 'result') response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"result":', v, '}');
-  else if (c.position === 'error.data') response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"error":{"code":-32000,"message":"hostile","data":', v, '}}');
-  else if (c.position === 'id') response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"result":{"content":[]}}');
-  else response = frame(lead, '{"jsonrpc":"2.0","id":', answer2, ',"result":{"content":[],"_meta":', v, '}}');
+  if (!toClient) response = frame('{"jsonrpc":"2.0","id":', answer, ',"result":{"content":[{"type":"text","text":"ok"}]}}');
+  else if (position === 'result') response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"result":', v, '}');
+  else if (position === 'error.data') response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"error":{"code":-32000,"message":"hostile","data":', v, '}}');
+  else if (position === 'id') response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"result":{"content":[]}}');
+  else response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"result":{"content":[],"_meta":', v, '}}');
+  return { client: request, server: response };
+}
+
+/** The case's session script: the exact bytes each side writes. `answerId` (JSON text) replaces
+ * the id of every server answer (the hostile ones too): replay renumbers its requests, and a
+ * server that never answers the id it was sent only tests replay's timeout. The hostile pairs are
+ * lines 2 to length-2. */
+export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
+  let hostile: ScriptLine[];
+  if (c.kind === 'valid-json') {
+    hostile = validJsonKinds.map((kind, i) => {
+      const one = { ...c, kind };
+      return hostilePair(one, positions[(c.index + i) % positions.length]!, hostileValue(one), String(10 + i), answerId, b(''));
+    });
+  } else {
+    const v = hostileValue({ ...c, kind: c.kind });
+    // The BOM kind also puts a BOM before the frame itself, where a parser meets it first.
+    const lead = c.kind === 'bom' ? b('\ufeff') : b('');
+    hostile = c.position === 'every'
+      ? positions.map((p, i) => hostilePair(c, p, v, String(10 + i), answerId, lead))
+      : [hostilePair(c, c.position, v, '2', answerId, lead)];
+  }
 
   return [
     {
@@ -176,22 +196,21 @@ export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
       server: frame('{"jsonrpc":"2.0","id":', answerId ?? '1', ',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}'),
     },
     { client: frame('{"jsonrpc":"2.0","method":"notifications/initialized"}') },
-    { client: request, server: response },
+    ...hostile,
     { client: frame('{"jsonrpc":"2.0","id":3,"method":"tools/list"}'), server: frame('{"jsonrpc":"2.0","id":', answerId ?? '3', ',"result":{"tools":[]}}') },
   ];
 }
 
-/** The short run in `npm test` (and `npm run fuzz -- --short`), kept near a minute on a loaded
- * 2-core machine: over stdio, deep nesting in every position and every other kind once (positions
- * drawn from the seed); over HTTP, deep nesting in a JSON body and a BOM in an SSE event. Every
- * reader meets every kind; the deep cases other than the id (which reaches serve's and probe's id
- * handling) run the core readers only, as the other readers see the same "not judged, too deep"
- * notice whatever the position. */
+/** The short run in `npm test` (and `npm run fuzz -- --short`), under a minute on a quiet 2-core
+ * machine (each case starts a dozen CLIs; the cost is their start-up): over stdio, one session
+ * with deep nesting in every position, one with every valid-JSON kind, and each kind that breaks
+ * the JSON once (positions drawn from the seed); over HTTP, deep nesting in a JSON body and a BOM
+ * in an SSE event. Every reader reads every case. */
 export function shortRunCases(seed: number): FuzzCase[] {
   const cases: FuzzCase[] = [];
   let index = 0;
-  for (const position of positions) cases.push({ ...makeCase(seed, index++, shortLimits, { kind: 'deep', position, transport: 'stdio' }), ...(position === 'id' ? {} : { readers: 'core' as const }) });
-  const stdio: Kind[] = ['unclosed', 'big-line', 'invalid-utf8', 'lone-surrogate', 'nul', 'huge-number', 'proto-keys', 'duplicate-keys', 'long-string', 'long-key'];
+  cases.push(makeCase(seed, index++, shortLimits, { kind: 'deep', position: 'every', transport: 'stdio' }));
+  const stdio: CaseKind[] = ['unclosed', 'big-line', 'invalid-utf8', 'nul', 'valid-json'];
   for (const kind of stdio) cases.push(makeCase(seed, index++, shortLimits, { kind, transport: 'stdio' }));
   cases.push(makeCase(seed, index++, shortLimits, { kind: 'deep', position: 'result', transport: 'json' }));
   cases.push(makeCase(seed, index++, shortLimits, { kind: 'bom', transport: 'sse' }));

@@ -1,9 +1,10 @@
 /**
- * The short fuzz run in `npm test`: a fixed seed, deep nesting (10^5 levels) in every position and
- * every other kind once over stdio, two cases over HTTP JSON and SSE, at modest byte sizes
- * (test/fuzz/frames.ts shortRunCases). Each case is recorded through the real `record` and its
- * cassette goes through recover, validate (every format), show, replay, serve (stdio and
- * --listen) and probe (test/fuzz/run.ts). Serial: each case already runs a dozen CLIs at once.
+ * The short fuzz run in `npm test`: a fixed seed; over stdio one session with deep nesting (10^5
+ * levels) in every position, one with every valid-JSON kind, and each kind that breaks the JSON
+ * once; two cases over HTTP JSON and SSE; modest byte sizes (test/fuzz/frames.ts shortRunCases).
+ * Each case is recorded through the real `record` and its cassette goes through recover, validate
+ * (every format), show, replay, serve (stdio and --listen) and probe (test/fuzz/run.ts). Serial:
+ * each case already runs a dozen CLIs at once.
  */
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -187,14 +187,12 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
 
   // The readers are independent of each other: run them side by side (each is mostly start-up).
   const requests = lines.filter((l) => l.server).length;
-  const all = c.readers !== 'core';
-  const skipped = Promise.resolve(undefined);
   const [text, json, junit, sarif, github, show, messages, replay, serve, served, probe] = await Promise.all([
     run([cliPath, 'validate', cassette], {}),
     run([cliPath, 'validate', cassette, '--format', 'json'], {}),
-    all ? run([cliPath, 'validate', cassette, '--format', 'junit'], {}) : skipped,
-    all ? run([cliPath, 'validate', cassette, '--format', 'sarif'], {}) : skipped,
-    all ? run([cliPath, 'validate', cassette, '--format', 'github'], {}) : skipped,
+    run([cliPath, 'validate', cassette, '--format', 'junit'], {}),
+    run([cliPath, 'validate', cassette, '--format', 'sarif'], {}),
+    run([cliPath, 'validate', cassette, '--format', 'github'], {}),
     run([cliPath, 'show', cassette], {}),
     run([cliPath, 'show', cassette, '--messages'], {}),
     // Against the same hostile server: differences (exit 1) are allowed, a crash is not.
@@ -205,13 +203,13 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
       child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
       await waitLines(requests);
     }),
-    all ? serveOverHttp(cassette, lines.map((l) => l.client)) : skipped,
+    serveOverHttp(cassette, lines.map((l) => l.client)),
     // probe re-sends what the cassette recorded to the hostile server (which answers any id at
     // once, or never when its scripted answer is no JSON: the short deadline keeps that brief).
     // Failed probes (exit 1) are findings, a crash is not.
-    !all ? skipped : probeTarget(c).then(async (target) => {
+    probeTarget(c).then(async (target) => {
       try {
-        return await run([cliPath, 'probe', cassette, '--timeout', '1500', '--fail-on', 'error', ...target.args], { FUZZ_ECHO_ID: '1' });
+        return await run([cliPath, 'probe', cassette, '--timeout', '500', '--fail-on', 'error', ...target.args], { FUZZ_ECHO_ID: '1' });
       } finally {
         target.stop?.();
       }
@@ -219,9 +217,9 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   ]);
   check(failures, 'validate (text)', text, [0]);
   if (check(failures, 'validate (json)', json, [0])) parses(failures, 'validate (json)', json.stdout);
-  if (junit && check(failures, 'validate (junit)', junit, [0]) && !/^<\?xml [^>]*\?>\s*<testsuites[\s>][\s\S]*<\/testsuites>\s*$/.test(junit.stdout.toString('utf8'))) failures.push('validate (junit): stdout is not one <testsuites> document');
-  if (sarif && check(failures, 'validate (sarif)', sarif, [0])) parses(failures, 'validate (sarif)', sarif.stdout);
-  if (github) check(failures, 'validate (github)', github, [0]);
+  if (check(failures, 'validate (junit)', junit, [0]) && !/^<\?xml [^>]*\?>\s*<testsuites[\s>][\s\S]*<\/testsuites>\s*$/.test(junit.stdout.toString('utf8'))) failures.push('validate (junit): stdout is not one <testsuites> document');
+  if (check(failures, 'validate (sarif)', sarif, [0])) parses(failures, 'validate (sarif)', sarif.stdout);
+  check(failures, 'validate (github)', github, [0]);
   check(failures, 'show', show, [0]);
   check(failures, 'show --messages', messages, [0]);
   check(failures, 'replay', replay, [0, 1]);
@@ -229,12 +227,12 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   // interaction: serve answers such a request with an error (-32700 when it cannot parse it, an
   // unmatched request and final status 1 when it can), and replays a recorded answer that
   // followed the text frame where it fell. Otherwise every request gets exactly its answer.
-  const clean = jsonAnswer(lines[2]!.client) && jsonAnswer(lines[2]!.server);
+  const clean = lines.slice(2, -1).every((l) => jsonAnswer(l.client) && jsonAnswer(l.server));
   const serveExit = clean ? [0] : [0, 1];
   if (check(failures, 'serve', serve, serveExit)) answered(failures, 'serve', serve.stdout.toString('utf8').split('\n').filter((l) => l.trim() !== ''), requests, clean);
-  if (served && check(failures, 'serve --listen', served.ran, serveExit)) answered(failures, 'serve --listen', served.answers, requests, clean);
-  if (probe) check(failures, 'probe', probe, [0, 1, 2]);
-  if (probe?.code === 2 && !/never answered|did not answer/.test(probe.stderr)) failures.push(`probe: exit 2 without saying the server never answered — stderr: ${probe.stderr.trim().slice(0, 300)}`);
+  if (check(failures, 'serve --listen', served.ran, serveExit)) answered(failures, 'serve --listen', served.answers, requests, clean);
+  check(failures, 'probe', probe, [0, 1, 2]);
+  if (probe.code === 2 && !/never answered|did not answer/.test(probe.stderr)) failures.push(`probe: exit 2 without saying the server never answered — stderr: ${probe.stderr.trim().slice(0, 300)}`);
   if (failures.length === 0) rmSync(dir, { recursive: true, force: true });
   return failures;
 }

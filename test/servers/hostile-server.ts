@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * A stdio server for the fuzz suite: `node hostile-server.js <seed> <index> <kind> <position> <size>`.
+ * A stdio server for the fuzz suite: `node hostile-server.js <seed> <index> <kind> <position> <size>` (position `every`: one
+ * hostile pair per position; kind `valid-json`: one pair per valid-JSON kind).
  * It answers the i-th line it reads with the i-th server frame of that case's script
  * (test/fuzz/frames.ts), written as exact bytes, and does not parse what it reads: a hostile or
  * unparseable request still gets its scripted answer. With FUZZ_TAP=<file> it appends every byte
@@ -13,14 +14,14 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { kinds, positions, script, type FuzzCase, type Kind, type Position } from '../fuzz/frames.js';
+import { kinds, positions, script, type CaseKind, type FuzzCase, type Kind, type Position } from '../fuzz/frames.js';
 
 const [seed, index, kind, position, size] = process.argv.slice(2);
-if (!kinds.includes(kind as Kind) || !positions.includes(position as Position)) {
+if (!(kind === 'valid-json' || kinds.includes(kind as Kind)) || !(position === 'every' || positions.includes(position as (typeof positions)[number]))) {
   process.stderr.write('usage: hostile-server <seed> <index> <kind> <position> <size>\n');
   process.exit(2);
 }
-const c: FuzzCase = { seed: Number(seed), index: Number(index), kind: kind as Kind, position: position as Position, size: Number(size), transport: process.env.FUZZ_HTTP === 'json' || process.env.FUZZ_HTTP === 'sse' ? process.env.FUZZ_HTTP : 'stdio' };
+const c: FuzzCase = { seed: Number(seed), index: Number(index), kind: kind as CaseKind, position: position as Position, size: Number(size), transport: process.env.FUZZ_HTTP === 'json' || process.env.FUZZ_HTTP === 'sse' ? process.env.FUZZ_HTTP : 'stdio' };
 const lines = script(c);
 const tap = process.env.FUZZ_TAP;
 const echoId = process.env.FUZZ_ECHO_ID === '1';
