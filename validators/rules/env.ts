@@ -151,8 +151,10 @@ export const envRules: Rule[] = [
       const t = o.json.result.resultType;
       if (t === undefined || t === 'complete' || t === 'input_required') return;
       const caps = o.request ? clientCapabilities(o.request.json) : undefined;
-      const extensions = caps && isObject(caps.extensions) ? Object.keys(caps.extensions) : [];
       if (t === 'task') return; // the tasks extension's value: TASKS-NEGOTIATED judges whether it was declared
+      // An extension may add resultType values, and nothing says which: when the request declared
+      // any extension, an unknown value may be its own, so only a request that declared none is judged.
+      if (caps && isObject(caps.extensions) && Object.keys(caps.extensions).length > 0) return;
       report('/result/resultType', `resultType ${JSON.stringify(t)} is neither "complete" nor "input_required", nor an extension the request declared`);
     },
   },
