@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { ensureCassetteFolder, JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
+import { ensureCassetteFolder, JOURNAL_FORMAT, JOURNAL_VERSION, type JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
 import type { Logger } from '../lib/log.js';
 import type { TokenClaims } from '../lib/cassette/cassette.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';

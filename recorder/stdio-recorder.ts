@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { JOURNAL_FORMAT, JOURNAL_VERSION, JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
+import { JOURNAL_FORMAT, JOURNAL_VERSION, type JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
 import { redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';

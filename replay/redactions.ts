@@ -9,13 +9,13 @@
 import { MASK } from '../lib/redact.js';
 import { isObject } from '../lib/plain-object.js';
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The live string masked the way the recorded template is. */
 export function maskLike(template: string, live: string): string {
   if (!template.includes(MASK)) return live;
   const parts = template.split(MASK);
-  const re = new RegExp(`^${parts.map(escape).join('([\\s\\S]*?)')}$`);
+  const re = new RegExp(`^${parts.map(escapeRegExp).join('([\\s\\S]*?)')}$`);
   return re.test(live) ? parts.join(MASK) : MASK;
 }
 

@@ -8,7 +8,7 @@
  * player asks for them (`openStream`, `closeStream`, `endSession`), with the live session id.
  */
 import { messageText, parseMessageText } from '../../lib/json-depth.js';
-import { Agent, request } from 'undici';
+import { type Agent, request } from 'undici';
 import type { HttpExchange, HttpHeaders } from '../../lib/cassette/cassette.js';
 import { SseSplitter, sseFields } from '../../lib/framing/sse-splitter.js';
 import type { RecordedMessage } from '../../lib/message.js';

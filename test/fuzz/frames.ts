@@ -150,7 +150,7 @@ function frame(...parts: (string | Buffer)[]): Buffer {
 
 /** The hostile request/response pair of one position: `id` is the request id (JSON text) unless
  * the id itself is the hostile value. */
-function hostilePair(c: FuzzCase, position: Exclude<Position, 'every'>, v: Buffer, plainId: string, answerId: string | undefined, lead: Buffer): ScriptLine {
+function hostilePair(position: Exclude<Position, 'every'>, v: Buffer, plainId: string, answerId: string | undefined, lead: Buffer): ScriptLine {
   const toClient = position !== 'params';
   const id: Buffer = position === 'id' ? v : b(plainId);
   const answer = answerId ?? id;
@@ -179,15 +179,15 @@ export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
   if (c.kind === 'valid-json') {
     hostile = validJsonKinds.map((kind, i) => {
       const one = { ...c, kind };
-      return hostilePair(one, positions[(c.index + i) % positions.length]!, hostileValue(one), String(10 + i), answerId, b(''));
+      return hostilePair(positions[(c.index + i) % positions.length]!, hostileValue(one), String(10 + i), answerId, b(''));
     });
   } else {
     const v = hostileValue({ ...c, kind: c.kind });
     // The BOM kind also puts a BOM before the frame itself, where a parser meets it first.
     const lead = c.kind === 'bom' ? b('\ufeff') : b('');
     hostile = c.position === 'every'
-      ? positions.map((p, i) => hostilePair(c, p, v, String(10 + i), answerId, lead))
-      : [hostilePair(c, c.position, v, '2', answerId, lead)];
+      ? positions.map((p, i) => hostilePair(p, v, String(10 + i), answerId, lead))
+      : [hostilePair(c.position, v, '2', answerId, lead)];
   }
 
   return [

@@ -41,7 +41,7 @@ test('2025-11-25 (legacy negotiation): same results as direct, byte-transparent,
   t.true(clientIds.includes(JSON.stringify(elicit!.id)), 'the server→client id collides with a client id');
   const answer = s.messages.find((m) => m.direction === 'client-to-server' && m.kind === 'response' &&
     JSON.stringify((m.json as { id: unknown }).id) === JSON.stringify(elicit!.id));
-  t.deepEqual((answer?.json as { result?: unknown }).result, { action: 'accept', content: { ok: true } });
+  t.deepEqual((answer!.json as { result?: unknown }).result, { action: 'accept', content: { ok: true } });
 });
 
 for (const mode of ['auto', 'pin'] as const) {

@@ -5,7 +5,7 @@ import { result } from './catalogue.js';
 import { CAPS, PV, type Json } from './plan.js';
 import { errorOf, gate, inconclusive, notApplicable, once, openOr, resultOf, safeRequest, transportTrouble, short } from './support.js';
 import { withMeta, type Exchange } from './target.js';
-import type { Probe, ProbeContext, ProbeResult } from './types.js';
+import type { Probe, ProbeResult } from './types.js';
 
 const NO_MODERN = 'the cassette has no 2026-07-28 request to derive it from (only 2025-era sessions)';
 

@@ -62,7 +62,7 @@ function serve(match: MatchMode, requests: Array<{ name: string; revision?: stri
       out.push(plan.kind === 'unmatched' ? `unmatched: ${plan.report.message}` : plan.kind);
       continue;
     }
-    const text = ((plan.interaction.response?.json.result as Json).content as Json[])[0]!.text as string;
+    const text = ((plan.interaction.response!.json.result as Json).content as Json[])[0]!.text as string;
     out.push(plan.repeated ? `${text} again` : text);
     void engine.play(plan, request, live, { send: () => {} });
   }
