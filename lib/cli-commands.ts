@@ -36,7 +36,8 @@ function commandLine(c: CommandModule<CliHooks>): string {
 
 function builder(y: Argv, c: CommandModule<CliHooks>): Argv {
   if (c.usage !== undefined) y = y.usage(c.usage);
-  for (const p of c.positionals ?? []) y = y.positional(p.name, { type: 'string', demandOption: true, ...(p.variadic ? { array: true } : {}) });
+  for (const p of c.positionals ?? [])
+    y = y.positional(p.name, { type: 'string', demandOption: true, ...(p.variadic ? { array: true } : {}) });
   for (const [name, s] of Object.entries(c.options)) {
     y = y.option(name, {
       type: s.type,
@@ -78,21 +79,28 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
     .parserConfiguration({ 'populate--': true })
     .version(packageVersion());
   for (const c of COMMANDS) {
-    cli = cli.command(commandLine(c), c.describe, (y) => builder(y, c), async (args) => {
-      // Handlers return an exit code; only this module and cli.ts turn it into process state.
-      const code = await c.handler(args as CommandArgs, hooks);
-      if (code !== undefined) process.exitCode = code;
-      if (c.releasesStdin) process.stdin.destroy();
-    });
+    cli = cli.command(
+      commandLine(c),
+      c.describe,
+      (y) => builder(y, c),
+      async (args) => {
+        // Handlers return an exit code; only this module and cli.ts turn it into process state.
+        const code = await c.handler(args as CommandArgs, hooks);
+        if (code !== undefined) process.exitCode = code;
+        if (c.releasesStdin) process.stdin.destroy();
+      },
+    );
   }
-  return cli
-    // Names the commands in its own order, kept word for word: a new command belongs here too.
-    .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, rules, wrap or unwrap')
-    .recommendCommands()
-    .strict()
-    .help()
-    .fail((msg, err) => {
-      // Throwing stops yargs from running a handler; cli.ts prints the message and exits 2.
-      throw err ?? new CassetteError('MCPC_USAGE', `${msg}\nRun \`mcp-cassette --help\` for usage.`);
-    });
+  return (
+    cli
+      // Names the commands in its own order, kept word for word: a new command belongs here too.
+      .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, rules, wrap or unwrap')
+      .recommendCommands()
+      .strict()
+      .help()
+      .fail((msg, err) => {
+        // Throwing stops yargs from running a handler; cli.ts prints the message and exits 2.
+        throw err ?? new CassetteError('MCPC_USAGE', `${msg}\nRun \`mcp-cassette --help\` for usage.`);
+      })
+  );
 }

@@ -23,7 +23,11 @@ export function writeReportText(file: string | undefined, text: string, stdout: 
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   } catch (err) {
-    throw new CassetteError('MCPC_FILE_UNWRITABLE', `cannot write ${path} (${ioReason(err)}); choose a path you can write, or - for stdout`, { cause: err });
+    throw new CassetteError(
+      'MCPC_FILE_UNWRITABLE',
+      `cannot write ${path} (${ioReason(err)}); choose a path you can write, or - for stdout`,
+      { cause: err },
+    );
   }
 }
 

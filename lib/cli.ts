@@ -83,7 +83,9 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stdin.destroy();
     return;
   }
-  process.stderr.write(`mcp-cassette: internal error (a bug in mcp-cassette, not in your server or input: please report it with this stack trace): ${(err as Error)?.stack ?? String(err)}\n`);
+  process.stderr.write(
+    `mcp-cassette: internal error (a bug in mcp-cassette, not in your server or input: please report it with this stack trace): ${(err as Error)?.stack ?? String(err)}\n`,
+  );
   process.exitCode = 70; // EX_SOFTWARE
   process.stdin.destroy();
 });

@@ -25,13 +25,22 @@ export const SESSION_NOT_SAVED_EXIT = 73;
 export function ioReason(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   switch (e?.code) {
-    case 'ENOENT': return 'no such file or folder';
-    case 'EACCES': case 'EPERM': return 'permission denied';
-    case 'EISDIR': return 'it is a folder';
-    case 'ENOTDIR': case 'EEXIST': return 'a part of the path is a file, not a folder';
-    case 'ENOSPC': return 'no space left on the device';
-    case 'EROFS': return 'read-only file system';
-    default: return e?.message ?? String(err);
+    case 'ENOENT':
+      return 'no such file or folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'a part of the path is a file, not a folder';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EROFS':
+      return 'read-only file system';
+    default:
+      return e?.message ?? String(err);
   }
 }
 

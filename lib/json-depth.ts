@@ -73,7 +73,9 @@ export function shallowEnvelope(value: unknown): Record<string, unknown> | undef
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const out: Record<string, unknown> = {};
   // defineProperty, not assignment: a `__proto__` member stays a member.
-  for (const [k, v] of Object.entries(value)) if (v === null || typeof v !== 'object') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    if (v === null || typeof v !== 'object')
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -128,7 +130,13 @@ export function deepStandIn(text: string): Record<string, unknown> {
 function standInFor(value: unknown): Record<string, unknown> {
   const envelope: Record<string, unknown> = {};
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(envelope, k, { value: v !== null && typeof v === 'object' ? null : v, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(envelope, k, {
+        value: v !== null && typeof v === 'object' ? null : v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'id' in value) (value as Record<string, unknown>).id = null;
   envelope[DEEP_TEXT] = stringifyDeep(value);
@@ -143,7 +151,8 @@ export function parseMessageText(text: string): unknown {
 
 /** The wire text of a message that may be a stand-in (its `id` as the message now has it). */
 export function messageText(message: unknown): string {
-  if (message === null || typeof message !== 'object' || typeof (message as Record<string, unknown>)[DEEP_TEXT] !== 'string') return JSON.stringify(message);
+  if (message === null || typeof message !== 'object' || typeof (message as Record<string, unknown>)[DEEP_TEXT] !== 'string')
+    return JSON.stringify(message);
   const m = message as Record<string, unknown>;
   const value = JSON.parse(m[DEEP_TEXT] as string) as unknown;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'id' in m) (value as Record<string, unknown>).id = m.id;

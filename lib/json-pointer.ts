@@ -18,5 +18,8 @@ export function jsonPointer(path: readonly (string | number)[]): string {
 /** The keys of a pointer's reference tokens (§4): `~1` is read before `~0`. */
 export function pointerKeys(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }

@@ -15,14 +15,15 @@ export function listenOn(server: Server, port: number, host: string, option = '-
 
 function listenError(err: NodeJS.ErrnoException, host: string, port: number, option: string): Error {
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const why = err.code === 'EADDRINUSE'
-    ? `the address is already in use (another process listens there); stop it, or give another port with ${option} host:port (port 0 picks a free one)`
-    : err.code === 'EACCES'
-      ? `permission denied (ports below 1024 need privileges); give a port above 1023 with ${option} host:port`
-      : err.code === 'EADDRNOTAVAIL'
-        ? `this machine has no such address; give one of its own addresses with ${option}, for example 127.0.0.1:${port}`
-        : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
-          ? `the host name does not resolve; give an address with ${option}, for example 127.0.0.1:${port}`
-          : err.message;
+  const why =
+    err.code === 'EADDRINUSE'
+      ? `the address is already in use (another process listens there); stop it, or give another port with ${option} host:port (port 0 picks a free one)`
+      : err.code === 'EACCES'
+        ? `permission denied (ports below 1024 need privileges); give a port above 1023 with ${option} host:port`
+        : err.code === 'EADDRNOTAVAIL'
+          ? `this machine has no such address; give one of its own addresses with ${option}, for example 127.0.0.1:${port}`
+          : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+            ? `the host name does not resolve; give an address with ${option}, for example 127.0.0.1:${port}`
+            : err.message;
   return new CassetteError('MCPC_LISTEN_FAILED', `cannot listen on ${address}: ${why}`, { cause: err });
 }

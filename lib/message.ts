@@ -23,14 +23,7 @@ export interface HttpFrameInfo {
  * What a frame is. `non-jsonrpc` parses as JSON but is no JSON-RPC 2.0 message; `text` does not
  * parse at all (a log line on stdout, a stderr line).
  */
-export type MessageKind =
-  | 'request'
-  | 'notification'
-  | 'response'
-  | 'error'
-  | 'batch'
-  | 'non-jsonrpc'
-  | 'text';
+export type MessageKind = 'request' | 'notification' | 'response' | 'error' | 'batch' | 'non-jsonrpc' | 'text';
 
 /** One frame as stored in a cassette. `json` is kept when the frame parses; the exact bytes are
  * kept in `raw` (UTF-8 text) or `rawBase64` (not valid UTF-8) whenever they cannot be rebuilt as
@@ -78,12 +71,7 @@ export interface FrameInfo {
 
 /** Turns the exact bytes of one frame into its cassette form. */
 export function frameToMessage(frame: Buffer, info: FrameInfo): RecordedMessage {
-  const base = {
-    seq: info.seq,
-    t: info.t,
-    direction: info.direction,
-    channel: info.channel,
-  };
+  const base = { seq: info.seq, t: info.t, direction: info.direction, channel: info.channel };
   let msg: RecordedMessage;
   if (!isUtf8(frame)) {
     msg = { ...base, kind: 'text', bytes: frame.length, rawBase64: frame.toString('base64') };

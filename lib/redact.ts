@@ -5,8 +5,17 @@
  */
 export const MASK = '[REDACTED]';
 
-const SENSITIVE_NAME = /(token|secret|passw(or)?d|\bpwd\b|api[-_]?key|apikey|auth|credential|bearer|private[-_]?key|access[-_]?key|client[-_]?secret|cookie|session[-_]?id)/i;
-const TOKEN_SHAPES = [/^sk-[A-Za-z0-9_-]{8,}/, /^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/, /^github_pat_/, /^xox[abprs]-/, /^AKIA[0-9A-Z]{16}$/, /^Bearer\s+\S+/i, /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./];
+const SENSITIVE_NAME =
+  /(token|secret|passw(or)?d|\bpwd\b|api[-_]?key|apikey|auth|credential|bearer|private[-_]?key|access[-_]?key|client[-_]?secret|cookie|session[-_]?id)/i;
+const TOKEN_SHAPES = [
+  /^sk-[A-Za-z0-9_-]{8,}/,
+  /^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/,
+  /^github_pat_/,
+  /^xox[abprs]-/,
+  /^AKIA[0-9A-Z]{16}$/,
+  /^Bearer\s+\S+/i,
+  /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./,
+];
 
 export interface RedactOptions {
   /** Extra patterns from `--redact-arg`. A match masks the first capture group, or the whole
@@ -84,7 +93,10 @@ export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie', 'se
 
 /** Masks the values of secret headers (names compared in lower case), keeping an auth scheme
  * (`Bearer [REDACTED]`) so a cassette still says how the client authenticated. */
-export function redactHeaderValues(headers: Record<string, string | string[] | undefined>, secret: Iterable<string> = SECRET_HEADERS): Record<string, string | string[]> {
+export function redactHeaderValues(
+  headers: Record<string, string | string[] | undefined>,
+  secret: Iterable<string> = SECRET_HEADERS,
+): Record<string, string | string[]> {
   const names = new Set([...secret].map((h) => h.toLowerCase()));
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {

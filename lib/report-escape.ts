@@ -6,7 +6,12 @@
 /** Text or an attribute value in XML: the five specials made entities, and the control
  * characters XML 1.0 forbids dropped (a peer's message may carry them). */
 export function xmlText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
 /** An annotation's message: percent, CR and LF escaped, as the runner reads them back. */

@@ -77,9 +77,9 @@ class Parser {
 
   quantifier(): { min: number; max: number } | undefined {
     const c = this.src[this.i];
-    if (c === '*') return (this.i += 1), { min: 0, max: Infinity };
-    if (c === '+') return (this.i += 1), { min: 1, max: Infinity };
-    if (c === '?') return (this.i += 1), { min: 0, max: 1 };
+    if (c === '*') return ((this.i += 1), { min: 0, max: Infinity });
+    if (c === '+') return ((this.i += 1), { min: 1, max: Infinity });
+    if (c === '?') return ((this.i += 1), { min: 0, max: 1 });
     if (c === '{') {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i));
       if (!m) return undefined; // a literal brace
@@ -151,7 +151,7 @@ class Parser {
       }
       return 'any';
     }
-    if (c === 'c') return (this.i += 1), 'any';
+    if (c === 'c') return ((this.i += 1), 'any');
     return new Set([c.codePointAt(0)!]);
   }
 
@@ -307,7 +307,8 @@ export function backtrackingRisk(pattern: string): string | undefined {
       const firsts = alt.children!.map((b) => (canBeEmpty(b) ? 'any' : firstChars(b)));
       for (let i = 0; i < firsts.length; i++) {
         for (let j = i + 1; j < firsts.length; j++) {
-          if (overlaps(firsts[i]!, firsts[j]!)) return `the repeated part ${at(n)} has alternatives that can start with the same character (${at(alt.children![i]!)} and ${at(alt.children![j]!)})`;
+          if (overlaps(firsts[i]!, firsts[j]!))
+            return `the repeated part ${at(n)} has alternatives that can start with the same character (${at(alt.children![i]!)} and ${at(alt.children![j]!)})`;
         }
       }
     }

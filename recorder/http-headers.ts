@@ -3,7 +3,17 @@ import type { HttpHeaders } from '../lib/cassette/cassette.js';
 import { redactHeaderValues, SECRET_HEADERS } from '../lib/redact.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
 
 /** Always masked before the cassette; `--redact-header` adds more. */
 /** Headers whose values never reach a cassette (shared with replay --update). */
@@ -36,6 +46,9 @@ export function clientResponseHeaders(headers: Record<string, string | string[] 
 
 /** Masks secret header values (the shared list plus `--redact-header`), keeping an auth scheme
  * ("Bearer [REDACTED]") so the cassette still says how the client authenticated. */
-export function redactHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>, extra: readonly string[]): HttpHeaders {
+export function redactHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+  extra: readonly string[],
+): HttpHeaders {
   return redactHeaderValues(headers, [...DEFAULT_REDACTED, ...extra]);
 }

@@ -71,18 +71,29 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
 
   // Clients use one path, one Host and one Origin all along: each is worked out once, not per
   // request (URL parsing and the Host/Origin check were a visible share of the proxy's time).
-  interface Route { path: string; mcp: boolean; origin: string; upstreamPath: string }
+  interface Route {
+    path: string;
+    mcp: boolean;
+    origin: string;
+    upstreamPath: string;
+  }
   let route: Route | undefined;
   const routeOf = (path: string): Route => {
     if (route?.path !== path) {
       const url = new URL(path, options.upstream);
-      route = { path, mcp: new URL(path, 'http://proxy').pathname === options.upstream.pathname, origin: url.origin, upstreamPath: url.pathname + url.search };
+      route = {
+        path,
+        mcp: new URL(path, 'http://proxy').pathname === options.upstream.pathname,
+        origin: url.origin,
+        upstreamPath: url.pathname + url.search,
+      };
     }
     return route;
   };
   let guarded: { host: string | undefined; origin: string | undefined; verdict: string | undefined } | undefined;
   const guardOf = (host: string | undefined, origin: string | undefined): string | undefined => {
-    if (!guarded || guarded.host !== host || guarded.origin !== origin) guarded = { host, origin, verdict: checkHostAndOrigin(host, origin, options) };
+    if (!guarded || guarded.host !== host || guarded.origin !== origin)
+      guarded = { host, origin, verdict: checkHostAndOrigin(host, origin, options) };
     return guarded.verdict;
   };
 
@@ -96,7 +107,19 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     const caller = callerOf(req.headers.authorization);
     // The request's records are held and written in one go with `http-request-end`, before
     // anything is forwarded (every non-held write, here or in another exchange, takes them too).
-    journal.event('http-request', { x, method: req.method, path, headers: redactHeaders(req.headers, options.redactHeaders), mcp, ...(claims ? { tokenClaims: claims } : {}), ...(caller ? { caller } : {}) }, true);
+    journal.event(
+      'http-request',
+      {
+        x,
+        method: req.method,
+        path,
+        headers: redactHeaders(req.headers, options.redactHeaders),
+        mcp,
+        ...(claims ? { tokenClaims: claims } : {}),
+        ...(caller ? { caller } : {}),
+      },
+      true,
+    );
 
     const refuse = (status: number, message: string): void => {
       log.warn({ exchange: x, status, path }, message);
@@ -137,7 +160,12 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     req.on('error', () => {}); // a client gone mid-body: 'close' below tells
     req.on('close', () => {
       // The client went away while sending its body; nothing was forwarded.
-      if (!ended && !refused) journal.event('http-end', { x, outcome: 'client-aborted', error: 'the client closed the connection while sending the request body' });
+      if (!ended && !refused)
+        journal.event('http-end', {
+          x,
+          outcome: 'client-aborted',
+          error: 'the client closed the connection while sending the request body',
+        });
     });
     req.on('end', () => {
       ended = true;
@@ -214,79 +242,93 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     });
     // undici's dispatch API, not request(): no promise, AbortSignal or Readable per exchange (the
     // proxy forwards each chunk itself), which cost ~70 µs of CPU per exchange.
-    agent.dispatch({
-      origin: target.origin,
-      path: target.upstreamPath,
-      method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-      headers: upstreamRequestHeaders(req.rawHeaders),
-      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
-    }, {
-      onRequestStart(c) {
-        controller = c;
-        if (clientGone) c.abort(clientGone);
+    agent.dispatch(
+      {
+        origin: target.origin,
+        path: target.upstreamPath,
+        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers: upstreamRequestHeaders(req.rawHeaders),
+        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
       },
-      onResponseStart(_c, status, headers) {
-        if (status < 200) return; // informational (100 Continue, 103 Early Hints): not forwarded
-        journal.event('http-response', { x, status, headers: redactHeaders(headers, options.redactHeaders) }, true);
-        head = { status, headers: clientResponseHeaders(headers), stream: String(headers['content-type'] ?? '').startsWith('text/event-stream') };
-        schedule();
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (clientGone) c.abort(clientGone);
+        },
+        onResponseStart(_c, status, headers) {
+          if (status < 200) return; // informational (100 Continue, 103 Early Hints): not forwarded
+          journal.event('http-response', { x, status, headers: redactHeaders(headers, options.redactHeaders) }, true);
+          head = {
+            status,
+            headers: clientResponseHeaders(headers),
+            stream: String(headers['content-type'] ?? '').startsWith('text/event-stream'),
+          };
+          schedule();
+        },
+        onResponseData(_c, chunk) {
+          journal.chunk('http-response', chunk, x, true);
+          pending.push(chunk);
+          schedule();
+        },
+        onResponseEnd() {
+          done = true;
+          journal.event('http-end', { x, outcome: 'complete' }, true);
+          end = true;
+          schedule();
+        },
+        onResponseError(_c, err) {
+          done = true;
+          if (clientGone) {
+            journal.event('http-end', { x, outcome: 'client-aborted' });
+          } else if (!headersSent && !head) {
+            const cause = (err as { code?: string }).code ?? err.message;
+            const message = `the upstream server ${options.upstream.href} cannot be reached (${cause}); is it running?`;
+            log.error({ exchange: x, upstream: options.upstream.href, cause }, 'upstream unreachable');
+            sendJsonRpcError(res, 502, requestId(body), `mcp-cassette: ${message}`, { upstream: options.upstream.href, cause });
+            journal.event('http-response', { x, status: 502, headers: { 'content-type': 'application/json' } });
+            journal.event('http-end', { x, outcome: 'upstream-error', error: message });
+          } else {
+            log.error({ exchange: x, err: err.message }, 'upstream response cut off');
+            // What arrived before the error still goes out first.
+            journal.event('http-end', { x, outcome: 'upstream-error', error: `upstream response cut off: ${err.message}` }, true);
+            if (scheduled) flush();
+            else journal.flush();
+            res.destroy(); // the client sees the same abrupt end it would see from the upstream
+          }
+        },
       },
-      onResponseData(_c, chunk) {
-        journal.chunk('http-response', chunk, x, true);
-        pending.push(chunk);
-        schedule();
-      },
-      onResponseEnd() {
-        done = true;
-        journal.event('http-end', { x, outcome: 'complete' }, true);
-        end = true;
-        schedule();
-      },
-      onResponseError(_c, err) {
-        done = true;
-        if (clientGone) {
-          journal.event('http-end', { x, outcome: 'client-aborted' });
-        } else if (!headersSent && !head) {
-          const cause = (err as { code?: string }).code ?? err.message;
-          const message = `the upstream server ${options.upstream.href} cannot be reached (${cause}); is it running?`;
-          log.error({ exchange: x, upstream: options.upstream.href, cause }, 'upstream unreachable');
-          sendJsonRpcError(res, 502, requestId(body), `mcp-cassette: ${message}`, { upstream: options.upstream.href, cause });
-          journal.event('http-response', { x, status: 502, headers: { 'content-type': 'application/json' } });
-          journal.event('http-end', { x, outcome: 'upstream-error', error: message });
-        } else {
-          log.error({ exchange: x, err: err.message }, 'upstream response cut off');
-          // What arrived before the error still goes out first.
-          journal.event('http-end', { x, outcome: 'upstream-error', error: `upstream response cut off: ${err.message}` }, true);
-          if (scheduled) flush();
-          else journal.flush();
-          res.destroy(); // the client sees the same abrupt end it would see from the upstream
-        }
-      },
-    });
+    );
   }
 
   await listenOn(server, options.listenPort, options.listenHost);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${formatHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
-  journal = openSessionJournal(options.cassette, {
-    format: JOURNAL_FORMAT,
-    version: JOURNAL_VERSION,
-    sessionId,
-    startedAt: new Date().toISOString(),
-    pid: process.pid,
-    hostname: hostname(),
-    session: {
-      transport: 'streamable-http',
-      ...(options.label ? { label: options.label } : {}),
-      target: { url: options.upstream.href, listen: url },
-      proxy: { pid: process.pid, version: packageVersion() },
+  journal = openSessionJournal(
+    options.cassette,
+    {
+      format: JOURNAL_FORMAT,
+      version: JOURNAL_VERSION,
+      sessionId,
+      startedAt: new Date().toISOString(),
+      pid: process.pid,
+      hostname: hostname(),
+      session: {
+        transport: 'streamable-http',
+        ...(options.label ? { label: options.label } : {}),
+        target: { url: options.upstream.href, listen: url },
+        proxy: { pid: process.pid, version: packageVersion() },
+      },
     },
-  }, performance.now());
+    performance.now(),
+  );
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, (message) => log.warn(message));
     // The target lets live rules that depend on where the server runs judge as the cassette will.
-    live.start({ ...options.live, data: { ...options.live.data, sessionId, transport: 'streamable-http', target: { url: options.upstream.href, listen: url } } });
+    live.start({
+      ...options.live,
+      data: { ...options.live.data, sessionId, transport: 'streamable-http', target: { url: options.upstream.href, listen: url } },
+    });
     journal.onRecord = (record, line) => live!.record(record, line);
   }
 
@@ -345,7 +387,8 @@ export function tokenClaims(authorization: string | undefined): TokenClaims | un
   if (typeof header?.alg !== 'string' || payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
   const out: TokenClaims = {};
   if (typeof payload.iss === 'string') out.iss = payload.iss;
-  if (typeof payload.aud === 'string' || (Array.isArray(payload.aud) && payload.aud.every((a) => typeof a === 'string'))) out.aud = payload.aud as string | string[];
+  if (typeof payload.aud === 'string' || (Array.isArray(payload.aud) && payload.aud.every((a) => typeof a === 'string')))
+    out.aud = payload.aud as string | string[];
   return out.iss !== undefined || out.aud !== undefined ? out : undefined;
 }
 

@@ -66,7 +66,10 @@ export class LiveTap {
   /** stdio: bytes since each channel's last newline. */
   readonly #lineBytes: Record<StdioChannel, number> = { stdin: 0, stdout: 0, stderr: 0 };
 
-  constructor(private readonly journal: JournalWriter, private readonly warn: (message: string) => void) {}
+  constructor(
+    private readonly journal: JournalWriter,
+    private readonly warn: (message: string) => void,
+  ) {}
 
   /**
    * Starts the worker after `delayMs`: loading the validator takes CPU that the server needs to
@@ -118,7 +121,9 @@ export class LiveTap {
     }
     this.#backlog += data.length;
     if (this.#backlog > LIVE_MAX_BACKLOG) {
-      this.#stop('live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)');
+      this.#stop(
+        'live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)',
+      );
       return;
     }
     // A copy: stream chunks may share pooled memory or still be queued for writing, and the
@@ -140,7 +145,9 @@ export class LiveTap {
     } else {
       this.#backlog += record.data.length;
       if (this.#backlog > LIVE_MAX_BACKLOG) {
-        this.#stop('live validation fell too far behind the traffic and stopped; recording goes on (run `mcp-cassette validate` on the cassette)');
+        this.#stop(
+          'live validation fell too far behind the traffic and stopped; recording goes on (run `mcp-cassette validate` on the cassette)',
+        );
         return;
       }
       this.#journal.append(line, record.data, NEWLINE);

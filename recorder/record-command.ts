@@ -19,7 +19,11 @@ export function defaultCassetteName(command: readonly string[]): string {
     const target = args.find((a) => !a.startsWith('-') && a !== 'run');
     if (target) name = basename(target);
   }
-  name = name.replace(extname(name), '').replace(/^@[^/]+\//, '').replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
+  name =
+    name
+      .replace(extname(name), '')
+      .replace(/^@[^/]+\//, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
   return `${name}.cassette.json`;
 }
 
@@ -57,24 +61,29 @@ function httpArgsFrom(parsed: ParsedOptions): HttpModeArgs | undefined {
   try {
     upstream = new URL(String(parsed.upstream));
   } catch {
-    throw new CassetteError('MCPC_USAGE', `--upstream ${JSON.stringify(parsed.upstream)} is not a URL; give the server's MCP endpoint, for example http://127.0.0.1:3000/mcp`);
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `--upstream ${JSON.stringify(parsed.upstream)} is not a URL; give the server's MCP endpoint, for example http://127.0.0.1:3000/mcp`,
+    );
   }
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
     throw new CassetteError('MCPC_USAGE', `--upstream must be an http:// or https:// URL (got ${upstream.protocol})`);
   }
   const listen = String(parsed.listen ?? '127.0.0.1:0');
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen) ?? /^()()(\d+)$/.exec(listen);
-  if (!m) throw new CassetteError('MCPC_USAGE', `--listen ${JSON.stringify(listen)} must be host:port or a port, for example 127.0.0.1:8080`);
+  if (!m)
+    throw new CassetteError('MCPC_USAGE', `--listen ${JSON.stringify(listen)} must be host:port or a port, for example 127.0.0.1:8080`);
   const maxBodyBytes = Number(parsed['max-body-size'] ?? 16 * 1024 * 1024);
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new CassetteError('MCPC_USAGE', '--max-body-size must be a positive number of bytes');
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
+    throw new CassetteError('MCPC_USAGE', '--max-body-size must be a positive number of bytes');
   return {
     upstream,
     listenHost: m[1] || m[2] || '127.0.0.1',
     listenPort: Number(m[3]),
-    redactHeaders: (parsed['redact-header'] as string[] | undefined ?? []).map(String),
+    redactHeaders: ((parsed['redact-header'] as string[] | undefined) ?? []).map(String),
     maxBodyBytes,
-    allowHosts: (parsed['allow-host'] as string[] | undefined ?? []).map(String),
-    allowOrigins: (parsed['allow-origin'] as string[] | undefined ?? []).map(String),
+    allowHosts: ((parsed['allow-host'] as string[] | undefined) ?? []).map(String),
+    allowOrigins: ((parsed['allow-origin'] as string[] | undefined) ?? []).map(String),
   };
 }
 
@@ -82,38 +91,59 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   const command = parsed['--'];
   const http = httpArgsFrom(parsed);
   if (http && command.length > 0) {
-    throw new CassetteError('MCPC_USAGE', 'record takes either --upstream <url> (Streamable HTTP) or a server command after `--` (stdio), not both');
+    throw new CassetteError(
+      'MCPC_USAGE',
+      'record takes either --upstream <url> (Streamable HTTP) or a server command after `--` (stdio), not both',
+    );
   }
   if (!http && command.length === 0) {
-    throw new CassetteError('MCPC_USAGE', 'record needs the server command after `--` (for example: mcp-cassette record -- node server.js) or --upstream <url> for a Streamable HTTP server');
+    throw new CassetteError(
+      'MCPC_USAGE',
+      'record needs the server command after `--` (for example: mcp-cassette record -- node server.js) or --upstream <url> for a Streamable HTTP server',
+    );
   }
-  const patterns = (parsed['redact-arg'] as string[] | undefined ?? []).map((p) => {
+  const patterns = ((parsed['redact-arg'] as string[] | undefined) ?? []).map((p) => {
     let re: RegExp;
     try {
       re = new RegExp(p);
     } catch (err) {
-      throw new CassetteError('MCPC_USAGE', `--redact-arg ${JSON.stringify(p)} is not a valid regular expression: ${(err as Error).message}`);
+      throw new CassetteError(
+        'MCPC_USAGE',
+        `--redact-arg ${JSON.stringify(p)} is not a valid regular expression: ${(err as Error).message}`,
+      );
     }
     // A pattern that can backtrack exponentially would hang the proxy on an argument that almost matches.
     const risk = backtrackingRisk(p);
-    if (risk) throw new CassetteError('MCPC_USAGE', `--redact-arg ${JSON.stringify(p)} could take exponential time on some arguments: ${risk}; rewrite it without repetition inside repetition, overlapping alternatives or backreferences (for example "(a+)+$" as "a+$")`);
+    if (risk)
+      throw new CassetteError(
+        'MCPC_USAGE',
+        `--redact-arg ${JSON.stringify(p)} could take exponential time on some arguments: ${risk}; rewrite it without repetition inside repetition, overlapping alternatives or backreferences (for example "(a+)+$" as "a+$")`,
+      );
     return re;
   });
   const logLevel = String(parsed['log-level'] ?? 'info');
-  if (!LOG_LEVELS.includes(logLevel)) throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
   const grace = Number(parsed['shutdown-grace'] ?? 2000);
   if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
   const failOn = parsed['fail-on'];
-  if (failOn !== undefined && failOn !== 'error' && failOn !== 'warning') throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(failOn)})`);
+  if (failOn !== undefined && failOn !== 'error' && failOn !== 'warning')
+    throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(failOn)})`);
   const webhook = parsed['alert-webhook'];
-  if (webhook !== undefined && !/^https?:\/\//.test(String(webhook))) throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
+  if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))
+    throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
   return {
     validate: parsed.validate !== false,
     ...(failOn !== undefined ? { failOn } : {}),
     ...(webhook !== undefined ? { alertWebhook: String(webhook) } : {}),
     ...(parsed['alert-exec'] !== undefined ? { alertExec: String(parsed['alert-exec']) } : {}),
     command,
-    cassette: resolve(String(parsed.cassette ?? (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)))),
+    cassette: resolve(
+      String(
+        parsed.cassette ??
+          (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)),
+      ),
+    ),
     overwrite: Boolean(parsed.overwrite),
     ...(typeof parsed.label === 'string' ? { label: parsed.label } : {}),
     shutdownGraceMs: grace,
@@ -185,14 +215,17 @@ export async function saveSession(args: RecordArgs, journal: string, logger: Log
   const { finishJournal } = await import('./finish-session.js');
   try {
     const sessions = await finishJournal(args.cassette, journal, { overwrite: args.overwrite });
-    logger.info({ cassette: args.cassette, sessions: sessions.map((s) => s.id), messages: sessions.reduce((n, s) => n + s.messages.length, 0) }, 'session saved');
+    logger.info(
+      { cassette: args.cassette, sessions: sessions.map((s) => s.id), messages: sessions.reduce((n, s) => n + s.messages.length, 0) },
+      'session saved',
+    );
     return true;
   } catch (err) {
     logger.error({ err, journal }, 'session not saved');
     process.stderr.write(
       `mcp-cassette: the session was not saved: ${(err as Error).message}. ` +
-      `Every message is kept in ${journal}; once the cassette is fixed (or moved away), run:\n` +
-      `  mcp-cassette recover ${shellQuote(args.cassette)}\n`,
+        `Every message is kept in ${journal}; once the cassette is fixed (or moved away), run:\n` +
+        `  mcp-cassette recover ${shellQuote(args.cassette)}\n`,
     );
     return false;
   }
@@ -214,7 +247,8 @@ export interface RecordContext {
  * with the fast parser and calls this handler itself. */
 export const RECORD_COMMAND: CommandModule<RecordContext> = {
   name: 'record',
-  describe: 'Run an MCP server behind the recording proxy: mcp-cassette record [options] [--] <server command> [args...], or record --upstream <url> for Streamable HTTP',
+  describe:
+    'Run an MCP server behind the recording proxy: mcp-cassette record [options] [--] <server command> [args...], or record --upstream <url> for Streamable HTTP',
   usage: '$0 record [options] [--] <server command> [args...]\n$0 record --upstream <url> [--listen host:port] [options]',
   options: RECORD_OPTIONS,
   async handler(args, context) {

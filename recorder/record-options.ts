@@ -2,16 +2,8 @@ import type { OptionSpec } from '../lib/fast-args.js';
 
 /** The options of `mcp-cassette record` (stdio). One table serves the fast parser and yargs. */
 export const RECORD_OPTIONS: Record<string, OptionSpec> = {
-  cassette: {
-    type: 'string',
-    alias: 'c',
-    describe: 'Cassette file to record into (default: ./<server name>.cassette.json)',
-  },
-  overwrite: {
-    type: 'boolean',
-    describe: 'Replace the sessions already in the cassette instead of appending one',
-    default: false,
-  },
+  cassette: { type: 'string', alias: 'c', describe: 'Cassette file to record into (default: ./<server name>.cassette.json)' },
+  overwrite: { type: 'boolean', describe: 'Replace the sessions already in the cassette instead of appending one', default: false },
   label: { type: 'string', describe: 'A name for this session, stored in the cassette' },
   'shutdown-grace': {
     type: 'number',
@@ -26,19 +18,12 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     describe: 'Streamable HTTP mode: the upstream MCP endpoint URL to put the proxy in front of (no `--` command then)',
   },
-  listen: {
-    type: 'string',
-    describe: 'HTTP mode: host:port to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
-  },
+  listen: { type: 'string', describe: 'HTTP mode: host:port to listen on (default 127.0.0.1:0, a free port; the URL is printed)' },
   'redact-header': {
     type: 'array',
     describe: 'HTTP mode: a header whose value is forwarded but never written to disk (Authorization and cookies always are); repeatable',
   },
-  'max-body-size': {
-    type: 'number',
-    describe: 'HTTP mode: request bodies over this many bytes get 413',
-    default: 16 * 1024 * 1024,
-  },
+  'max-body-size': { type: 'number', describe: 'HTTP mode: request bodies over this many bytes get 413', default: 16 * 1024 * 1024 },
   'allow-host': { type: 'array', describe: 'HTTP mode: extra Host names the listener accepts (loopback names always are)' },
   'allow-origin': { type: 'array', describe: 'HTTP mode: extra Origins the listener accepts (loopback origins always are)' },
   validate: {
@@ -53,9 +38,5 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
   'alert-webhook': { type: 'string', describe: 'POST each new violation as JSON (Slack-compatible `text` field) to this URL' },
   'alert-exec': { type: 'string', describe: 'Pipe each new violation as one JSON line into this shell command' },
   'log-file': { type: 'string', describe: 'Write mcp-cassette logs to this file instead of stderr' },
-  'log-level': {
-    type: 'string',
-    describe: 'pino log level: fatal, error, warn, info, debug, trace, silent',
-    default: 'info',
-  },
+  'log-level': { type: 'string', describe: 'pino log level: fatal, error, warn, info, debug, trace, silent', default: 'info' },
 };

@@ -17,8 +17,6 @@ export const RECOVER_COMMAND: CommandModule = {
   name: 'recover',
   describe: 'Fold the journals of recorders that died (SIGKILL, crash) into the cassette',
   positionals: [{ name: 'cassette' }],
-  options: {
-    force: { type: 'boolean', default: false, describe: 'Also fold journals whose recorder still looks alive' },
-  },
+  options: { force: { type: 'boolean', default: false, describe: 'Also fold journals whose recorder still looks alive' } },
   handler: async (args) => recoverCommand(String(args.cassette), Boolean(args.force)),
 };

@@ -37,7 +37,8 @@ function summariseSession(s: RecordedSession): SessionSummary {
     const method = (m.json as { method?: unknown } | undefined)?.method;
     if (typeof method === 'string') methods[method] = (methods[method] ?? 0) + 1;
   }
-  const peer = (p?: { name?: string; version?: string }): string | undefined => (p?.name ? `${p.name}${p.version ? ` ${p.version}` : ''}` : undefined);
+  const peer = (p?: { name?: string; version?: string }): string | undefined =>
+    p?.name ? `${p.name}${p.version ? ` ${p.version}` : ''}` : undefined;
   const client = peer(s.clientInfo);
   const server = peer(s.serverInfo);
   return {
@@ -55,8 +56,18 @@ function summariseSession(s: RecordedSession): SessionSummary {
     messages: s.messages.length,
     byKind,
     methods,
-    ...(s.end ? { end: s.end.signal ? `signal ${s.end.signal}` : s.end.reason === 'recovered' && s.transport !== 'stdio' ? 'recovered' : `exit ${String(s.end.exitCode)}${s.end.reason === 'recovered' ? ' (recovered)' : ''}` } : {}),
-    ...(s.exchanges ? { exchanges: s.exchanges.map((x) => `${x.method} ${x.status ?? '-'}${x.outcome === 'complete' ? '' : ` ${x.outcome}`}`) } : {}),
+    ...(s.end
+      ? {
+          end: s.end.signal
+            ? `signal ${s.end.signal}`
+            : s.end.reason === 'recovered' && s.transport !== 'stdio'
+              ? 'recovered'
+              : `exit ${String(s.end.exitCode)}${s.end.reason === 'recovered' ? ' (recovered)' : ''}`,
+        }
+      : {}),
+    ...(s.exchanges
+      ? { exchanges: s.exchanges.map((x) => `${x.method} ${x.status ?? '-'}${x.outcome === 'complete' ? '' : ` ${x.outcome}`}`) }
+      : {}),
   };
 }
 
@@ -64,11 +75,19 @@ export function formatSummary(path: string, summaries: SessionSummary[]): string
   const lines = [`${path}: ${summaries.length} session${summaries.length === 1 ? '' : 's'}`];
   summaries.forEach((s, i) => {
     lines.push(`  #${i + 1} ${s.id}${s.label ? ` (${s.label})` : ''}`);
-    const ending = s.exchanges ? `HTTP ${s.exchanges.join(', ')}${s.end ? ` (${s.end})` : ''}` : s.end ?? 'end unknown';
-    lines.push(`     started ${s.startedAt}, ${s.durationMs !== undefined ? `${Math.round(s.durationMs)} ms` : 'duration unknown'}, ${ending}`);
+    const ending = s.exchanges ? `HTTP ${s.exchanges.join(', ')}${s.end ? ` (${s.end})` : ''}` : (s.end ?? 'end unknown');
+    lines.push(
+      `     started ${s.startedAt}, ${s.durationMs !== undefined ? `${Math.round(s.durationMs)} ms` : 'duration unknown'}, ${ending}`,
+    );
     lines.push(`     ${s.transport}: ${s.command}`);
-    lines.push(`     protocol ${s.revision ?? 'unknown'}${s.era ? ` (${s.era}${s.negotiation ? `, via ${s.negotiation}` : ''})` : ''}; client ${s.client ?? 'unknown'}; server ${s.server ?? 'unknown'}`);
-    lines.push(`     ${s.messages} messages: ${Object.entries(s.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    lines.push(
+      `     protocol ${s.revision ?? 'unknown'}${s.era ? ` (${s.era}${s.negotiation ? `, via ${s.negotiation}` : ''})` : ''}; client ${s.client ?? 'unknown'}; server ${s.server ?? 'unknown'}`,
+    );
+    lines.push(
+      `     ${s.messages} messages: ${Object.entries(s.byKind)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}`,
+    );
     const methods = Object.entries(s.methods);
     if (methods.length) lines.push(`     methods: ${methods.map(([m, n]) => (n > 1 ? `${m} x${n}` : m)).join(', ')}`);
   });

@@ -54,19 +54,23 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   const sessionId = randomUUID();
   let journal: JournalWriter;
   try {
-    journal = openSessionJournal(options.cassette, {
-    format: JOURNAL_FORMAT,
-    version: JOURNAL_VERSION,
-    sessionId,
-    startedAt,
-    pid: process.pid,
-    hostname: hostname(),
-    session: {
-      ...(options.label ? { label: options.label } : {}),
-      target: { command: redactArgv(options.command, { patterns: options.redactPatterns }), cwd: process.cwd() },
-      proxy: { pid: process.pid, version: packageVersion() },
-    },
-    }, t0);
+    journal = openSessionJournal(
+      options.cassette,
+      {
+        format: JOURNAL_FORMAT,
+        version: JOURNAL_VERSION,
+        sessionId,
+        startedAt,
+        pid: process.pid,
+        hostname: hostname(),
+        session: {
+          ...(options.label ? { label: options.label } : {}),
+          target: { command: redactArgv(options.command, { patterns: options.redactPatterns }), cwd: process.cwd() },
+          proxy: { pid: process.pid, version: packageVersion() },
+        },
+      },
+      t0,
+    );
   } catch (err) {
     child.kill(); // nothing can be recorded: the server started first must not outlive us
     throw err;
@@ -193,15 +197,21 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       // The last frames are judged before the journal closes, so their violations are kept. A
       // host that signals us meanwhile (clients send SIGTERM a couple of seconds after closing
       // stdin, then SIGKILL) gets the cassette written now, without the verdicts still pending.
-      const end = { exitCode: code, signal, ...(shutdownBy ? { initiatedBy: shutdownBy as 'host-eof' | 'proxy-signal' | 'host-gone' } : {}) };
+      const end = {
+        exitCode: code,
+        signal,
+        ...(shutdownBy ? { initiatedBy: shutdownBy as 'host-eof' | 'proxy-signal' | 'host-gone' } : {}),
+      };
       const hurry = (): void => live?.hurry();
       for (const s of FORWARDED_SIGNALS) process.on(s, hurry);
-      void (live ? live.finish(end) : Promise.resolve({ failed: false })).catch(() => ({ failed: false })).then((verdict) => {
-        for (const s of FORWARDED_SIGNALS) process.off(s, hurry);
-        journal.event('exit', { code, signal });
-        journal.close();
-        resolve({ code, signal, ...(verdict.failed ? { validationFailed: true } : {}) });
-      });
+      void (live ? live.finish(end) : Promise.resolve({ failed: false }))
+        .catch(() => ({ failed: false }))
+        .then((verdict) => {
+          for (const s of FORWARDED_SIGNALS) process.off(s, hurry);
+          journal.event('exit', { code, signal });
+          journal.close();
+          resolve({ code, signal, ...(verdict.failed ? { validationFailed: true } : {}) });
+        });
     });
   });
   return { sessionId, journal: journal.path, done };

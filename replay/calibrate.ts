@@ -12,7 +12,13 @@
  * survives it, while `seq` does not.
  */
 import { relative, resolve } from 'node:path';
-import { CALIBRATION_VERSION, type CalibratedInteraction, type Calibration, type Cassette, type RecordedSession } from '../lib/cassette/cassette.js';
+import {
+  CALIBRATION_VERSION,
+  type CalibratedInteraction,
+  type Calibration,
+  type Cassette,
+  type RecordedSession,
+} from '../lib/cassette/cassette.js';
 import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
 import { diffJson, isObject } from './diff.js';
@@ -27,8 +33,15 @@ export const DEFAULT_CALIBRATION_RUNS = 2;
 /** Differences that are changed values, what volatility looks like. A breaking difference of any
  * other kind (a tool removed, an error code changed, success became an error) is a real change. */
 const VALUE_KINDS = new Set([
-  'result-content-changed', 'result-field-added', 'result-field-removed', 'result-meta-changed',
-  'error-message-changed', 'error-data-changed', 'server-info-changed', 'progress-changed', 'notifications-changed',
+  'result-content-changed',
+  'result-field-added',
+  'result-field-removed',
+  'result-meta-changed',
+  'error-message-changed',
+  'error-data-changed',
+  'server-info-changed',
+  'progress-changed',
+  'notifications-changed',
 ]);
 
 function valueAt(root: unknown, path: readonly string[]): unknown {
@@ -63,13 +76,21 @@ function outermost(paths: Iterable<string>): string[] {
 /** What the player needs for one session: the stored paths to skip, or, while calibrating, a
  * watcher of every compared answer (the stored paths are then not applied: calibration learns
  * afresh). */
-export function volatileOptions(cassette: Cassette, session: RecordedSession, calibrating?: (s: RecordedSession, a: ComparedAnswer) => void): Pick<PlayOptions, 'volatile' | 'observe'> {
+export function volatileOptions(
+  cassette: Cassette,
+  session: RecordedSession,
+  calibrating?: (s: RecordedSession, a: ComparedAnswer) => void,
+): Pick<PlayOptions, 'volatile' | 'observe'> {
   if (calibrating) return { observe: (answer) => calibrating(session, answer) };
   const stored = cassette.calibration?.sessions[session.id];
   if (!stored) return {};
   const volatile = new Map<number, VolatilePaths>();
   for (const [index, entry] of Object.entries(stored)) {
-    volatile.set(Number(index), { method: entry.method, ...(entry.name !== undefined ? { name: entry.name } : {}), patterns: entry.paths.map(calibratedPattern) });
+    volatile.set(Number(index), {
+      method: entry.method,
+      ...(entry.name !== undefined ? { name: entry.name } : {}),
+      patterns: entry.paths.map(calibratedPattern),
+    });
   }
   return { volatile };
 }
@@ -83,8 +104,16 @@ interface Learned {
 
 export async function calibrateCassette(path: string, options: ReplayOptions): Promise<ReplayResult> {
   const { calibrate: runs = DEFAULT_CALIBRATION_RUNS, ...rest } = options;
-  if (!Number.isInteger(runs) || runs < 1) throw new CassetteError('MCPC_USAGE', `--calibrate takes a number of runs, at least 1 (default ${DEFAULT_CALIBRATION_RUNS}); got ${String(runs)}`);
-  if (options.update) throw new CassetteError('MCPC_USAGE', '--calibrate and --update do not combine: calibrate against the build that recorded the cassette; update after a deliberate change');
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `--calibrate takes a number of runs, at least 1 (default ${DEFAULT_CALIBRATION_RUNS}); got ${String(runs)}`,
+    );
+  if (options.update)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      '--calibrate and --update do not combine: calibrate against the build that recorded the cassette; update after a deliberate change',
+    );
   const cassettePath = resolve(path);
   const loaded = loadCassette(cassettePath);
   const started = Date.now();
@@ -93,7 +122,11 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
     let bySession = learned.get(session.id);
     if (!bySession) learned.set(session.id, (bySession = new Map()));
     let entry = bySession.get(a.index);
-    if (!entry) bySession.set(a.index, (entry = { seq: a.seq, method: a.method, ...(a.name !== undefined ? { name: a.name } : {}), paths: new Set() }));
+    if (!entry)
+      bySession.set(
+        a.index,
+        (entry = { seq: a.seq, method: a.method, ...(a.name !== undefined ? { name: a.name } : {}), paths: new Set() }),
+      );
     for (const p of volatilePaths(a.recorded, a.live)) entry.paths.add(p);
   };
   const notVolatile: CalibrationResult['notVolatile'] = [];
@@ -112,7 +145,14 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
           const id = `${s.index} ${i.seq} ${i.exchange ?? ''} ${d.kind} ${d.path}`;
           if (d.verdict !== 'breaking' || VALUE_KINDS.has(d.kind) || noted.has(id)) continue;
           noted.add(id);
-          notVolatile.push({ session: s.index, seq: i.seq, method: i.method, ...(i.name !== undefined ? { name: i.name } : {}), kind: d.kind, message: d.message });
+          notVolatile.push({
+            session: s.index,
+            seq: i.seq,
+            method: i.method,
+            ...(i.name !== undefined ? { name: i.name } : {}),
+            kind: d.kind,
+            message: d.message,
+          });
         }
       }
     }
@@ -143,13 +183,23 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
       if (entries) sessions[s.id] = entries;
     }
     const { sessions: list, calibration: _old, ...head } = current;
-    return { ...head, calibration: { version: CALIBRATION_VERSION, runs, calibratedAt: new Date().toISOString(), sessions }, sessions: list };
+    return {
+      ...head,
+      calibration: { version: CALIBRATION_VERSION, runs, calibratedAt: new Date().toISOString(), sessions },
+      sessions: list,
+    };
   });
   const stored: CalibrationResult['sessions'] = [];
   loaded.sessions.forEach((s, i) => {
     const entries = found.get(s.id);
     if (!entries || conflicts.some((c) => c.id === s.id)) return;
-    const interactions = Object.entries(entries).map(([index, e]) => ({ request: Number(index), seq: learned.get(s.id)!.get(Number(index))!.seq, method: e.method, ...(e.name !== undefined ? { name: e.name } : {}), paths: e.paths }));
+    const interactions = Object.entries(entries).map(([index, e]) => ({
+      request: Number(index),
+      seq: learned.get(s.id)!.get(Number(index))!.seq,
+      method: e.method,
+      ...(e.name !== undefined ? { name: e.name } : {}),
+      paths: e.paths,
+    }));
     stored.push({ index: i + 1, id: s.id, interactions });
   });
   return { ...first!, durationMs: Date.now() - started, calibration: { written, runs, sessions: stored, notVolatile, conflicts } };
@@ -173,13 +223,20 @@ export function renderCalibration(result: ReplayResult): string {
     }
   }
   if (c.notVolatile.length) {
-    lines.push('', 'NOT VOLATILITY: these breaking differences are real changes, not changed values; is the target the build that recorded the cassette? (their paths were stored all the same)');
-    for (const n of c.notVolatile) lines.push(`  session ${n.session} #${n.seq} ${n.method}${n.name ? ` ${n.name}` : ''}: ${n.kind}: ${n.message}`);
+    lines.push(
+      '',
+      'NOT VOLATILITY: these breaking differences are real changes, not changed values; is the target the build that recorded the cassette? (their paths were stored all the same)',
+    );
+    for (const n of c.notVolatile)
+      lines.push(`  session ${n.session} #${n.seq} ${n.method}${n.name ? ` ${n.name}` : ''}: ${n.kind}: ${n.message}`);
   }
   for (const x of c.conflicts) lines.push(`session ${x.id} not calibrated: ${x.reason}; run the calibration again`);
   lines.push('');
   const interactions = c.sessions.reduce((n, s) => n + s.interactions.length, 0);
-  if (c.written) lines.push(`calibrated ${file}: ${paths} volatile path${paths === 1 ? '' : 's'} in ${interactions} interaction${interactions === 1 ? '' : 's'}; later replays skip them for those interactions only`);
+  if (c.written)
+    lines.push(
+      `calibrated ${file}: ${paths} volatile path${paths === 1 ? '' : 's'} in ${interactions} interaction${interactions === 1 ? '' : 's'}; later replays skip them for those interactions only`,
+    );
   else lines.push(`${file} not calibrated: ${c.note ?? 'nothing could be written'}`);
   return lines.join('\n') + '\n';
 }

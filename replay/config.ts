@@ -67,10 +67,7 @@ export const REPLAY_CONFIG_SCHEMA = {
     replay: {
       type: 'object',
       additionalProperties: false,
-      properties: {
-        ...settings.properties,
-        cassettes: { type: 'object', additionalProperties: settings },
-      },
+      properties: { ...settings.properties, cassettes: { type: 'object', additionalProperties: settings } },
     },
   },
 } as const;
@@ -92,20 +89,29 @@ export function loadReplayConfig(explicit?: string): ReplayConfig | undefined {
   }
   validate ??= new Ajv({ allErrors: true, strict: false }).compile(REPLAY_CONFIG_SCHEMA);
   if (!validate(value)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || 'the top level'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`);
+    const problems = (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || 'the top level'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`,
+    );
     throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is invalid: ${problems.slice(0, 3).join('; ')}`);
   }
   const replay = (value as { replay?: ReplayConfig['replay'] }).replay ?? {};
-  const lists: Array<[string, ReplaySettings]> = [['/replay', replay], ...Object.entries(replay.cassettes ?? {}).map(([glob, s]): [string, ReplaySettings] => [`/replay/cassettes/${pointerToken(glob)}`, s])];
+  const lists: Array<[string, ReplaySettings]> = [
+    ['/replay', replay],
+    ...Object.entries(replay.cassettes ?? {}).map(([glob, s]): [string, ReplaySettings] => [`/replay/cassettes/${pointerToken(glob)}`, s]),
+  ];
   for (const [at, s] of lists) {
     (s.ignore ?? []).forEach((spec, i) => {
       const problem = typeof spec === 'string' ? ignoreProblem(spec) : undefined;
-      if (problem) throw new CassetteError('MCPC_CONFIG_INVALID', `config file ${path} is invalid: ${at}/ignore/${i} "${String(spec)}" is not an ignore pattern: ${problem}; use ${IGNORE_FORMS.replace('--ignore ', '')} or { "method": …, "name": …, "paths": […] }`);
+      if (problem)
+        throw new CassetteError(
+          'MCPC_CONFIG_INVALID',
+          `config file ${path} is invalid: ${at}/ignore/${i} "${String(spec)}" is not an ignore pattern: ${problem}; use ${IGNORE_FORMS.replace('--ignore ', '')} or { "method": …, "name": …, "paths": […] }`,
+        );
     });
   }
   return { path, replay };
 }
-
 
 function globToRegExp(glob: string): RegExp {
   let re = '';

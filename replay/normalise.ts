@@ -43,7 +43,8 @@ export function compileIgnore(pattern: string): IgnorePattern {
 }
 
 /** How an `--ignore` string is written; every syntax error quotes it. */
-export const IGNORE_FORMS = '"<pattern>", "<method> <pattern>" or "<method> <name> <pattern>", e.g. --ignore "tools/call get_env /result/content/*/text" (a scoped pattern is a JSON Pointer starting with /)';
+export const IGNORE_FORMS =
+  '"<pattern>", "<method> <pattern>" or "<method> <name> <pattern>", e.g. --ignore "tools/call get_env /result/content/*/text" (a scoped pattern is a JSON Pointer starting with /)';
 
 /** Why an `--ignore` string is malformed, or undefined when it is fine. A string starting with `/`
  * is one global pattern (spaces included, as before scoping existed); otherwise its space-separated
@@ -78,7 +79,15 @@ export interface IgnoreRule {
 
 /** Compiles `--ignore` strings and object-form rules (throws MCPC_USAGE on a malformed string). */
 export function compileIgnores(list: readonly (string | IgnoreRule)[] = []): IgnorePattern[] {
-  return list.flatMap((spec) => (typeof spec === 'string' ? [parseIgnore(spec)] : spec.paths.map((path) => ({ ...compileIgnore(path), method: spec.method, ...(spec.name !== undefined ? { name: spec.name } : {}) }))));
+  return list.flatMap((spec) =>
+    typeof spec === 'string'
+      ? [parseIgnore(spec)]
+      : spec.paths.map((path) => ({
+          ...compileIgnore(path),
+          method: spec.method,
+          ...(spec.name !== undefined ? { name: spec.name } : {}),
+        })),
+  );
 }
 
 /** The patterns that apply to an interaction: the global ones, and those scoped to its method
@@ -95,7 +104,12 @@ export function calibratedPattern(path: string): IgnorePattern {
 function segmentMatches(pattern: string, segment: string): boolean {
   if (pattern === '*') return true;
   if (!pattern.includes('*')) return pattern === segment;
-  const re = new RegExp(`^${pattern.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*')}$`,
+  );
   return re.test(segment);
 }
 

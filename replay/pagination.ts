@@ -63,7 +63,8 @@ export interface LiveListing {
 }
 
 const key = (v: unknown) => JSON.stringify(v);
-const resultOf = (m: RecordedMessage | undefined): Json | undefined => (m && isObject(m.json) && isObject(m.json.result) ? m.json.result : undefined);
+const resultOf = (m: RecordedMessage | undefined): Json | undefined =>
+  m && isObject(m.json) && isObject(m.json.result) ? m.json.result : undefined;
 
 /** Every listing of the cassette that the recorded client read to the end, by page request. */
 export function planListings(sessions: readonly RecordedSession[]): Map<RecordedMessage, PagePlan> {

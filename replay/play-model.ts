@@ -178,6 +178,9 @@ export interface ServerAsk {
  * while the same client request was handled, else one that came while none was; never one that
  * belongs to another request (that would answer it with another request's answer). */
 export function matchServerRequest(list: readonly ServerAsk[], owner: Interaction | undefined): ServerAsk | undefined {
-  return list.find((a) => !a.served && a.owner === owner) ?? list.find((a) => !a.served && a.owner === undefined) ?? (owner === undefined ? list.find((a) => !a.served) : undefined);
+  return (
+    list.find((a) => !a.served && a.owner === owner) ??
+    list.find((a) => !a.served && a.owner === undefined) ??
+    (owner === undefined ? list.find((a) => !a.served) : undefined)
+  );
 }
-

@@ -42,7 +42,9 @@ function missingServerRequests(p: SessionPlay): void {
     // schedule (server-everything asks for the roots from a tool while its first roots/list is
     // still out) is no break; a question the recorded client never got stays breaking.
     for (const u of moved) {
-      const same = list.find((a) => diffJson(normalise(jsonOf(a.request).params, patternsFor(p.options.ignore, method)), u.params).length === 0);
+      const same = list.find(
+        (a) => diffJson(normalise(jsonOf(a.request).params, patternsFor(p.options.ignore, method)), u.params).length === 0,
+      );
       if (!same) continue;
       u.diff.verdict = 'warning';
       u.diff.kind = 'server-request-repeated';

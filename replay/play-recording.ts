@@ -7,12 +7,20 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { LiveConnection } from './live/connection.js';
-import { jsonOf, key, nameOf, pushTo, type ExchangeStep, type Interaction, type Json, type PlayOptions, type ServerAsk } from './play-model.js';
+import {
+  jsonOf,
+  key,
+  nameOf,
+  pushTo,
+  type ExchangeStep,
+  type Interaction,
+  type Json,
+  type PlayOptions,
+  type ServerAsk,
+} from './play-model.js';
 
 /** One step of the client's: a message, or the opening, closing or DELETE of an exchange. */
-export type Step =
-  | { t: number; kind: 'message'; m: RecordedMessage }
-  | { t: number; kind: 'open' | 'close' | 'delete'; x: ExchangeStep };
+export type Step = { t: number; kind: 'message'; m: RecordedMessage } | { t: number; kind: 'open' | 'close' | 'delete'; x: ExchangeStep };
 
 /** One recorded session, read for playing. */
 export interface Recording {
@@ -45,17 +53,28 @@ function exchangeSteps(session: RecordedSession, sentAnything: boolean): Exchang
   const steps: ExchangeStep[] = [];
   for (const x of session.exchanges ?? []) {
     if (!x.mcp || x.outcome === 'refused' || (x.method !== 'GET' && x.method !== 'DELETE')) continue;
-    const step: ExchangeStep = { exchange: x, method: x.method, recorded: [], live: [], seqs: [], ts: [], open: false, late: false, extra: [] };
+    const step: ExchangeStep = {
+      exchange: x,
+      method: x.method,
+      recorded: [],
+      live: [],
+      seqs: [],
+      ts: [],
+      open: false,
+      late: false,
+      extra: [],
+    };
     if (x.method === 'GET') {
       if (hasHeader(x, 'last-event-id')) {
-        step.skipped = 'a resumption GET (Last-Event-ID) is not replayed: the live server\'s event ids are not the recorded ones';
+        step.skipped = "a resumption GET (Last-Event-ID) is not replayed: the live server's event ids are not the recorded ones";
       } else if (hasHeader(x, 'mcp-session-id') && !sentAnything) {
         step.skipped = 'the recorded GET listened on a session this recording did not open, so there is no live session to listen on';
       }
     } else if (hasHeader(x, 'mcp-session-id') && !sentAnything) {
       step.skipped = 'the recorded DELETE ended a session this recording did not open';
     }
-    if (x.status === undefined && !step.skipped) step.skipped = `the recording has no answer to this ${x.method} to compare with (${x.outcome})`;
+    if (x.status === undefined && !step.skipped)
+      step.skipped = `the recording has no answer to this ${x.method} to compare with (${x.outcome})`;
     steps.push(step);
   }
   return steps;
@@ -96,7 +115,14 @@ export function readRecording(session: RecordedSession, conn: LiveConnection, op
     const j = jsonOf(m);
     if (m.direction === 'client-to-server') {
       if (m.kind === 'request') {
-        const it: Interaction = { recorded: m, index: interactions.length + 1, method: String(j.method), name: nameOf(j.params), extra: [], waiters: [] };
+        const it: Interaction = {
+          recorded: m,
+          index: interactions.length + 1,
+          method: String(j.method),
+          name: nameOf(j.params),
+          extra: [],
+          waiters: [],
+        };
         const page = options.memory.listings.get(m);
         if (page) it.page = page;
         interactions.push(it);

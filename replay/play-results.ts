@@ -15,7 +15,13 @@ import { judgeResponse } from './verdicts.js';
 /** A replayed GET or DELETE: its status, and for a GET what came on its stream, compared with
  * the recording (notifications per method as a sequence, like the session's; server→client
  * requests by count, their content being judged where they are answered). */
-export function exchangeResult(x: ExchangeStep, cut: boolean, options: PlayOptions, recordedRequests: ReadonlyMap<string, number>, liveRequests: ReadonlyMap<string, number>): InteractionResult {
+export function exchangeResult(
+  x: ExchangeStep,
+  cut: boolean,
+  options: PlayOptions,
+  recordedRequests: ReadonlyMap<string, number>,
+  liveRequests: ReadonlyMap<string, number>,
+): InteractionResult {
   const base = { seq: 0, method: x.method, name: x.method === 'GET' ? 'listen stream' : 'session end', exchange: x.exchange.id };
   if (x.skipped) return { ...base, outcome: 'skipped', differences: [], note: x.skipped };
   if (!x.answer) return { ...base, outcome: 'skipped', differences: [], note: x.notSent ?? 'not sent: the replay stopped before it' };
@@ -35,7 +41,14 @@ export function exchangeResult(x: ExchangeStep, cut: boolean, options: PlayOptio
       // One that came on another stream instead was answered all the same: a client answers a
       // server request wherever it arrives.
       if (got < n && (liveRequests.get(method) ?? 0) < (recordedRequests.get(method) ?? 0)) {
-        differences.push({ verdict: 'warning', kind: 'server-request-missing', path: '', message: `${method} on the GET stream: ${n} recorded, ${got} live (the server no longer sends it)`, recorded: n, live: got });
+        differences.push({
+          verdict: 'warning',
+          kind: 'server-request-missing',
+          path: '',
+          message: `${method} on the GET stream: ${n} recorded, ${got} live (the server no longer sends it)`,
+          recorded: n,
+          live: got,
+        });
       }
     }
   }
@@ -50,11 +63,24 @@ export function progressByToken(list: Json[]): Map<string, Json[]> {
   return out;
 }
 
-export function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN: Map<string, Json[]>, options: PlayOptions, context: { revision?: string }): InteractionResult {
+export function toResult(
+  it: Interaction,
+  recordedN: Map<string, Json[]>,
+  liveN: Map<string, Json[]>,
+  options: PlayOptions,
+  context: { revision?: string },
+): InteractionResult {
   const base = { seq: it.recorded.seq, method: it.method, ...(it.name !== undefined ? { name: it.name } : {}) };
   if (it.skipped) return { ...base, outcome: 'skipped', differences: [], note: it.skipped };
-  if (it.liveId === undefined && !it.merged) return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
-  if (!it.recordedResponse) return { ...base, outcome: 'skipped', differences: it.extra, note: 'the recording has no answer to compare with (the session ended or the request was cancelled)' };
+  if (it.liveId === undefined && !it.merged)
+    return { ...base, outcome: 'skipped', differences: [], note: it.notSent ?? 'not sent: the replay stopped before it' };
+  if (!it.recordedResponse)
+    return {
+      ...base,
+      outcome: 'skipped',
+      differences: it.extra,
+      note: 'the recording has no answer to compare with (the session ended or the request was cancelled)',
+    };
   const ignore = ignoreFor(it, options);
   const listing = it.page ? options.memory.live.get(it.page.listing) : undefined;
   if (it.page && listing && !listing.broken && (it.live || it.merged)) return pageResult(it, it.page, listing, base, ignore, context);
@@ -73,12 +99,22 @@ export function toResult(it: Interaction, recordedN: Map<string, Json[]>, liveN:
   if (token !== undefined) {
     const recorded = recordedN.get(key(token)) ?? [];
     // The request's patterns, and those scoped to progress notifications (with a name: this request's).
-    const progressIgnore = [...patternsFor(options.ignore, it.method, it.name), ...options.ignore.filter((p) => p.method === 'notifications/progress' && (p.name === undefined || p.name === it.name))];
+    const progressIgnore = [
+      ...patternsFor(options.ignore, it.method, it.name),
+      ...options.ignore.filter((p) => p.method === 'notifications/progress' && (p.name === undefined || p.name === it.name)),
+    ];
     const rec = recorded.map((n) => normalise(n.params, progressIgnore));
     const lp = (liveN.get(key(token)) ?? []).map((n, i) => normalise(carryRedactions(recorded[i]?.params, n.params), progressIgnore));
     const changes = diffJson(rec, lp, ['progress']);
     if (changes.length) {
-      differences.push({ verdict: 'warning', kind: 'progress-changed', path: '', message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`, recorded: rec, live: lp });
+      differences.push({
+        verdict: 'warning',
+        kind: 'progress-changed',
+        path: '',
+        message: `progress notifications changed: ${rec.length} recorded, ${lp.length} live${changes.length && rec.length === lp.length ? ' (values differ)' : ''}`,
+        recorded: rec,
+        live: lp,
+      });
     }
   }
   const outcome = worst(differences) ?? 'same';
@@ -97,25 +133,42 @@ function ignoreFor(it: Interaction, options: PlayOptions): IgnorePattern[] {
 
 /** A page of a listing the recorded client read to the end: its items are judged as one list on
  * the listing's last page; the other pages compare only what is not the list. */
-function pageResult(it: Interaction, page: PagePlan, state: LiveListing, base: Pick<InteractionResult, 'seq' | 'method' | 'name'>, ignore: IgnorePattern[], context: { revision?: string }): InteractionResult {
+function pageResult(
+  it: Interaction,
+  page: PagePlan,
+  state: LiveListing,
+  base: Pick<InteractionResult, 'seq' | 'method' | 'name'>,
+  ignore: IgnorePattern[],
+  context: { revision?: string },
+): InteractionResult {
   const { listing } = page;
   const field = listing.field;
   const lastSeq = listing.requests.at(-1)!.seq;
   const skipped = new Set<string>();
-  const judge = (recorded: unknown, live: unknown) => judgeResponse(it.method, normalise(recorded, ignore, skipped), normalise(carryRedactions(recorded, live), ignore, skipped), context);
+  const judge = (recorded: unknown, live: unknown) =>
+    judgeResponse(it.method, normalise(recorded, ignore, skipped), normalise(carryRedactions(recorded, live), ignore, skipped), context);
   const timing = it.liveId !== undefined ? { durationMs: durationOf(it) } : {};
   const notSent = 'this page was not sent: the live server had listed everything in fewer pages';
   const counted = () => (skipped.size ? { volatileSkipped: skipped.size } : {});
   if (!page.last) {
     if (it.merged) return { ...base, outcome: 'same', differences: [], note: `${notSent}; the whole list is compared at #${lastSeq}` };
     const differences = [...judge(withoutList(jsonOf(it.recordedResponse!), field), withoutList(it.live, field)), ...it.extra];
-    return { ...base, outcome: worst(differences) ?? 'same', differences, note: `page ${page.index + 1} of a listing; its items are compared as one list at #${lastSeq}`, ...timing, ...counted() };
+    return {
+      ...base,
+      outcome: worst(differences) ?? 'same',
+      differences,
+      note: `page ${page.index + 1} of a listing; its items are compared as one list at #${lastSeq}`,
+      ...timing,
+      ...counted(),
+    };
   }
   const recorded = asWholeList(jsonOf(it.recordedResponse!), field, recordedItems(listing));
   const live = asWholeList(it.live ?? { result: state.lastResult }, field, state.items);
   const differences = [...judge(recorded, live), ...it.extra];
   const paged = listing.requests.length > 1 || state.pages > 1;
-  const note = paged ? `the whole listing compared as one list (${listing.requests.length} recorded page(s), ${state.pages} live)${it.merged ? `; ${notSent}` : ''}` : undefined;
+  const note = paged
+    ? `the whole listing compared as one list (${listing.requests.length} recorded page(s), ${state.pages} live)${it.merged ? `; ${notSent}` : ''}`
+    : undefined;
   return { ...base, outcome: worst(differences) ?? 'same', differences, ...(note ? { note } : {}), ...timing, ...counted() };
 }
 
@@ -128,7 +181,7 @@ export function compareNotifications(recorded: Json[], live: Json[], options: Pl
       if (n.method === 'notifications/progress') continue;
       // A notification nested too deep to walk is compared as its text (its stand-in's params
       // are null), so a change deep inside it is still a change.
-      pushTo(m, String(n.method), typeof n[DEEP_TEXT] === 'string' ? { [DEEP_TEXT]: n[DEEP_TEXT] } : n.params ?? null);
+      pushTo(m, String(n.method), typeof n[DEEP_TEXT] === 'string' ? { [DEEP_TEXT]: n[DEEP_TEXT] } : (n.params ?? null));
     }
     return m;
   };
@@ -136,7 +189,12 @@ export function compareNotifications(recorded: Json[], live: Json[], options: Pl
   const rawL = group(live);
   // A pattern scoped to a notification's method applies to that method's notifications.
   const r = new Map([...rawR].map(([method, list]) => [method, list.map((p) => normalise(p, patternsFor(options.ignore, method)))]));
-  const l = new Map([...rawL].map(([method, list]) => [method, list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), patternsFor(options.ignore, method)))]));
+  const l = new Map(
+    [...rawL].map(([method, list]) => [
+      method,
+      list.map((p, i) => normalise(carryRedactions(rawR.get(method)?.[i], p), patternsFor(options.ignore, method))),
+    ]),
+  );
   const out: Difference[] = [];
   for (const method of new Set([...r.keys(), ...l.keys()])) {
     const rs = r.get(method) ?? [];
@@ -154,4 +212,3 @@ export function compareNotifications(recorded: Json[], live: Json[], options: Pl
   }
   return out;
 }
-

@@ -89,7 +89,11 @@ export async function catchUp(p: SessionPlay, before: Point): Promise<void> {
 }
 
 /** Resolves with the live answer to a GET or DELETE, or sets a timeout failure. */
-export async function exchangeAnswer(p: SessionPlay, x: ExchangeStep, pending: Promise<ExchangeAnswer | undefined>): Promise<ExchangeAnswer | undefined> {
+export async function exchangeAnswer(
+  p: SessionPlay,
+  x: ExchangeStep,
+  pending: Promise<ExchangeAnswer | undefined>,
+): Promise<ExchangeAnswer | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((r) => {
     timer = setTimeout(() => r('timeout'), p.options.timeoutMs);

@@ -10,7 +10,19 @@ import type { SessionResult } from './types.js';
 export const LONG_CASSETTE_SESSIONS = 3;
 
 /** Variables CI services set (the ones `ci-info` and most CLIs check first). */
-export const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'GITHUB_ACTIONS', 'GITLAB_CI', 'BUILDKITE', 'CIRCLECI', 'TRAVIS', 'TF_BUILD', 'JENKINS_URL', 'TEAMCITY_VERSION'];
+export const CI_VARIABLES = [
+  'CI',
+  'CONTINUOUS_INTEGRATION',
+  'BUILD_NUMBER',
+  'GITHUB_ACTIONS',
+  'GITLAB_CI',
+  'BUILDKITE',
+  'CIRCLECI',
+  'TRAVIS',
+  'TF_BUILD',
+  'JENKINS_URL',
+  'TEAMCITY_VERSION',
+];
 
 export function isCI(env: NodeJS.ProcessEnv): boolean {
   return CI_VARIABLES.some((name) => {
@@ -51,7 +63,10 @@ export class ProgressBar {
   #current = '';
   #drawn = false;
 
-  constructor(private readonly stream: ProgressStream, private readonly total: number) {}
+  constructor(
+    private readonly stream: ProgressStream,
+    private readonly total: number,
+  ) {}
 
   start(index: number, session: RecordedSession): void {
     this.#current = `session ${index}${session.label ? ` (${session.label})` : ''}: ${session.transport}${session.protocol.revision ? ` ${session.protocol.revision}` : ''}`;

@@ -50,4 +50,3 @@ export function carryArgvRedactions(recorded: readonly string[], live: readonly 
   if (recorded.length !== live.length) return [...live];
   return live.map((arg, i) => maskLike(recorded[i]!, arg));
 }
-

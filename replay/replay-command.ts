@@ -46,28 +46,35 @@ interface ReportTarget {
 }
 
 export function parseReports(specs: readonly string[]): ReportTarget[] {
-  return specs.map((spec) => {
-    const eq = spec.indexOf('=');
-    const format = (eq === -1 ? spec : spec.slice(0, eq)) as ReportFormat;
-    const file = eq === -1 ? undefined : spec.slice(eq + 1);
-    if (!REPORT_FORMATS.includes(format)) {
-      throw new CassetteError('MCPC_USAGE', `unknown --report format "${format}"; use json=FILE, junit=FILE, markdown=FILE or github`);
-    }
-    if (format !== 'github' && !file) throw new CassetteError('MCPC_USAGE', `--report ${format} needs a file: --report ${format}=FILE (- for stdout)`);
-    return { format, ...(file ? { file } : {}) };
-  }).map((r, _, all) => {
-    if (r.file === '-' && all.filter((o) => o.file === '-').length > 1) {
-      throw new CassetteError('MCPC_USAGE', 'only one --report can go to stdout (FILE -); give the others a file');
-    }
-    return r;
-  });
+  return specs
+    .map((spec) => {
+      const eq = spec.indexOf('=');
+      const format = (eq === -1 ? spec : spec.slice(0, eq)) as ReportFormat;
+      const file = eq === -1 ? undefined : spec.slice(eq + 1);
+      if (!REPORT_FORMATS.includes(format)) {
+        throw new CassetteError('MCPC_USAGE', `unknown --report format "${format}"; use json=FILE, junit=FILE, markdown=FILE or github`);
+      }
+      if (format !== 'github' && !file)
+        throw new CassetteError('MCPC_USAGE', `--report ${format} needs a file: --report ${format}=FILE (- for stdout)`);
+      return { format, ...(file ? { file } : {}) };
+    })
+    .map((r, _, all) => {
+      if (r.file === '-' && all.filter((o) => o.file === '-').length > 1) {
+        throw new CassetteError('MCPC_USAGE', 'only one --report can go to stdout (FILE -); give the others a file');
+      }
+      return r;
+    });
 }
 
 /** `--calibrate` alone is the default number of runs. */
 function parseRuns(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (value === '') return DEFAULT_CALIBRATION_RUNS;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CassetteError('MCPC_USAGE', `--calibrate takes a number of runs, at least 1 (default ${DEFAULT_CALIBRATION_RUNS}), got "${value}": replay --calibrate [N] <cassette> -- <server command>`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `--calibrate takes a number of runs, at least 1 (default ${DEFAULT_CALIBRATION_RUNS}), got "${value}": replay --calibrate [N] <cassette> -- <server command>`,
+    );
   return Number(value);
 }
 
@@ -116,37 +123,72 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
 
 export const REPLAY_COMMAND: CommandModule = {
   name: 'replay',
-  describe: 'Play the client side of a cassette against a live server and report what changed: replay <cassette> -- <server command> [args...], or replay <cassette> --url <endpoint>',
+  describe:
+    'Play the client side of a cassette against a live server and report what changed: replay <cassette> -- <server command> [args...], or replay <cassette> --url <endpoint>',
   usage: '$0 replay <cassette> [options] -- <server command> [args...]\n$0 replay <cassette> --url <endpoint> [options]',
   positionals: [{ name: 'cassette' }],
   options: {
     url: { type: 'string', describe: 'Streamable HTTP endpoint to replay against (instead of a server command)' },
     timeout: { type: 'number', describe: 'Per-request timeout in ms (default 10000)' },
-    ignore: { type: 'string', array: true, default: [], describe: 'Also ignore this JSON Pointer or glob (/result/content/*/text, **/etag, timestamp), for every interaction, or scoped: "<method> [<name>] <pointer>" ("tools/call get_env /result/content/*/text"); repeatable' },
-    calibrate: { type: 'string', describe: 'Replay N times (default 2) against the build that recorded the cassette and store the paths whose values differ in it; later replays skip them: --calibrate [N]' },
-    report: { type: 'string', array: true, default: [], describe: 'Also write json=FILE, junit=FILE, markdown=FILE, or github (workflow annotations on stdout); repeatable' },
+    ignore: {
+      type: 'string',
+      array: true,
+      default: [],
+      describe:
+        'Also ignore this JSON Pointer or glob (/result/content/*/text, **/etag, timestamp), for every interaction, or scoped: "<method> [<name>] <pointer>" ("tools/call get_env /result/content/*/text"); repeatable',
+    },
+    calibrate: {
+      type: 'string',
+      describe:
+        'Replay N times (default 2) against the build that recorded the cassette and store the paths whose values differ in it; later replays skip them: --calibrate [N]',
+    },
+    report: {
+      type: 'string',
+      array: true,
+      default: [],
+      describe: 'Also write json=FILE, junit=FILE, markdown=FILE, or github (workflow annotations on stdout); repeatable',
+    },
     strict: { type: 'boolean', default: false, describe: 'Exit 1 on warnings too' },
     config: { type: 'string', describe: 'Config file (default: ./mcp-cassette.config.json when it exists)' },
-    header: { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request (e.g. a real token for a redacted one); repeatable' },
+    header: {
+      type: 'string',
+      array: true,
+      default: [],
+      describe: 'HTTP: send this "Name: value" header with every request (e.g. a real token for a redacted one); repeatable',
+    },
     quiet: { type: 'boolean', default: false, describe: 'No console report (reports from --report are still written)' },
-    update: { type: 'boolean', default: false, describe: 'Re-record the sessions that changed from the live server (keeps redactions and the other sessions); exit 0 once written' },
-    'redact-header': { type: 'string', array: true, default: [], describe: 'With --update over HTTP: also mask this response header in the cassette; repeatable' },
-    progress: { type: 'boolean', default: true, describe: 'Progress bar on stderr for long cassettes (only on a terminal, never in CI); --no-progress turns it off' },
+    update: {
+      type: 'boolean',
+      default: false,
+      describe: 'Re-record the sessions that changed from the live server (keeps redactions and the other sessions); exit 0 once written',
+    },
+    'redact-header': {
+      type: 'string',
+      array: true,
+      default: [],
+      describe: 'With --update over HTTP: also mask this response header in the cassette; repeatable',
+    },
+    progress: {
+      type: 'boolean',
+      default: true,
+      describe: 'Progress bar on stderr for long cassettes (only on a terminal, never in CI); --no-progress turns it off',
+    },
   },
-  handler: async (args) => replayCommand({
-    cassette: String(args.cassette),
-    command: (args['--'] ?? []).map(String),
-    ...(args.url !== undefined ? { url: String(args.url) } : {}),
-    ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
-    ignore: (args.ignore as unknown[]).map(String),
-    report: (args.report as unknown[]).map(String),
-    strict: Boolean(args.strict),
-    ...(args.config !== undefined ? { config: String(args.config) } : {}),
-    header: (args.header as unknown[]).map(String),
-    quiet: Boolean(args.quiet),
-    update: Boolean(args.update),
-    redactHeader: (args['redact-header'] as unknown[]).map(String),
-    progress: Boolean(args.progress),
-    ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
-  }),
+  handler: async (args) =>
+    replayCommand({
+      cassette: String(args.cassette),
+      command: (args['--'] ?? []).map(String),
+      ...(args.url !== undefined ? { url: String(args.url) } : {}),
+      ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+      ignore: (args.ignore as unknown[]).map(String),
+      report: (args.report as unknown[]).map(String),
+      strict: Boolean(args.strict),
+      ...(args.config !== undefined ? { config: String(args.config) } : {}),
+      header: (args.header as unknown[]).map(String),
+      quiet: Boolean(args.quiet),
+      update: Boolean(args.update),
+      redactHeader: (args['redact-header'] as unknown[]).map(String),
+      progress: Boolean(args.progress),
+      ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
+    }),
 };

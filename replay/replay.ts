@@ -76,7 +76,17 @@ function sessionOutcome(s: SessionResult): SessionResult['outcome'] {
 }
 
 export function summarise(sessions: SessionResult[]): ReplaySummary {
-  const s: ReplaySummary = { sessions: sessions.length, interactions: 0, same: 0, breaking: 0, warning: 0, compatible: 0, skipped: 0, differences: { breaking: 0, warning: 0, compatible: 0 }, volatileSkipped: 0 };
+  const s: ReplaySummary = {
+    sessions: sessions.length,
+    interactions: 0,
+    same: 0,
+    breaking: 0,
+    warning: 0,
+    compatible: 0,
+    skipped: 0,
+    differences: { breaking: 0, warning: 0, compatible: 0 },
+    volatileSkipped: 0,
+  };
   for (const session of sessions) {
     for (const i of session.interactions) {
       s.interactions += 1;
@@ -93,7 +103,10 @@ export function summarise(sessions: SessionResult[]): ReplaySummary {
 export async function replayCassette(path: string, options: ReplayOptions): Promise<ReplayResult> {
   const hasCommand = options.command !== undefined && options.command.length > 0;
   if (hasCommand === (options.url !== undefined)) {
-    throw new CassetteError('MCPC_USAGE', 'replay needs exactly one target: a server command (after --) for stdio, or --url <endpoint> for Streamable HTTP');
+    throw new CassetteError(
+      'MCPC_USAGE',
+      'replay needs exactly one target: a server command (after --) for stdio, or --url <endpoint> for Streamable HTTP',
+    );
   }
   if (options.calibrate !== undefined) return calibrateCassette(path, options);
   const cassettePath = resolve(path);
@@ -101,7 +114,8 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
   const config = options.config === false ? undefined : loadReplayConfig(options.config);
   const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
   const timeoutMs = options.timeoutMs ?? fromConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeoutMs > 0)) throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
+  if (!(timeoutMs > 0))
+    throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
   const ignore = [...fromConfig.ignore, ...compileIgnores(options.ignore)];
   const started = Date.now();
   const memory = newMemory(cassette.sessions);
@@ -120,22 +134,44 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
       options.onSessionStart?.(i + 1, cassette.sessions.length, recorded);
       const clientSent = recorded.messages.some((m) => m.direction === 'client-to-server' && m.json !== undefined);
       // Over --url the client's own GET (listen stream) and DELETE (session end) replay too.
-      const clientExchanges = !hasCommand && (recorded.exchanges ?? []).some((x) => x.mcp && x.outcome !== 'refused' && (x.method === 'GET' || x.method === 'DELETE'));
+      const clientExchanges =
+        !hasCommand &&
+        (recorded.exchanges ?? []).some((x) => x.mcp && x.outcome !== 'refused' && (x.method === 'GET' || x.method === 'DELETE'));
       if (!clientSent && !clientExchanges) {
-        sessions.push({ ...base, outcome: 'skipped', interactions: [], note: `nothing to replay: the client sent no message in this session (${recorded.transport === 'streamable-http' ? 'a refused request, or a GET stream, which replays only over --url' : 'a refused request'})` });
+        sessions.push({
+          ...base,
+          outcome: 'skipped',
+          interactions: [],
+          note: `nothing to replay: the client sent no message in this session (${recorded.transport === 'streamable-http' ? 'a refused request, or a GET stream, which replays only over --url' : 'a refused request'})`,
+        });
         options.onSession?.(sessions.at(-1)!, cassette.sessions.length);
         continue;
       }
       const tape = options.update ? new LiveTape() : undefined;
       let conn: LiveConnection;
       if (hasCommand) {
-        conn = new StdioConnection({ command: [...options.command!], ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}), ...(tape ? { tape } : {}) });
+        conn = new StdioConnection({
+          command: [...options.command!],
+          ...(options.cwd ? { cwd: options.cwd } : {}),
+          ...(options.env ? { env: options.env } : {}),
+          ...(tape ? { tape } : {}),
+        });
       } else {
-        conn = new HttpConnection({ url: options.url!, agent: agent!, ...(options.headers ? { headers: options.headers } : {}), ...(tape ? { tape: { tape, secretHeaders } } : {}) });
+        conn = new HttpConnection({
+          url: options.url!,
+          agent: agent!,
+          ...(options.headers ? { headers: options.headers } : {}),
+          ...(tape ? { tape: { tape, secretHeaders } } : {}),
+        });
       }
       let outcome;
       try {
-        outcome = await playSession(recorded, conn, { timeoutMs, ignore, memory, ...volatileOptions(cassette, recorded, options.calibrating) });
+        outcome = await playSession(recorded, conn, {
+          timeoutMs,
+          ignore,
+          memory,
+          ...volatileOptions(cassette, recorded, options.calibrating),
+        });
       } finally {
         await conn.close();
       }
@@ -144,7 +180,20 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
         result.note = `recorded headers not replayed because the cassette holds them redacted: ${[...conn.redactedHeaders].join(', ')}`;
       }
       if (conn instanceof StdioConnection && conn.noise.length) {
-        result.interactions.push({ seq: 0, method: 'stdout', outcome: 'warning', differences: [{ verdict: 'warning', kind: 'stdout-noise', path: '', message: `the server wrote ${conn.noise.length} non-JSON line(s) to stdout (stdio servers must write only MCP messages): ${conn.noise[0]}`, live: conn.noise }] });
+        result.interactions.push({
+          seq: 0,
+          method: 'stdout',
+          outcome: 'warning',
+          differences: [
+            {
+              verdict: 'warning',
+              kind: 'stdout-noise',
+              path: '',
+              message: `the server wrote ${conn.noise.length} non-JSON line(s) to stdout (stdio servers must write only MCP messages): ${conn.noise[0]}`,
+              live: conn.noise,
+            },
+          ],
+        });
       }
       if (outcome.error) {
         error = { ...outcome.error, session: i + 1 };
@@ -163,7 +212,13 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
     const changed = taped.filter((s) => needsUpdate(s.result));
     const kept = sessions.filter((s) => !changed.some((c) => c.result === s)).map((s) => s.index);
     if (error) {
-      update = { written: false, replaced: [], kept: sessions.map((s) => s.index), conflicts: [], note: 'the replay could not run to the end, so the cassette was not changed' };
+      update = {
+        written: false,
+        replaced: [],
+        kept: sessions.map((s) => s.index),
+        conflicts: [],
+        note: 'the replay could not run to the end, so the cassette was not changed',
+      };
     } else if (!changed.length) {
       update = { written: false, replaced: [], kept, conflicts: [], note: 'every session answered as recorded; nothing to update' };
     } else {

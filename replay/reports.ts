@@ -72,11 +72,22 @@ export function renderReport(format: ReportFormat, result: ReplayResult, strict 
 
 export function renderConsole(result: ReplayResult, colour: boolean): string {
   const paint = (code: number, s: string) => (colour ? `\u001b[${code}m${s}\u001b[0m` : s);
-  const tag = (v: string) => (v === 'breaking' ? paint(31, 'BREAKING') : v === 'warning' ? paint(33, 'WARNING ') : v === 'compatible' ? paint(36, 'COMPAT  ') : v === 'same' ? paint(32, 'ok      ') : paint(2, v.toUpperCase().padEnd(8)));
+  const tag = (v: string) =>
+    v === 'breaking'
+      ? paint(31, 'BREAKING')
+      : v === 'warning'
+        ? paint(33, 'WARNING ')
+        : v === 'compatible'
+          ? paint(36, 'COMPAT  ')
+          : v === 'same'
+            ? paint(32, 'ok      ')
+            : paint(2, v.toUpperCase().padEnd(8));
   const target = result.target.url ?? result.target.command?.join(' ') ?? '';
   const lines = [`replay ${where(result)} against ${target}`];
   for (const s of result.sessions) {
-    lines.push(`${tag(s.outcome)} session ${s.index}${s.label ? ` (${s.label})` : ''}: ${s.transport}${s.revision ? ` ${s.revision}` : ''}, ${s.interactions.length} interaction(s)${s.note ? ` - ${s.note}` : ''}`);
+    lines.push(
+      `${tag(s.outcome)} session ${s.index}${s.label ? ` (${s.label})` : ''}: ${s.transport}${s.revision ? ` ${s.revision}` : ''}, ${s.interactions.length} interaction(s)${s.note ? ` - ${s.note}` : ''}`,
+    );
     for (const i of s.interactions) {
       if (i.outcome === 'same') continue;
       lines.push(`  ${tag(i.outcome)} ${ref(i)} ${what(i)}${i.note ? `: ${i.note}` : ''}`);
@@ -92,9 +103,18 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
   }
   const m = result.summary;
   lines.push('');
-  if (result.error) lines.push(paint(31, `replay could not finish: ${result.error.message} (${result.error.code}, session ${String(result.error.session)}${result.error.seq ? `, waiting on message #${result.error.seq}` : ''}); the report above is partial`));
-  lines.push(`${m.interactions} interactions in ${m.sessions} sessions: ${m.same} unchanged, ${m.breaking} breaking, ${m.warning} warning, ${m.compatible} compatible, ${m.skipped} skipped (${result.durationMs} ms)`);
-  if (m.volatileSkipped) lines.push(`${m.volatileSkipped} volatile value${m.volatileSkipped === 1 ? '' : 's'} skipped, as calibrated (--calibrate)`);
+  if (result.error)
+    lines.push(
+      paint(
+        31,
+        `replay could not finish: ${result.error.message} (${result.error.code}, session ${String(result.error.session)}${result.error.seq ? `, waiting on message #${result.error.seq}` : ''}); the report above is partial`,
+      ),
+    );
+  lines.push(
+    `${m.interactions} interactions in ${m.sessions} sessions: ${m.same} unchanged, ${m.breaking} breaking, ${m.warning} warning, ${m.compatible} compatible, ${m.skipped} skipped (${result.durationMs} ms)`,
+  );
+  if (m.volatileSkipped)
+    lines.push(`${m.volatileSkipped} volatile value${m.volatileSkipped === 1 ? '' : 's'} skipped, as calibrated (--calibrate)`);
   const update = updateSummary(result);
   if (update) lines.push(update.written ? paint(32, update.text) : update.text);
   return lines.join('\n') + '\n';
@@ -107,7 +127,9 @@ export function updateSummary(result: ReplayResult): { written: boolean; text: s
   const list = (ns: number[]) => ns.join(', ');
   const parts: string[] = [];
   if (u.written) {
-    parts.push(`updated ${where(result)}: re-recorded session${u.replaced.length > 1 ? 's' : ''} ${list(u.replaced)} from the live server (the changes listed above)`);
+    parts.push(
+      `updated ${where(result)}: re-recorded session${u.replaced.length > 1 ? 's' : ''} ${list(u.replaced)} from the live server (the changes listed above)`,
+    );
     parts.push(`kept ${u.kept.length} session${u.kept.length === 1 ? '' : 's'} as ${u.kept.length === 1 ? 'it was' : 'they were'}`);
   } else {
     parts.push(`${where(result)} not updated: ${u.note ?? 'no session could be replaced'}`);
@@ -115,7 +137,6 @@ export function updateSummary(result: ReplayResult): { written: boolean; text: s
   for (const c of u.conflicts) parts.push(`session ${c.id} not updated: ${c.reason}; run the update again`);
   return { written: u.written, text: parts.join('; ') };
 }
-
 
 const diffText = (ds: readonly Difference[]) =>
   ds
@@ -131,21 +152,36 @@ function junit(result: ReplayResult, strict: boolean): string {
   const total = result.sessions.reduce((n, s) => n + Math.max(1, s.interactions.length), 0);
   const failures = result.sessions.reduce((n, s) => n + s.interactions.filter(fails).length, 0);
   const errors = result.sessions.filter((s) => s.error).length;
-  out.push(`<testsuites name="mcp-cassette replay" tests="${total}" failures="${failures}" errors="${errors}" time="${(result.durationMs / 1000).toFixed(3)}">`);
+  out.push(
+    `<testsuites name="mcp-cassette replay" tests="${total}" failures="${failures}" errors="${errors}" time="${(result.durationMs / 1000).toFixed(3)}">`,
+  );
   for (const s of result.sessions) {
     const name = `${where(result)} session ${s.index}${s.label ? ` (${s.label})` : ''}`;
     const sFails = s.interactions.filter(fails).length;
     const sSkipped = s.interactions.filter((i) => i.outcome === 'skipped' || i.outcome === 'unanswered').length;
-    out.push(`  <testsuite name="${xmlText(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length ? sSkipped : 1}">`);
+    out.push(
+      `  <testsuite name="${xmlText(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length ? sSkipped : 1}">`,
+    );
     if (!s.interactions.length) {
-      out.push(`    <testcase classname="${xmlText(name)}" name="session"><skipped message="${xmlText(s.note ?? 'nothing replayed')}"/></testcase>`);
+      out.push(
+        `    <testcase classname="${xmlText(name)}" name="session"><skipped message="${xmlText(s.note ?? 'nothing replayed')}"/></testcase>`,
+      );
     }
     for (const i of s.interactions) {
       const time = i.durationMs !== undefined ? ` time="${(i.durationMs / 1000).toFixed(3)}"` : '';
       out.push(`    <testcase classname="${xmlText(name)}" name="${xmlText(`${ref(i)} ${what(i)}`)}"${time}>`);
-      if (fails(i)) out.push(`      <failure message="${xmlText(i.differences.filter((d) => d.verdict === 'breaking' || (strict && d.verdict === 'warning')).map((d) => d.message).join('; '))}" type="${i.outcome}">${xmlText(diffText(i.differences))}</failure>`);
+      if (fails(i))
+        out.push(
+          `      <failure message="${xmlText(
+            i.differences
+              .filter((d) => d.verdict === 'breaking' || (strict && d.verdict === 'warning'))
+              .map((d) => d.message)
+              .join('; '),
+          )}" type="${i.outcome}">${xmlText(diffText(i.differences))}</failure>`,
+        );
       else if (i.outcome === 'skipped') out.push(`      <skipped message="${xmlText(i.note ?? 'skipped')}"/>`);
-      else if (i.outcome === 'unanswered') out.push(`      <error message="${xmlText(s.error?.message ?? 'no answer')}" type="${xmlText(s.error?.code ?? 'unanswered')}"/>`);
+      else if (i.outcome === 'unanswered')
+        out.push(`      <error message="${xmlText(s.error?.message ?? 'no answer')}" type="${xmlText(s.error?.code ?? 'unanswered')}"/>`);
       else if (i.differences.length) out.push(`      <system-out>${xmlText(diffText(i.differences))}</system-out>`);
       out.push('    </testcase>');
     }
@@ -174,8 +210,17 @@ function markdown(result: ReplayResult): string {
   const m = result.summary;
   const icon = result.outcome === 'error' ? '⛔' : result.outcome === 'breaking' ? '❌' : m.warning ? '⚠️' : '✅';
   const lines = [`## ${icon} mcp-cassette replay: \`${where(result)}\``, ''];
-  if (result.error) lines.push(`**The replay could not finish:** ${md(result.error.message)} (\`${result.error.code}\`, session ${String(result.error.session)}). The results below are partial.`, '');
-  lines.push('| unchanged | breaking | warning | compatible | skipped |', '|---|---|---|---|---|', `| ${m.same} | ${m.breaking} | ${m.warning} | ${m.compatible} | ${m.skipped} |`, '');
+  if (result.error)
+    lines.push(
+      `**The replay could not finish:** ${md(result.error.message)} (\`${result.error.code}\`, session ${String(result.error.session)}). The results below are partial.`,
+      '',
+    );
+  lines.push(
+    '| unchanged | breaking | warning | compatible | skipped |',
+    '|---|---|---|---|---|',
+    `| ${m.same} | ${m.breaking} | ${m.warning} | ${m.compatible} | ${m.skipped} |`,
+    '',
+  );
   const update = updateSummary(result);
   if (update) lines.push(`**${update.written ? 'Cassette updated' : 'Cassette not updated'}:** ${md(update.text)}`, '');
   const rows: string[] = [];
@@ -184,30 +229,45 @@ function markdown(result: ReplayResult): string {
       for (const d of i.differences) {
         const c = showChange(d.recorded, d.live);
         const value = (v: unknown, shown: string) => (v === undefined ? '*absent*' : mdCode(shown));
-        rows.push(`| ${s.index} | ${ref(i)} \`${md(what(i))}\` | **${d.verdict}** | \`${d.kind}\` | ${md(d.message)}${c.offset !== undefined ? ` (${differsAt(c)})` : ''} | ${value(d.recorded, c.recorded)} | ${value(d.live, c.live)} |`);
+        rows.push(
+          `| ${s.index} | ${ref(i)} \`${md(what(i))}\` | **${d.verdict}** | \`${d.kind}\` | ${md(d.message)}${c.offset !== undefined ? ` (${differsAt(c)})` : ''} | ${value(d.recorded, c.recorded)} | ${value(d.live, c.live)} |`,
+        );
       }
     }
   }
   if (rows.length) {
-    lines.push('<details open><summary>Differences</summary>', '', '| session | interaction | verdict | kind | what changed | recorded | live |', '|---|---|---|---|---|---|---|', ...rows, '', '</details>', '');
+    lines.push(
+      '<details open><summary>Differences</summary>',
+      '',
+      '| session | interaction | verdict | kind | what changed | recorded | live |',
+      '|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      '</details>',
+      '',
+    );
   }
   return lines.join('\n');
 }
 
-
-
 function github(result: ReplayResult): string {
   const lines: string[] = [];
   const file = annotationProperty(where(result));
-  const at = (s: SessionResult, i: InteractionResult) => `session ${s.index}, ${i.exchange !== undefined ? `HTTP exchange ${i.exchange}` : `message #${i.seq}`} ${what(i)}`;
+  const at = (s: SessionResult, i: InteractionResult) =>
+    `session ${s.index}, ${i.exchange !== undefined ? `HTTP exchange ${i.exchange}` : `message #${i.seq}`} ${what(i)}`;
   for (const s of result.sessions) {
     for (const i of s.interactions) {
       for (const d of i.differences) {
         if (d.verdict === 'compatible') continue;
-        lines.push(`::${d.verdict === 'breaking' ? 'error' : 'warning'} file=${file},title=${annotationProperty(`replay ${d.verdict}: ${d.kind}`)}::${annotationData(`${d.message} (${at(s, i)}${d.path ? `, ${d.path}` : ''})`)}`);
+        lines.push(
+          `::${d.verdict === 'breaking' ? 'error' : 'warning'} file=${file},title=${annotationProperty(`replay ${d.verdict}: ${d.kind}`)}::${annotationData(`${d.message} (${at(s, i)}${d.path ? `, ${d.path}` : ''})`)}`,
+        );
       }
     }
   }
-  if (result.error) lines.push(`::error file=${file},title=${annotationProperty(`replay could not run: ${result.error.code}`)}::${annotationData(result.error.message)}`);
+  if (result.error)
+    lines.push(
+      `::error file=${file},title=${annotationProperty(`replay could not run: ${result.error.code}`)}::${annotationData(result.error.message)}`,
+    );
   return lines.length ? lines.join('\n') + '\n' : '';
 }

@@ -35,7 +35,8 @@ const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'm
 function bound(s: Schema, key: string): number | undefined {
   const v = s[key];
   if (typeof v !== 'number') return undefined;
-  if (UPPER_BOUNDS.includes(key) && key !== 'maxLength' && key !== 'maxItems' && key !== 'maxProperties' && v >= Number.MAX_SAFE_INTEGER) return undefined;
+  if (UPPER_BOUNDS.includes(key) && key !== 'maxLength' && key !== 'maxItems' && key !== 'maxProperties' && v >= Number.MAX_SAFE_INTEGER)
+    return undefined;
   if ((key === 'minimum' || key === 'exclusiveMinimum') && v <= -Number.MAX_SAFE_INTEGER) return undefined;
   return v;
 }
@@ -43,11 +44,16 @@ function bound(s: Schema, key: string): number | undefined {
 /** Keywords that describe a schema without constraining it. */
 const ANNOTATIONS = new Set(['description', 'title', '$schema', '$comment', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
 
-const alternativesOf = (s: Schema): unknown[] | undefined => (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined);
+const alternativesOf = (s: Schema): unknown[] | undefined =>
+  Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
 
 /** Whether a schema is nothing but a union (`anyOf`/`oneOf` with annotations around it). */
 function isPureUnion(s: Schema): boolean {
-  return alternativesOf(s) !== undefined && Object.keys(s).every((k) => k === 'anyOf' || k === 'oneOf' || ANNOTATIONS.has(k)) && !(Array.isArray(s.anyOf) && Array.isArray(s.oneOf));
+  return (
+    alternativesOf(s) !== undefined &&
+    Object.keys(s).every((k) => k === 'anyOf' || k === 'oneOf' || ANNOTATIONS.has(k)) &&
+    !(Array.isArray(s.anyOf) && Array.isArray(s.oneOf))
+  );
 }
 
 /**
@@ -80,19 +86,36 @@ function unionChanges(ob: unknown[], nb: unknown[], polarity: Polarity, p: strin
   // Input: old branches look for a new one that accepts them; output: new ones for an old one.
   const [from, to] = polarity === 'input' ? [ob, nb] : [nb, ob];
   const used = new Set<number>();
-  const at = (i: number, side: 'old' | 'new') => [...p, ...(((side === 'old' ? ob : nb).length > 1) ? ['anyOf', String(i)] : [])];
+  const at = (i: number, side: 'old' | 'new') => [...p, ...((side === 'old' ? ob : nb).length > 1 ? ['anyOf', String(i)] : [])];
   for (const [i, b] of from.entries()) {
     let best: { j: number; diffs: Difference[] } | undefined;
     for (const [j, c] of to.entries()) {
       const [oldB, newB, oi, nj] = polarity === 'input' ? [b, c, i, j] : [c, b, j, i];
-      const diffs = compareSchemas(oldB, newB, polarity, at(nj, 'new'), label).map((d) => ({ ...d, path: d.path || pointer(at(oi, 'new')) }));
+      const diffs = compareSchemas(oldB, newB, polarity, at(nj, 'new'), label).map((d) => ({
+        ...d,
+        path: d.path || pointer(at(oi, 'new')),
+      }));
       if (diffs.some((d) => d.verdict === 'breaking')) continue;
       if (!best || diffs.length < best.diffs.length) best = { j, diffs };
       if (!diffs.length) break;
     }
     if (!best) {
-      if (polarity === 'input') out.push({ verdict: 'breaking', kind: 'input-type-narrowed', path: pointer(p), message: `${label} no longer accepts ${describeBranch(b)}`, recorded: b });
-      else out.push({ verdict: 'warning', kind: 'output-schema-alternatives-added', path: pointer(p), message: `${label} may now also be ${describeBranch(b)} (a shape clients have not seen; check by hand)`, live: b });
+      if (polarity === 'input')
+        out.push({
+          verdict: 'breaking',
+          kind: 'input-type-narrowed',
+          path: pointer(p),
+          message: `${label} no longer accepts ${describeBranch(b)}`,
+          recorded: b,
+        });
+      else
+        out.push({
+          verdict: 'warning',
+          kind: 'output-schema-alternatives-added',
+          path: pointer(p),
+          message: `${label} may now also be ${describeBranch(b)} (a shape clients have not seen; check by hand)`,
+          live: b,
+        });
       continue;
     }
     used.add(best.j);
@@ -100,8 +123,22 @@ function unionChanges(ob: unknown[], nb: unknown[], polarity: Polarity, p: strin
   }
   for (const [j, c] of to.entries()) {
     if (used.has(j)) continue;
-    if (polarity === 'input') out.push({ verdict: 'compatible', kind: 'input-type-widened', path: pointer(p), message: `${label} now also accepts ${describeBranch(c)}`, live: c });
-    else out.push({ verdict: 'compatible', kind: 'output-type-narrowed', path: pointer(p), message: `${label} is no longer ${describeBranch(c)}`, recorded: c });
+    if (polarity === 'input')
+      out.push({
+        verdict: 'compatible',
+        kind: 'input-type-widened',
+        path: pointer(p),
+        message: `${label} now also accepts ${describeBranch(c)}`,
+        live: c,
+      });
+    else
+      out.push({
+        verdict: 'compatible',
+        kind: 'output-type-narrowed',
+        path: pointer(p),
+        message: `${label} is no longer ${describeBranch(c)}`,
+        recorded: c,
+      });
   }
   return out;
 }
@@ -119,7 +156,14 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
         const wider = n === true || o === false;
         const narrower = o === true || n === false;
         const fine = polarity === 'input' ? wider : narrower;
-        out.push({ verdict: fine ? 'compatible' : 'breaking', kind: `${polarity}-schema-changed`, path: where(p), message: `${name(p)}: schema ${wider ? 'now allows more' : narrower ? 'now allows less' : 'changed'}`, recorded: o, live: n });
+        out.push({
+          verdict: fine ? 'compatible' : 'breaking',
+          kind: `${polarity}-schema-changed`,
+          path: where(p),
+          message: `${name(p)}: schema ${wider ? 'now allows more' : narrower ? 'now allows less' : 'changed'}`,
+          recorded: o,
+          live: n,
+        });
       }
       return;
     }
@@ -136,16 +180,62 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
       const lost = [...ot].filter((t) => !covered(t, nt));
       const gained = [...nt].filter((t) => !covered(t, ot));
       if (polarity === 'input') {
-        if (lost.length) out.push({ verdict: 'breaking', kind: 'input-type-narrowed', path: where([...p, 'type']), message: `${name(p)} no longer accepts ${lost.join(', ')}`, recorded: o.type, live: n.type });
-        else if (gained.length) out.push({ verdict: 'compatible', kind: 'input-type-widened', path: where([...p, 'type']), message: `${name(p)} now also accepts ${gained.join(', ')}`, recorded: o.type, live: n.type });
+        if (lost.length)
+          out.push({
+            verdict: 'breaking',
+            kind: 'input-type-narrowed',
+            path: where([...p, 'type']),
+            message: `${name(p)} no longer accepts ${lost.join(', ')}`,
+            recorded: o.type,
+            live: n.type,
+          });
+        else if (gained.length)
+          out.push({
+            verdict: 'compatible',
+            kind: 'input-type-widened',
+            path: where([...p, 'type']),
+            message: `${name(p)} now also accepts ${gained.join(', ')}`,
+            recorded: o.type,
+            live: n.type,
+          });
       } else {
-        if (gained.length) out.push({ verdict: 'breaking', kind: 'output-type-changed', path: where([...p, 'type']), message: `${name(p)} may now be ${gained.join(', ')}`, recorded: o.type, live: n.type });
-        else if (lost.length) out.push({ verdict: 'compatible', kind: 'output-type-narrowed', path: where([...p, 'type']), message: `${name(p)} is no longer ${lost.join(', ')}`, recorded: o.type, live: n.type });
+        if (gained.length)
+          out.push({
+            verdict: 'breaking',
+            kind: 'output-type-changed',
+            path: where([...p, 'type']),
+            message: `${name(p)} may now be ${gained.join(', ')}`,
+            recorded: o.type,
+            live: n.type,
+          });
+        else if (lost.length)
+          out.push({
+            verdict: 'compatible',
+            kind: 'output-type-narrowed',
+            path: where([...p, 'type']),
+            message: `${name(p)} is no longer ${lost.join(', ')}`,
+            recorded: o.type,
+            live: n.type,
+          });
       }
     } else if (ot && !nt && polarity === 'output') {
-      out.push({ verdict: 'breaking', kind: 'output-type-changed', path: where([...p, 'type']), message: `${name(p)} lost its type constraint`, recorded: o.type, live: n.type });
+      out.push({
+        verdict: 'breaking',
+        kind: 'output-type-changed',
+        path: where([...p, 'type']),
+        message: `${name(p)} lost its type constraint`,
+        recorded: o.type,
+        live: n.type,
+      });
     } else if (!ot && nt && polarity === 'input') {
-      out.push({ verdict: 'breaking', kind: 'input-type-narrowed', path: where([...p, 'type']), message: `${name(p)} now must be ${[...nt].join(', ')}`, recorded: o.type, live: n.type });
+      out.push({
+        verdict: 'breaking',
+        kind: 'input-type-narrowed',
+        path: where([...p, 'type']),
+        message: `${name(p)} now must be ${[...nt].join(', ')}`,
+        recorded: o.type,
+        live: n.type,
+      });
     }
     // Enums.
     const oe = Array.isArray(o.enum) ? o.enum : undefined;
@@ -155,29 +245,96 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
       const gained = ne ? (oe ? ne.filter((v) => !oe.some((w) => deepEqual(v, w))) : []) : undefined;
       const ep = where([...p, 'enum']);
       if (polarity === 'input') {
-        if (!oe && ne) out.push({ verdict: 'breaking', kind: 'input-enum-shrunk', path: ep, message: `${name(p)} is now limited to ${JSON.stringify(ne)}`, live: ne });
-        else if (oe && !ne) out.push({ verdict: 'compatible', kind: 'input-enum-widened', path: ep, message: `${name(p)} is no longer an enum`, recorded: oe });
+        if (!oe && ne)
+          out.push({
+            verdict: 'breaking',
+            kind: 'input-enum-shrunk',
+            path: ep,
+            message: `${name(p)} is now limited to ${JSON.stringify(ne)}`,
+            live: ne,
+          });
+        else if (oe && !ne)
+          out.push({
+            verdict: 'compatible',
+            kind: 'input-enum-widened',
+            path: ep,
+            message: `${name(p)} is no longer an enum`,
+            recorded: oe,
+          });
         else {
-          if (lost?.length) out.push({ verdict: 'breaking', kind: 'input-enum-shrunk', path: ep, message: `${name(p)} no longer accepts ${lost.map((v) => JSON.stringify(v)).join(', ')}`, recorded: oe, live: ne });
-          if (gained?.length) out.push({ verdict: 'compatible', kind: 'input-enum-widened', path: ep, message: `${name(p)} now also accepts ${gained.map((v) => JSON.stringify(v)).join(', ')}`, recorded: oe, live: ne });
+          if (lost?.length)
+            out.push({
+              verdict: 'breaking',
+              kind: 'input-enum-shrunk',
+              path: ep,
+              message: `${name(p)} no longer accepts ${lost.map((v) => JSON.stringify(v)).join(', ')}`,
+              recorded: oe,
+              live: ne,
+            });
+          if (gained?.length)
+            out.push({
+              verdict: 'compatible',
+              kind: 'input-enum-widened',
+              path: ep,
+              message: `${name(p)} now also accepts ${gained.map((v) => JSON.stringify(v)).join(', ')}`,
+              recorded: oe,
+              live: ne,
+            });
         }
       } else {
-        if (oe && !ne) out.push({ verdict: 'breaking', kind: 'output-enum-widened', path: ep, message: `${name(p)} is no longer limited to ${JSON.stringify(oe)}`, recorded: oe });
-        else if (!oe && ne) out.push({ verdict: 'compatible', kind: 'output-enum-narrowed', path: ep, message: `${name(p)} is now limited to ${JSON.stringify(ne)}`, live: ne });
+        if (oe && !ne)
+          out.push({
+            verdict: 'breaking',
+            kind: 'output-enum-widened',
+            path: ep,
+            message: `${name(p)} is no longer limited to ${JSON.stringify(oe)}`,
+            recorded: oe,
+          });
+        else if (!oe && ne)
+          out.push({
+            verdict: 'compatible',
+            kind: 'output-enum-narrowed',
+            path: ep,
+            message: `${name(p)} is now limited to ${JSON.stringify(ne)}`,
+            live: ne,
+          });
         else {
-          if (gained?.length) out.push({ verdict: 'breaking', kind: 'output-enum-widened', path: ep, message: `${name(p)} may now be ${gained.map((v) => JSON.stringify(v)).join(', ')}`, recorded: oe, live: ne });
-          if (lost?.length) out.push({ verdict: 'compatible', kind: 'output-enum-narrowed', path: ep, message: `${name(p)} is no longer ${lost.map((v) => JSON.stringify(v)).join(', ')}`, recorded: oe, live: ne });
+          if (gained?.length)
+            out.push({
+              verdict: 'breaking',
+              kind: 'output-enum-widened',
+              path: ep,
+              message: `${name(p)} may now be ${gained.map((v) => JSON.stringify(v)).join(', ')}`,
+              recorded: oe,
+              live: ne,
+            });
+          if (lost?.length)
+            out.push({
+              verdict: 'compatible',
+              kind: 'output-enum-narrowed',
+              path: ep,
+              message: `${name(p)} is no longer ${lost.map((v) => JSON.stringify(v)).join(', ')}`,
+              recorded: oe,
+              live: ne,
+            });
         }
       }
     }
     if ('const' in o || 'const' in n) {
       if (!deepEqual(o.const, n.const)) {
-        out.push({ verdict: 'breaking', kind: `${polarity}-const-changed`, path: where([...p, 'const']), message: `${name(p)}: const changed`, recorded: o.const, live: n.const });
+        out.push({
+          verdict: 'breaking',
+          kind: `${polarity}-const-changed`,
+          path: where([...p, 'const']),
+          message: `${name(p)}: const changed`,
+          recorded: o.const,
+          live: n.const,
+        });
       }
     }
     // Numeric and size bounds: a higher lower bound or a lower upper bound narrows.
     for (const key of [...LOWER_BOUNDS, ...UPPER_BOUNDS]) {
-        const ov = bound(o, key);
+      const ov = bound(o, key);
       const nv = bound(n, key);
       if (ov === nv) continue;
       const lower = LOWER_BOUNDS.includes(key);
@@ -193,11 +350,25 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
       });
     }
     if (o.pattern !== n.pattern) {
-      out.push({ verdict: 'warning', kind: `${polarity}-pattern-changed`, path: where([...p, 'pattern']), message: `${name(p)}: pattern changed`, recorded: o.pattern, live: n.pattern });
+      out.push({
+        verdict: 'warning',
+        kind: `${polarity}-pattern-changed`,
+        path: where([...p, 'pattern']),
+        message: `${name(p)}: pattern changed`,
+        recorded: o.pattern,
+        live: n.pattern,
+      });
     }
     for (const key of ['description', 'title']) {
       if (o[key] !== n[key]) {
-        out.push({ verdict: 'warning', kind: `schema-${key}-changed`, path: where([...p, key]), message: `${name(p)}: ${key} changed (models read it)`, recorded: o[key], live: n[key] });
+        out.push({
+          verdict: 'warning',
+          kind: `schema-${key}-changed`,
+          path: where([...p, key]),
+          message: `${name(p)}: ${key} changed (models read it)`,
+          recorded: o[key],
+          live: n[key],
+        });
       }
     }
     // Object properties.
@@ -210,9 +381,21 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
       const kp = [...p, 'properties', k];
       if (!(k in np)) {
         if (polarity === 'input') {
-          out.push({ verdict: closed ? 'breaking' : 'warning', kind: 'input-property-removed', path: where(kp), message: `${name(kp)} was removed${closed ? ' and additional properties are refused' : ' (callers that send it are ignored)'}`, recorded: op[k] });
+          out.push({
+            verdict: closed ? 'breaking' : 'warning',
+            kind: 'input-property-removed',
+            path: where(kp),
+            message: `${name(kp)} was removed${closed ? ' and additional properties are refused' : ' (callers that send it are ignored)'}`,
+            recorded: op[k],
+          });
         } else {
-          out.push({ verdict: 'breaking', kind: 'output-property-removed', path: where(kp), message: `${name(kp)} was removed`, recorded: op[k] });
+          out.push({
+            verdict: 'breaking',
+            kind: 'output-property-removed',
+            path: where(kp),
+            message: `${name(kp)} was removed`,
+            recorded: op[k],
+          });
         }
         continue;
       }
@@ -222,35 +405,109 @@ export function compareSchemas(oldS: unknown, newS: unknown, polarity: Polarity,
       if (k in op) continue;
       const kp = [...p, 'properties', k];
       if (polarity === 'input' && nreq.has(k)) continue; // reported below as a new required property
-      out.push({ verdict: 'compatible', kind: `${polarity}-property-added`, path: where(kp), message: `${name(kp)} was added${polarity === 'input' ? ' (optional)' : ''}`, live: np[k] });
+      out.push({
+        verdict: 'compatible',
+        kind: `${polarity}-property-added`,
+        path: where(kp),
+        message: `${name(kp)} was added${polarity === 'input' ? ' (optional)' : ''}`,
+        live: np[k],
+      });
     }
     for (const k of nreq) {
       if (oreq.has(k)) continue;
-      if (polarity === 'input') out.push({ verdict: 'breaking', kind: 'input-required-added', path: where([...p, 'required']), message: `${name([...p, 'properties', k])} is now required`, recorded: o.required, live: n.required });
-      else out.push({ verdict: 'compatible', kind: 'output-required-added', path: where([...p, 'required']), message: `${name([...p, 'properties', k])} is now always present`, recorded: o.required, live: n.required });
+      if (polarity === 'input')
+        out.push({
+          verdict: 'breaking',
+          kind: 'input-required-added',
+          path: where([...p, 'required']),
+          message: `${name([...p, 'properties', k])} is now required`,
+          recorded: o.required,
+          live: n.required,
+        });
+      else
+        out.push({
+          verdict: 'compatible',
+          kind: 'output-required-added',
+          path: where([...p, 'required']),
+          message: `${name([...p, 'properties', k])} is now always present`,
+          recorded: o.required,
+          live: n.required,
+        });
     }
     for (const k of oreq) {
       if (nreq.has(k) || !(k in np)) continue;
-      if (polarity === 'input') out.push({ verdict: 'compatible', kind: 'input-required-removed', path: where([...p, 'required']), message: `${name([...p, 'properties', k])} is now optional`, recorded: o.required, live: n.required });
-      else out.push({ verdict: 'breaking', kind: 'output-property-optional', path: where([...p, 'required']), message: `${name([...p, 'properties', k])} may now be missing`, recorded: o.required, live: n.required });
+      if (polarity === 'input')
+        out.push({
+          verdict: 'compatible',
+          kind: 'input-required-removed',
+          path: where([...p, 'required']),
+          message: `${name([...p, 'properties', k])} is now optional`,
+          recorded: o.required,
+          live: n.required,
+        });
+      else
+        out.push({
+          verdict: 'breaking',
+          kind: 'output-property-optional',
+          path: where([...p, 'required']),
+          message: `${name([...p, 'properties', k])} may now be missing`,
+          recorded: o.required,
+          live: n.required,
+        });
     }
     if (o.additionalProperties !== false && n.additionalProperties === false && polarity === 'input') {
-      out.push({ verdict: 'breaking', kind: 'input-additional-properties-closed', path: where([...p, 'additionalProperties']), message: `${name(p)} no longer accepts unknown properties` });
+      out.push({
+        verdict: 'breaking',
+        kind: 'input-additional-properties-closed',
+        path: where([...p, 'additionalProperties']),
+        message: `${name(p)} no longer accepts unknown properties`,
+      });
     } else if (o.additionalProperties === false && n.additionalProperties !== false) {
-      out.push({ verdict: polarity === 'input' ? 'compatible' : 'breaking', kind: `${polarity}-additional-properties-opened`, path: where([...p, 'additionalProperties']), message: `${name(p)} now allows unknown properties` });
+      out.push({
+        verdict: polarity === 'input' ? 'compatible' : 'breaking',
+        kind: `${polarity}-additional-properties-opened`,
+        path: where([...p, 'additionalProperties']),
+        message: `${name(p)} now allows unknown properties`,
+      });
     }
     if ('items' in o || 'items' in n) {
       if (o.items !== undefined && n.items !== undefined) walk(o.items, n.items, [...p, 'items']);
       else if (!deepEqual(o.items, n.items)) {
         const narrowed = o.items === undefined;
-        out.push({ verdict: (polarity === 'input') === narrowed ? 'breaking' : 'compatible', kind: `${polarity}-items-changed`, path: where([...p, 'items']), message: `${name(p)}: items ${narrowed ? 'constrained' : 'unconstrained'}` });
+        out.push({
+          verdict: (polarity === 'input') === narrowed ? 'breaking' : 'compatible',
+          kind: `${polarity}-items-changed`,
+          path: where([...p, 'items']),
+          message: `${name(p)}: items ${narrowed ? 'constrained' : 'unconstrained'}`,
+        });
       }
     }
     // Anything else (anyOf, oneOf, $defs, formats…): not judged by variance, reported as a warning.
-    const judged = new Set(['type', 'enum', 'const', 'pattern', 'description', 'title', 'properties', 'required', 'additionalProperties', 'items', '$schema', ...LOWER_BOUNDS, ...UPPER_BOUNDS]);
+    const judged = new Set([
+      'type',
+      'enum',
+      'const',
+      'pattern',
+      'description',
+      'title',
+      'properties',
+      'required',
+      'additionalProperties',
+      'items',
+      '$schema',
+      ...LOWER_BOUNDS,
+      ...UPPER_BOUNDS,
+    ]);
     for (const k of new Set([...Object.keys(o), ...Object.keys(n)])) {
       if (judged.has(k) || deepEqual(o[k], n[k])) continue;
-      out.push({ verdict: 'warning', kind: `${polarity}-schema-changed`, path: where([...p, k]), message: `${name(p)}: "${k}" changed (not judged by variance; check by hand)`, recorded: o[k], live: n[k] });
+      out.push({
+        verdict: 'warning',
+        kind: `${polarity}-schema-changed`,
+        path: where([...p, k]),
+        message: `${name(p)}: "${k}" changed (not judged by variance; check by hand)`,
+        recorded: o[k],
+        live: n[k],
+      });
     }
   };
   walk(oldS, newS, path);

@@ -20,7 +20,12 @@ export function byKey(list: unknown, key: string): Map<string, Json> {
  * "Default: false", destructiveHint "Default: true", idempotentHint "Default: false",
  * openWorldHint "Default: true". An absent hint and its default say the same thing to a host.
  */
-export const HINT_DEFAULTS: Readonly<Record<string, boolean>> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+export const HINT_DEFAULTS: Readonly<Record<string, boolean>> = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
 /** A hint's effective value: what it says, or its default when absent (or not a boolean). */
 export function hint(annotations: Json, name: keyof typeof HINT_DEFAULTS): boolean {
@@ -39,7 +44,14 @@ export function toolSurface(recorded: unknown, live: unknown): Difference[] {
     if (!lt) {
       const to = renamed.get(name);
       if (to !== undefined) {
-        out.push({ verdict: 'breaking', kind: 'tool-renamed', path: p, message: `tool "${name}" is gone and "${to}" appeared with the same input schema: likely renamed (callers of "${name}" break)`, recorded: name, live: to });
+        out.push({
+          verdict: 'breaking',
+          kind: 'tool-renamed',
+          path: p,
+          message: `tool "${name}" is gone and "${to}" appeared with the same input schema: likely renamed (callers of "${name}" break)`,
+          recorded: name,
+          live: to,
+        });
       } else {
         out.push({ verdict: 'breaking', kind: 'tool-removed', path: p, message: `tool "${name}" was removed`, recorded: tool });
       }
@@ -49,12 +61,26 @@ export function toolSurface(recorded: unknown, live: unknown): Difference[] {
   }
   const renamedTo = new Set(renamed.values());
   for (const [name, tool] of l) {
-    if (!r.has(name) && !renamedTo.has(name)) out.push({ verdict: 'compatible', kind: 'tool-added', path: `/result/tools/${name}`, message: `tool "${name}" was added`, live: tool });
+    if (!r.has(name) && !renamedTo.has(name))
+      out.push({
+        verdict: 'compatible',
+        kind: 'tool-added',
+        path: `/result/tools/${name}`,
+        message: `tool "${name}" was added`,
+        live: tool,
+      });
   }
   const rOrder = [...r.keys()].filter((n) => l.has(n));
   const lOrder = [...l.keys()].filter((n) => r.has(n));
   if (!deepEqual(rOrder, lOrder)) {
-    out.push({ verdict: 'warning', kind: 'tool-order-changed', path: '/result/tools', message: 'tools are listed in a different order (hosts and models may present them differently)', recorded: rOrder, live: lOrder });
+    out.push({
+      verdict: 'warning',
+      kind: 'tool-order-changed',
+      path: '/result/tools',
+      message: 'tools are listed in a different order (hosts and models may present them differently)',
+      recorded: rOrder,
+      live: lOrder,
+    });
   }
   return out;
 }
@@ -63,21 +89,65 @@ export function toolSurface(recorded: unknown, live: unknown): Difference[] {
 function toolChanges(name: string, tool: Json, lt: Json, p: string): Difference[] {
   const out: Difference[] = [];
   for (const key of ['description', 'title'] as const) {
-    if (tool[key] !== lt[key]) out.push({ verdict: 'warning', kind: `tool-${key}-changed`, path: `${p}/${key}`, message: `tool "${name}": ${key} changed (models read it)`, recorded: tool[key], live: lt[key] });
+    if (tool[key] !== lt[key])
+      out.push({
+        verdict: 'warning',
+        kind: `tool-${key}-changed`,
+        path: `${p}/${key}`,
+        message: `tool "${name}": ${key} changed (models read it)`,
+        recorded: tool[key],
+        live: lt[key],
+      });
   }
-  out.push(...annotations(name, isObject(tool.annotations) ? tool.annotations : {}, isObject(lt.annotations) ? lt.annotations : {}, `${p}/annotations`));
-  out.push(...compareSchemas(tool.inputSchema ?? {}, lt.inputSchema ?? {}, 'input', ['result', 'tools', name, 'inputSchema'], `tool "${name}" input`));
+  out.push(
+    ...annotations(
+      name,
+      isObject(tool.annotations) ? tool.annotations : {},
+      isObject(lt.annotations) ? lt.annotations : {},
+      `${p}/annotations`,
+    ),
+  );
+  out.push(
+    ...compareSchemas(
+      tool.inputSchema ?? {},
+      lt.inputSchema ?? {},
+      'input',
+      ['result', 'tools', name, 'inputSchema'],
+      `tool "${name}" input`,
+    ),
+  );
   if (tool.outputSchema !== undefined && lt.outputSchema === undefined) {
-    out.push({ verdict: 'breaking', kind: 'output-schema-removed', path: `${p}/outputSchema`, message: `tool "${name}" no longer declares an output schema (structuredContent is no longer promised)`, recorded: tool.outputSchema });
+    out.push({
+      verdict: 'breaking',
+      kind: 'output-schema-removed',
+      path: `${p}/outputSchema`,
+      message: `tool "${name}" no longer declares an output schema (structuredContent is no longer promised)`,
+      recorded: tool.outputSchema,
+    });
   } else if (tool.outputSchema === undefined && lt.outputSchema !== undefined) {
-    out.push({ verdict: 'compatible', kind: 'output-schema-added', path: `${p}/outputSchema`, message: `tool "${name}" now declares an output schema`, live: lt.outputSchema });
+    out.push({
+      verdict: 'compatible',
+      kind: 'output-schema-added',
+      path: `${p}/outputSchema`,
+      message: `tool "${name}" now declares an output schema`,
+      live: lt.outputSchema,
+    });
   } else if (tool.outputSchema !== undefined) {
-    out.push(...compareSchemas(tool.outputSchema, lt.outputSchema, 'output', ['result', 'tools', name, 'outputSchema'], `tool "${name}" output`));
+    out.push(
+      ...compareSchemas(tool.outputSchema, lt.outputSchema, 'output', ['result', 'tools', name, 'outputSchema'], `tool "${name}" output`),
+    );
   }
   const judged = new Set(['name', 'description', 'title', 'annotations', 'inputSchema', 'outputSchema']);
   for (const key of new Set([...Object.keys(tool), ...Object.keys(lt)])) {
     if (judged.has(key) || deepEqual(tool[key], lt[key])) continue;
-    out.push({ verdict: key in tool ? 'warning' : 'compatible', kind: 'tool-changed', path: `${p}/${key}`, message: `tool "${name}": ${key} ${key in tool ? 'changed' : 'was added'}`, recorded: tool[key], live: lt[key] });
+    out.push({
+      verdict: key in tool ? 'warning' : 'compatible',
+      kind: 'tool-changed',
+      path: `${p}/${key}`,
+      message: `tool "${name}": ${key} ${key in tool ? 'changed' : 'was added'}`,
+      recorded: tool[key],
+      live: lt[key],
+    });
   }
   return out;
 }
@@ -95,12 +165,26 @@ function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
   const rReadOnly = hint(r, 'readOnlyHint');
   const lReadOnly = hint(l, 'readOnlyHint');
   if (rReadOnly && !lReadOnly) {
-    out.push({ verdict: 'breaking', kind: 'readonly-hint-lost', path: `${p}/readOnlyHint`, message: `tool "${tool}" is no longer read-only (hosts may now ask before calling it)`, recorded: r.readOnlyHint, live: l.readOnlyHint });
+    out.push({
+      verdict: 'breaking',
+      kind: 'readonly-hint-lost',
+      path: `${p}/readOnlyHint`,
+      message: `tool "${tool}" is no longer read-only (hosts may now ask before calling it)`,
+      recorded: r.readOnlyHint,
+      live: l.readOnlyHint,
+    });
   }
   // Destructive in effect: not read-only, and destructiveHint true or absent.
   const destructiveGained = !(!rReadOnly && hint(r, 'destructiveHint')) && !lReadOnly && hint(l, 'destructiveHint');
   if (destructiveGained) {
-    out.push({ verdict: 'breaking', kind: 'destructive-hint-gained', path: `${p}/destructiveHint`, message: `tool "${tool}" is now marked destructive${l.destructiveHint === undefined ? ' (destructiveHint was dropped, and its default is true)' : ''}`, recorded: r.destructiveHint, live: l.destructiveHint });
+    out.push({
+      verdict: 'breaking',
+      kind: 'destructive-hint-gained',
+      path: `${p}/destructiveHint`,
+      message: `tool "${tool}" is now marked destructive${l.destructiveHint === undefined ? ' (destructiveHint was dropped, and its default is true)' : ''}`,
+      recorded: r.destructiveHint,
+      live: l.destructiveHint,
+    });
   }
   for (const key of new Set([...Object.keys(r), ...Object.keys(l)])) {
     const isHint = key in HINT_DEFAULTS;
@@ -110,7 +194,14 @@ function annotations(tool: string, r: Json, l: Json, p: string): Difference[] {
     // While readOnlyHint is true, destructive and idempotent hints mean nothing (a gained
     // destruction is judged above).
     if ((key === 'destructiveHint' || key === 'idempotentHint') && (rReadOnly || lReadOnly)) continue;
-    out.push({ verdict: 'warning', kind: 'tool-annotations-changed', path: `${p}/${key}`, message: `tool "${tool}": annotation ${key} changed${isHint ? ` (${String(hint(r, key))} → ${String(hint(l, key))}, absent meaning ${String(HINT_DEFAULTS[key])})` : ''}`, recorded: r[key], live: l[key] });
+    out.push({
+      verdict: 'warning',
+      kind: 'tool-annotations-changed',
+      path: `${p}/${key}`,
+      message: `tool "${tool}": annotation ${key} changed${isHint ? ` (${String(hint(r, key))} → ${String(hint(l, key))}, absent meaning ${String(HINT_DEFAULTS[key])})` : ''}`,
+      recorded: r[key],
+      live: l[key],
+    });
   }
   return out;
 }
@@ -129,7 +220,9 @@ function hasProperties(schema: unknown): boolean {
 function likelyRenames(r: Map<string, Json>, l: Map<string, Json>): Map<string, string> {
   const removed = [...r].filter(([n]) => !l.has(n));
   const added = [...l].filter(([n]) => !r.has(n));
-  const same = (a: Json, b: Json) => deepEqual(a.inputSchema ?? {}, b.inputSchema ?? {}) && (hasProperties(a.inputSchema) || (typeof a.description === 'string' && a.description === b.description));
+  const same = (a: Json, b: Json) =>
+    deepEqual(a.inputSchema ?? {}, b.inputSchema ?? {}) &&
+    (hasProperties(a.inputSchema) || (typeof a.description === 'string' && a.description === b.description));
   const out = new Map<string, string>();
   for (const [name, tool] of removed) {
     const candidates = added.filter(([, t]) => same(tool, t));

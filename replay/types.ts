@@ -46,11 +46,7 @@ export interface InteractionResult {
   volatileSkipped?: number;
 }
 
-export type ReplayErrorCode =
-  | 'MCPC_REPLAY_SPAWN_FAILED'
-  | 'MCPC_REPLAY_SERVER_EXITED'
-  | 'MCPC_REPLAY_TIMEOUT'
-  | 'MCPC_REPLAY_HTTP_FAILED';
+export type ReplayErrorCode = 'MCPC_REPLAY_SPAWN_FAILED' | 'MCPC_REPLAY_SERVER_EXITED' | 'MCPC_REPLAY_TIMEOUT' | 'MCPC_REPLAY_HTTP_FAILED';
 
 /** Why the replay could not go on: the server would not start, crashed, hung or was unreachable. */
 export interface ReplayRunError {

@@ -96,7 +96,14 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
   let client = 0;
   const messages: RecordedMessage[] = [];
   for (const frame of tape.messages) {
-    const info = { seq: frame.seq, t: frame.t, direction: frame.direction, channel: frame.channel, terminated: frame.unterminated !== true, ...(frame.http ? { http: frame.http } : {}) };
+    const info = {
+      seq: frame.seq,
+      t: frame.t,
+      direction: frame.direction,
+      channel: frame.channel,
+      terminated: frame.unterminated !== true,
+      ...(frame.http ? { http: frame.http } : {}),
+    };
     const isClientFrame = frame.direction === 'client-to-server' && (frame.channel === 'stdin' || frame.http?.part === 'request');
     if (isClientFrame) {
       const sent = play.sent[client++];
@@ -162,7 +169,9 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
     ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
     ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
     proxy: { pid: process.pid, version: packageVersion() },
-    ...(tape.exit ? { end: { reason: 'exit' as const, exitCode: tape.exit.code, signal: tape.exit.signal, initiatedBy: 'host-eof' as const } } : {}),
+    ...(tape.exit
+      ? { end: { reason: 'exit' as const, exitCode: tape.exit.code, signal: tape.exit.signal, initiatedBy: 'host-eof' as const } }
+      : {}),
     ...(recorded.transport === 'streamable-http' ? { exchanges: tape.exchanges } : {}),
     messages,
   };
@@ -216,7 +225,11 @@ export function changedMeanwhile(current: Cassette, before: ReadonlyMap<string, 
  * Replaces the changed sessions in the cassette file (see rewriteCassette). A session that was
  * removed or changed by someone else since the replay read it is not overwritten (a conflict).
  */
-export async function writeUpdate(path: string, loaded: Cassette, replacements: ReadonlyMap<string, RecordedSession>): Promise<Pick<UpdateResult, 'written' | 'conflicts'>> {
+export async function writeUpdate(
+  path: string,
+  loaded: Cassette,
+  replacements: ReadonlyMap<string, RecordedSession>,
+): Promise<Pick<UpdateResult, 'written' | 'conflicts'>> {
   const before = sessionTexts(loaded);
   const conflicts: UpdateResult['conflicts'] = [];
   const written = await rewriteCassette(path, 'replay --update', (current) => {

@@ -54,8 +54,20 @@ function tooDeepChange(r: Record<string, unknown>, l: Record<string, unknown>): 
   const b = typeof lt === 'string' ? lt : '';
   let at = 0;
   while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
-  const near = (t: unknown) => (typeof t !== 'string' ? '(not too deep)' : `${at > 40 ? '…' : ''}${t.slice(Math.max(0, at - 40), at + 80)}${t.length > at + 80 ? '…' : ''}`);
-  return [{ verdict: 'breaking', kind: 'too-deep-changed', path: '', message: `the answer nests deeper than ${MAX_JSON_DEPTH} levels, so it is compared as text, and its text changed at character ${at}`, recorded: near(rt), live: near(lt) }];
+  const near = (t: unknown) =>
+    typeof t !== 'string'
+      ? '(not too deep)'
+      : `${at > 40 ? '…' : ''}${t.slice(Math.max(0, at - 40), at + 80)}${t.length > at + 80 ? '…' : ''}`;
+  return [
+    {
+      verdict: 'breaking',
+      kind: 'too-deep-changed',
+      path: '',
+      message: `the answer nests deeper than ${MAX_JSON_DEPTH} levels, so it is compared as text, and its text changed at character ${at}`,
+      recorded: near(rt),
+      live: near(lt),
+    },
+  ];
 }
 
 export function judgeResponse(method: string, recorded: unknown, live: unknown, context: JudgeContext = {}): Difference[] {
@@ -66,31 +78,46 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
   const rErr = isObject(r.error) ? r.error : undefined;
   const lErr = isObject(l.error) ? l.error : undefined;
   if (isRevisionRefused(method, recorded, live)) {
-    const rev = (isObject(r.result) && typeof r.result.protocolVersion === 'string' ? r.result.protocolVersion : undefined) ?? context.revision;
+    const rev =
+      (isObject(r.result) && typeof r.result.protocolVersion === 'string' ? r.result.protocolVersion : undefined) ?? context.revision;
     if (!lErr) {
-      return [{
+      return [
+        {
+          verdict: 'breaking',
+          kind: 'protocol-version-dropped',
+          path: '/result/resultType',
+          message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} was answered without resultType, the way a 2025-era server answers`,
+          recorded: r.result,
+          live: l.result,
+        },
+      ];
+    }
+    return [
+      {
         verdict: 'breaking',
         kind: 'protocol-version-dropped',
-        path: '/result/resultType',
-        message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} was answered without resultType, the way a 2025-era server answers`,
+        path: '/error',
+        message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} now fails with ${String(lErr!.code)} ${String(lErr!.message)}`,
         recorded: r.result,
-        live: l.result,
-      }];
-    }
-    return [{
-      verdict: 'breaking',
-      kind: 'protocol-version-dropped',
-      path: '/error',
-      message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} now fails with ${String(lErr!.code)} ${String(lErr!.message)}`,
-      recorded: r.result,
-      live: lErr,
-    }];
+        live: lErr,
+      },
+    ];
   }
   if (method === 'server/discover' && rErr && !lErr) {
     // A 2025-only server that now also speaks 2026-07-28: the recorded client still runs its
     // recorded era (replay plays the recorded `initialize` next), so nothing breaks.
-    const versions = isObject(l.result) && Array.isArray(l.result.supportedVersions) ? l.result.supportedVersions.join(', ') : 'a newer revision';
-    return [{ verdict: 'compatible', kind: 'protocol-version-added', path: '/result', message: `server/discover used to fail (${String(rErr.code)} ${String(rErr.message)}): the server now also speaks ${versions}; recorded 2025-era traffic keeps its era`, recorded: rErr, live: l.result }];
+    const versions =
+      isObject(l.result) && Array.isArray(l.result.supportedVersions) ? l.result.supportedVersions.join(', ') : 'a newer revision';
+    return [
+      {
+        verdict: 'compatible',
+        kind: 'protocol-version-added',
+        path: '/result',
+        message: `server/discover used to fail (${String(rErr.code)} ${String(rErr.message)}): the server now also speaks ${versions}; recorded 2025-era traffic keeps its era`,
+        recorded: rErr,
+        live: l.result,
+      },
+    ];
   }
   if (method === 'tools/call') {
     const failure = toolCallFailure(r, l);
@@ -98,16 +125,58 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
   }
   if (rErr && lErr) {
     const out: Difference[] = [];
-    if (rErr.code !== lErr.code) out.push({ verdict: 'breaking', kind: 'error-code-changed', path: '/error/code', message: `error code ${String(rErr.code)} became ${String(lErr.code)}`, recorded: rErr.code, live: lErr.code });
-    if (rErr.message !== lErr.message) out.push({ verdict: 'compatible', kind: 'error-message-changed', path: '/error/message', message: 'error message text changed', recorded: rErr.message, live: lErr.message });
-    if (!deepEqual(rErr.data, lErr.data)) out.push({ verdict: 'warning', kind: 'error-data-changed', path: '/error/data', message: 'error data changed', recorded: rErr.data, live: lErr.data });
+    if (rErr.code !== lErr.code)
+      out.push({
+        verdict: 'breaking',
+        kind: 'error-code-changed',
+        path: '/error/code',
+        message: `error code ${String(rErr.code)} became ${String(lErr.code)}`,
+        recorded: rErr.code,
+        live: lErr.code,
+      });
+    if (rErr.message !== lErr.message)
+      out.push({
+        verdict: 'compatible',
+        kind: 'error-message-changed',
+        path: '/error/message',
+        message: 'error message text changed',
+        recorded: rErr.message,
+        live: lErr.message,
+      });
+    if (!deepEqual(rErr.data, lErr.data))
+      out.push({
+        verdict: 'warning',
+        kind: 'error-data-changed',
+        path: '/error/data',
+        message: 'error data changed',
+        recorded: rErr.data,
+        live: lErr.data,
+      });
     return out;
   }
   if (!rErr && lErr) {
-    return [{ verdict: 'breaking', kind: 'success-became-error', path: '/error', message: `the request now fails: ${String(lErr.code)} ${String(lErr.message)}`, recorded: r.result, live: lErr }];
+    return [
+      {
+        verdict: 'breaking',
+        kind: 'success-became-error',
+        path: '/error',
+        message: `the request now fails: ${String(lErr.code)} ${String(lErr.message)}`,
+        recorded: r.result,
+        live: lErr,
+      },
+    ];
   }
   if (rErr && !lErr) {
-    return [{ verdict: 'warning', kind: 'error-became-success', path: '/result', message: `the request used to fail (${String(rErr.code)} ${String(rErr.message)}) and now succeeds`, recorded: rErr, live: l.result }];
+    return [
+      {
+        verdict: 'warning',
+        kind: 'error-became-success',
+        path: '/result',
+        message: `the request used to fail (${String(rErr.code)} ${String(rErr.message)}) and now succeeds`,
+        recorded: rErr,
+        live: l.result,
+      },
+    ];
   }
   const rRes = isObject(r.result) ? r.result : {};
   const lRes = isObject(l.result) ? l.result : {};
@@ -115,11 +184,20 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
     case 'tools/list':
       return [...toolSurface(rRes.tools, lRes.tools), ...genericResult(omit(rRes, 'tools'), omit(lRes, 'tools'))];
     case 'prompts/list':
-      return [...listSurface('prompt', 'prompts', 'name', rRes.prompts, lRes.prompts), ...genericResult(omit(rRes, 'prompts'), omit(lRes, 'prompts'))];
+      return [
+        ...listSurface('prompt', 'prompts', 'name', rRes.prompts, lRes.prompts),
+        ...genericResult(omit(rRes, 'prompts'), omit(lRes, 'prompts')),
+      ];
     case 'resources/list':
-      return [...listSurface('resource', 'resources', 'uri', rRes.resources, lRes.resources), ...genericResult(omit(rRes, 'resources'), omit(lRes, 'resources'))];
+      return [
+        ...listSurface('resource', 'resources', 'uri', rRes.resources, lRes.resources),
+        ...genericResult(omit(rRes, 'resources'), omit(lRes, 'resources')),
+      ];
     case 'resources/templates/list':
-      return [...listSurface('resource template', 'resourceTemplates', 'uriTemplate', rRes.resourceTemplates, lRes.resourceTemplates), ...genericResult(omit(rRes, 'resourceTemplates'), omit(lRes, 'resourceTemplates'))];
+      return [
+        ...listSurface('resource template', 'resourceTemplates', 'uriTemplate', rRes.resourceTemplates, lRes.resourceTemplates),
+        ...genericResult(omit(rRes, 'resourceTemplates'), omit(lRes, 'resourceTemplates')),
+      ];
     case 'tools/call':
       // Both succeeded (toolCallFailure took every other case).
       return genericResult(omit(rRes, 'isError'), omit(lRes, 'isError'));
@@ -150,23 +228,78 @@ function toolCallFailure(r: Json, l: Json): Difference[] | undefined {
   const lFailed = Boolean(lErr) || lTool;
   if (!rFailed && !lFailed) return undefined;
   if (rErr && lErr) return undefined; // two JSON-RPC errors: judged as every other method's
-  const described = (err: Json | undefined, result: unknown) => (err ? `a JSON-RPC error (${String(err.code)} ${String(err.message)})` : `an isError result${toolErrorText(result) ? ` ("${toolErrorText(result)}")` : ''}`);
+  const described = (err: Json | undefined, result: unknown) =>
+    err
+      ? `a JSON-RPC error (${String(err.code)} ${String(err.message)})`
+      : `an isError result${toolErrorText(result) ? ` ("${toolErrorText(result)}")` : ''}`;
   if (rFailed && lFailed) {
     if (rTool && lTool) {
       const rText = normalisedContent(r.result);
       const lText = normalisedContent(l.result);
-      return deepEqual(rText, lText) ? [] : [{ verdict: 'warning', kind: 'tool-error-message-changed', path: '/result/content', message: 'the tool call still fails (isError), with another message', recorded: rText, live: lText }];
+      return deepEqual(rText, lText)
+        ? []
+        : [
+            {
+              verdict: 'warning',
+              kind: 'tool-error-message-changed',
+              path: '/result/content',
+              message: 'the tool call still fails (isError), with another message',
+              recorded: rText,
+              live: lText,
+            },
+          ];
     }
-    return [{ verdict: 'warning', kind: 'tool-error-form-changed', path: lErr ? '/error' : '/result/isError', message: `the tool call still fails, now with ${described(lErr, l.result)} instead of ${described(rErr, r.result)} (clients and models see a failure either way)`, recorded: rErr ?? r.result, live: lErr ?? l.result }];
+    return [
+      {
+        verdict: 'warning',
+        kind: 'tool-error-form-changed',
+        path: lErr ? '/error' : '/result/isError',
+        message: `the tool call still fails, now with ${described(lErr, l.result)} instead of ${described(rErr, r.result)} (clients and models see a failure either way)`,
+        recorded: rErr ?? r.result,
+        live: lErr ?? l.result,
+      },
+    ];
   }
   if (rFailed) {
-    return [rErr
-      ? { verdict: 'warning', kind: 'error-became-success', path: '/result', message: `the tool call used to fail (${String(rErr.code)} ${String(rErr.message)}) and now succeeds`, recorded: rErr, live: l.result }
-      : { verdict: 'warning', kind: 'tool-call-error-fixed', path: '/result/isError', message: `the tool call used to fail (isError${toolErrorText(r.result) ? `: "${toolErrorText(r.result)}"` : ''}) and now succeeds`, recorded: r.result, live: l.result }];
+    return [
+      rErr
+        ? {
+            verdict: 'warning',
+            kind: 'error-became-success',
+            path: '/result',
+            message: `the tool call used to fail (${String(rErr.code)} ${String(rErr.message)}) and now succeeds`,
+            recorded: rErr,
+            live: l.result,
+          }
+        : {
+            verdict: 'warning',
+            kind: 'tool-call-error-fixed',
+            path: '/result/isError',
+            message: `the tool call used to fail (isError${toolErrorText(r.result) ? `: "${toolErrorText(r.result)}"` : ''}) and now succeeds`,
+            recorded: r.result,
+            live: l.result,
+          },
+    ];
   }
-  return [lErr
-    ? { verdict: 'breaking', kind: 'success-became-error', path: '/error', message: `the tool call now fails: ${String(lErr.code)} ${String(lErr.message)}`, recorded: r.result, live: lErr }
-    : { verdict: 'breaking', kind: 'tool-call-is-error', path: '/result/isError', message: `the tool call now fails with isError: true${toolErrorText(l.result) ? ` ("${toolErrorText(l.result)}")` : ''}`, recorded: r.result, live: l.result }];
+  return [
+    lErr
+      ? {
+          verdict: 'breaking',
+          kind: 'success-became-error',
+          path: '/error',
+          message: `the tool call now fails: ${String(lErr.code)} ${String(lErr.message)}`,
+          recorded: r.result,
+          live: lErr,
+        }
+      : {
+          verdict: 'breaking',
+          kind: 'tool-call-is-error',
+          path: '/result/isError',
+          message: `the tool call now fails with isError: true${toolErrorText(l.result) ? ` ("${toolErrorText(l.result)}")` : ''}`,
+          recorded: r.result,
+          live: l.result,
+        },
+  ];
 }
 
 /** The text of a failed call's first text content item, shortened, for messages. */
@@ -196,12 +329,26 @@ function fromRaw(c: RawChange): Difference {
   const path = pointer(c.path);
   const inMeta = c.path.includes('_meta');
   if (c.path[1] === 'resultType') {
-    return { verdict: 'breaking', kind: 'result-type-changed', path, message: `resultType ${JSON.stringify(c.recorded)} became ${JSON.stringify(c.live)}`, recorded: c.recorded, live: c.live };
+    return {
+      verdict: 'breaking',
+      kind: 'result-type-changed',
+      path,
+      message: `resultType ${JSON.stringify(c.recorded)} became ${JSON.stringify(c.live)}`,
+      recorded: c.recorded,
+      live: c.live,
+    };
   }
   if (c.type === 'added') return { verdict: 'compatible', kind: 'result-field-added', path, message: `${path} was added`, live: c.live };
   const verdict: Verdict = inMeta ? 'warning' : 'breaking';
   const kind = inMeta ? 'result-meta-changed' : c.type === 'removed' ? 'result-field-removed' : 'result-content-changed';
-  return { verdict, kind, path, message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`, recorded: c.recorded, live: c.live };
+  return {
+    verdict,
+    kind,
+    path,
+    message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`,
+    recorded: c.recorded,
+    live: c.live,
+  };
 }
 
 /**
@@ -216,10 +363,24 @@ function negotiation(r: Json, l: Json, requested: string | undefined): Differenc
   if (!('protocolVersion' in r) || r.protocolVersion === l.protocolVersion) return [];
   const base = { path: '/result/protocolVersion', recorded: r.protocolVersion, live: l.protocolVersion };
   if (requested !== undefined && l.protocolVersion === requested) {
-    return [{ ...base, verdict: 'compatible', kind: 'protocol-version-negotiated', message: `the server now grants the revision the client asked for, ${requested} (the recorded server counter-offered ${String(r.protocolVersion)})` }];
+    return [
+      {
+        ...base,
+        verdict: 'compatible',
+        kind: 'protocol-version-negotiated',
+        message: `the server now grants the revision the client asked for, ${requested} (the recorded server counter-offered ${String(r.protocolVersion)})`,
+      },
+    ];
   }
   const asked = requested !== undefined ? `the client asked for ${requested}; ` : '';
-  return [{ ...base, verdict: 'breaking', kind: 'protocol-version-changed', message: `the server no longer negotiates ${String(r.protocolVersion)}: ${asked}it answered ${String(l.protocolVersion)}, which a client that does not speak it refuses` }];
+  return [
+    {
+      ...base,
+      verdict: 'breaking',
+      kind: 'protocol-version-changed',
+      message: `the server no longer negotiates ${String(r.protocolVersion)}: ${asked}it answered ${String(l.protocolVersion)}, which a client that does not speak it refuses`,
+    },
+  ];
 }
 
 /** Capability flags whose loss makes requests fail: a client that subscribed now gets an error. */
@@ -237,18 +398,52 @@ function capabilityChange(c: RawChange): Difference[] {
   const name = c.path.slice(2).join('.');
   const flag = c.path.length > 3 ? c.path.at(-1)! : undefined;
   const on = (v: unknown) => v === true;
-  if (flag !== undefined && (typeof c.recorded === 'boolean' || typeof c.live === 'boolean' || c.recorded === undefined || c.live === undefined)) {
-    if (!on(c.recorded) && on(c.live)) return [{ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${name} was turned on`, recorded: c.recorded, live: c.live }];
+  if (
+    flag !== undefined &&
+    (typeof c.recorded === 'boolean' || typeof c.live === 'boolean' || c.recorded === undefined || c.live === undefined)
+  ) {
+    if (!on(c.recorded) && on(c.live))
+      return [
+        {
+          verdict: 'compatible',
+          kind: 'capability-added',
+          path,
+          message: `capability ${name} was turned on`,
+          recorded: c.recorded,
+          live: c.live,
+        },
+      ];
     if (on(c.recorded) && !on(c.live)) {
-      return [REQUEST_FLAGS.has(flag)
-        ? { verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${name} was turned off (clients that use it now get errors)`, recorded: c.recorded, live: c.live }
-        : { verdict: 'warning', kind: 'capability-changed', path, message: `capability ${name} was turned off (clients no longer hear of changes)`, recorded: c.recorded, live: c.live }];
+      return [
+        REQUEST_FLAGS.has(flag)
+          ? {
+              verdict: 'breaking',
+              kind: 'capability-removed',
+              path,
+              message: `capability ${name} was turned off (clients that use it now get errors)`,
+              recorded: c.recorded,
+              live: c.live,
+            }
+          : {
+              verdict: 'warning',
+              kind: 'capability-changed',
+              path,
+              message: `capability ${name} was turned off (clients no longer hear of changes)`,
+              recorded: c.recorded,
+              live: c.live,
+            },
+      ];
     }
-    if (!on(c.recorded) && !on(c.live) && (c.recorded === undefined || c.recorded === false) && (c.live === undefined || c.live === false)) return []; // off either way
+    if (!on(c.recorded) && !on(c.live) && (c.recorded === undefined || c.recorded === false) && (c.live === undefined || c.live === false))
+      return []; // off either way
   }
-  if (c.type === 'added') return [{ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${name} was added`, live: c.live }];
-  if (c.type === 'removed') return [{ verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${name} was removed`, recorded: c.recorded }];
-  return [{ verdict: 'warning', kind: 'capability-changed', path, message: `capability ${name} changed`, recorded: c.recorded, live: c.live }];
+  if (c.type === 'added')
+    return [{ verdict: 'compatible', kind: 'capability-added', path, message: `capability ${name} was added`, live: c.live }];
+  if (c.type === 'removed')
+    return [{ verdict: 'breaking', kind: 'capability-removed', path, message: `capability ${name} was removed`, recorded: c.recorded }];
+  return [
+    { verdict: 'warning', kind: 'capability-changed', path, message: `capability ${name} changed`, recorded: c.recorded, live: c.live },
+  ];
 }
 
 function handshake(r: Json, l: Json, context: JudgeContext): Difference[] {
@@ -256,9 +451,25 @@ function handshake(r: Json, l: Json, context: JudgeContext): Difference[] {
   if (Array.isArray(r.supportedVersions)) {
     const live = Array.isArray(l.supportedVersions) ? l.supportedVersions : [];
     const lost = r.supportedVersions.filter((v) => !live.includes(v));
-    if (lost.length) out.push({ verdict: 'breaking', kind: 'protocol-version-dropped', path: '/result/supportedVersions', message: `the server no longer supports ${lost.join(', ')}`, recorded: r.supportedVersions, live: l.supportedVersions });
+    if (lost.length)
+      out.push({
+        verdict: 'breaking',
+        kind: 'protocol-version-dropped',
+        path: '/result/supportedVersions',
+        message: `the server no longer supports ${lost.join(', ')}`,
+        recorded: r.supportedVersions,
+        live: l.supportedVersions,
+      });
     const gained = live.filter((v) => !(r.supportedVersions as unknown[]).includes(v));
-    if (gained.length) out.push({ verdict: 'compatible', kind: 'protocol-version-added', path: '/result/supportedVersions', message: `the server now also supports ${gained.join(', ')}`, recorded: r.supportedVersions, live: l.supportedVersions });
+    if (gained.length)
+      out.push({
+        verdict: 'compatible',
+        kind: 'protocol-version-added',
+        path: '/result/supportedVersions',
+        message: `the server now also supports ${gained.join(', ')}`,
+        recorded: r.supportedVersions,
+        live: l.supportedVersions,
+      });
   }
   for (const c of diffJson(r.capabilities ?? {}, l.capabilities ?? {}, ['result', 'capabilities'])) out.push(...capabilityChange(c));
   const rest = (o: Json) => omit(omit(omit(o, 'protocolVersion'), 'supportedVersions'), 'capabilities');
@@ -266,8 +477,17 @@ function handshake(r: Json, l: Json, context: JudgeContext): Difference[] {
     const path = pointer(c.path);
     // instructions and serverInfo (name, title, icons) are read by hosts and models, not parsed.
     const soft = c.path[1] === 'instructions' || c.path[1] === 'serverInfo' || c.path.includes('_meta');
-    if (c.type === 'added') out.push({ verdict: 'compatible', kind: 'handshake-field-added', path, message: `${path} was added`, live: c.live });
-    else out.push({ verdict: soft ? 'warning' : 'breaking', kind: soft ? 'server-info-changed' : 'handshake-changed', path, message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`, recorded: c.recorded, live: c.live });
+    if (c.type === 'added')
+      out.push({ verdict: 'compatible', kind: 'handshake-field-added', path, message: `${path} was added`, live: c.live });
+    else
+      out.push({
+        verdict: soft ? 'warning' : 'breaking',
+        kind: soft ? 'server-info-changed' : 'handshake-changed',
+        path,
+        message: `${path} ${c.type === 'removed' ? 'was removed' : 'changed'}`,
+        recorded: c.recorded,
+        live: c.live,
+      });
   }
   return out;
 }
@@ -282,28 +502,70 @@ function listSurface(noun: string, field: string, key: string, recorded: unknown
     const p = `/result/${field}/${id}`;
     const li = l.get(id);
     if (!li) {
-      out.push({ verdict: 'breaking', kind: `${noun.replace(' ', '-')}-removed`, path: p, message: `${noun} "${id}" was removed`, recorded: item });
+      out.push({
+        verdict: 'breaking',
+        kind: `${noun.replace(' ', '-')}-removed`,
+        path: p,
+        message: `${noun} "${id}" was removed`,
+        recorded: item,
+      });
       continue;
     }
     if (noun === 'prompt') {
       const ra = byKey(item.arguments, 'name');
       const la = byKey(li.arguments, 'name');
       for (const [arg, def] of la) {
-        if (def.required === true && ra.get(arg)?.required !== true) out.push({ verdict: 'breaking', kind: 'prompt-argument-required', path: `${p}/arguments/${arg}`, message: `prompt "${id}": argument "${arg}" is now required`, recorded: ra.get(arg), live: def });
-        else if (!ra.has(arg)) out.push({ verdict: 'compatible', kind: 'prompt-argument-added', path: `${p}/arguments/${arg}`, message: `prompt "${id}": optional argument "${arg}" was added`, live: def });
+        if (def.required === true && ra.get(arg)?.required !== true)
+          out.push({
+            verdict: 'breaking',
+            kind: 'prompt-argument-required',
+            path: `${p}/arguments/${arg}`,
+            message: `prompt "${id}": argument "${arg}" is now required`,
+            recorded: ra.get(arg),
+            live: def,
+          });
+        else if (!ra.has(arg))
+          out.push({
+            verdict: 'compatible',
+            kind: 'prompt-argument-added',
+            path: `${p}/arguments/${arg}`,
+            message: `prompt "${id}": optional argument "${arg}" was added`,
+            live: def,
+          });
       }
       for (const [arg, def] of ra) {
-        if (!la.has(arg)) out.push({ verdict: 'breaking', kind: 'prompt-argument-removed', path: `${p}/arguments/${arg}`, message: `prompt "${id}": argument "${arg}" was removed`, recorded: def });
+        if (!la.has(arg))
+          out.push({
+            verdict: 'breaking',
+            kind: 'prompt-argument-removed',
+            path: `${p}/arguments/${arg}`,
+            message: `prompt "${id}": argument "${arg}" was removed`,
+            recorded: def,
+          });
       }
     }
     for (const k of new Set([...Object.keys(item), ...Object.keys(li)])) {
       if (k === 'arguments' && noun === 'prompt') continue;
       if (deepEqual(item[k], li[k])) continue;
-      out.push({ verdict: k in item ? 'warning' : 'compatible', kind: `${noun.replace(' ', '-')}-changed`, path: `${p}/${k}`, message: `${noun} "${id}": ${k} ${k in item ? 'changed' : 'was added'}`, recorded: item[k], live: li[k] });
+      out.push({
+        verdict: k in item ? 'warning' : 'compatible',
+        kind: `${noun.replace(' ', '-')}-changed`,
+        path: `${p}/${k}`,
+        message: `${noun} "${id}": ${k} ${k in item ? 'changed' : 'was added'}`,
+        recorded: item[k],
+        live: li[k],
+      });
     }
   }
   for (const [id, item] of l) {
-    if (!r.has(id)) out.push({ verdict: 'compatible', kind: `${noun.replace(' ', '-')}-added`, path: `/result/${field}/${id}`, message: `${noun} "${id}" was added`, live: item });
+    if (!r.has(id))
+      out.push({
+        verdict: 'compatible',
+        kind: `${noun.replace(' ', '-')}-added`,
+        path: `/result/${field}/${id}`,
+        message: `${noun} "${id}" was added`,
+        live: item,
+      });
   }
   return out;
 }
@@ -329,12 +591,38 @@ export function judgeExchangeStatus(method: 'GET' | 'DELETE', recorded: number, 
   const base = { path: '', recorded, live };
   if (ok(recorded) && ok(live)) return [];
   if (ok(recorded) && live === 405) {
-    return [method === 'GET'
-      ? { ...base, verdict: 'warning', kind: 'listen-stream-refused', message: `${what} is now answered 405: the server no longer offers a listen stream (allowed by the spec; whatever it carried now comes elsewhere or not at all)` }
-      : { ...base, verdict: 'warning', kind: 'session-termination-refused', message: `${what} is now answered 405: the server no longer lets clients end their session (allowed by the spec; the session lives until the server ends it)` }];
+    return [
+      method === 'GET'
+        ? {
+            ...base,
+            verdict: 'warning',
+            kind: 'listen-stream-refused',
+            message: `${what} is now answered 405: the server no longer offers a listen stream (allowed by the spec; whatever it carried now comes elsewhere or not at all)`,
+          }
+        : {
+            ...base,
+            verdict: 'warning',
+            kind: 'session-termination-refused',
+            message: `${what} is now answered 405: the server no longer lets clients end their session (allowed by the spec; the session lives until the server ends it)`,
+          },
+    ];
   }
   if (recorded === 405 && ok(live)) {
-    return [{ ...base, verdict: 'compatible', kind: method === 'GET' ? 'listen-stream-offered' : 'session-termination-offered', message: `${what} used to be answered 405 and now succeeds (${live})` }];
+    return [
+      {
+        ...base,
+        verdict: 'compatible',
+        kind: method === 'GET' ? 'listen-stream-offered' : 'session-termination-offered',
+        message: `${what} used to be answered 405 and now succeeds (${live})`,
+      },
+    ];
   }
-  return [{ ...base, verdict: recorded < 400 && live >= 400 ? 'breaking' : 'warning', kind: 'http-status-changed', message: `HTTP status ${recorded} became ${live} for ${what}` }];
+  return [
+    {
+      ...base,
+      verdict: recorded < 400 && live >= 400 ? 'breaking' : 'warning',
+      kind: 'http-status-changed',
+      message: `HTTP status ${recorded} became ${live} for ${what}`,
+    },
+  ];
 }

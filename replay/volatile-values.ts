@@ -53,7 +53,10 @@ export const TEXT_NORMALISERS: readonly TextNormaliser[] = [
     // RFC 2822 (mail) and RFC 9110 HTTP dates; Date.toUTCString prints the latter.
     name: 'rfc2822-date',
     example: 'Tue, 01 Dec 2026 13:24:11 GMT; Tue, 1 Dec 2026 13:24:11 +0000',
-    pattern: new RegExp(`(?:\\b${DAY},${SP}*)?\\b\\d{1,2} ${MONTH} \\d{4} \\d{2}:\\d{2}(?::\\d{2})? (?:[+-]\\d{4}|GMT|UTC?|Z|[ECMP][SD]T)(?![\\w])`, 'g'),
+    pattern: new RegExp(
+      `(?:\\b${DAY},${SP}*)?\\b\\d{1,2} ${MONTH} \\d{4} \\d{2}:\\d{2}(?::\\d{2})? (?:[+-]\\d{4}|GMT|UTC?|Z|[ECMP][SD]T)(?![\\w])`,
+      'g',
+    ),
     replace: () => '<rfc2822-date>',
   },
   {
@@ -76,7 +79,10 @@ export const TEXT_NORMALISERS: readonly TextNormaliser[] = [
     // follows (toLocaleString; an ISO date alone is left alone, see iso-8601).
     name: 'locale-date-ymd',
     example: '2026/12/1; 2026-12-01, 1:24:11 p.m.',
-    pattern: new RegExp(`(?<![\\w/.:-])${YEAR}(?:/(\\d{1,2})/(\\d{1,2})(?![\\d/]|\\.\\d)|-(\\d{2})-(\\d{2})(?=,${SP}\\d{1,2}:\\d{2}))`, 'g'),
+    pattern: new RegExp(
+      `(?<![\\w/.:-])${YEAR}(?:/(\\d{1,2})/(\\d{1,2})(?![\\d/]|\\.\\d)|-(\\d{2})-(\\d{2})(?=,${SP}\\d{1,2}:\\d{2}))`,
+      'g',
+    ),
     replace: (m, a, b, c, d) => {
       const [month, day] = a !== undefined ? [a, b!] : [c!, d!];
       return validDayMonth(month, day) && Number(month) <= 12 ? '<locale-date>' : m;
@@ -88,7 +94,10 @@ export const TEXT_NORMALISERS: readonly TextNormaliser[] = [
     // (3:00, took 12:30 minutes) is left alone: too often a duration, a score or a ratio.
     name: 'clock-time',
     example: '1:24:11 PM; 1:24:11 p.m.; 13:24:11; 13:24:11 GMT+0000 (Coordinated Universal Time)',
-    pattern: new RegExp(`(?<![\\d:.])(?:[01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(?:[.,]\\d{1,9})?)?(${SP}?(?:[AaPp][Mm]|[ap]\\.m\\.))?(?![\\d:]|[A-Za-z])(?: ${JS_ZONE})?`, 'g'),
+    pattern: new RegExp(
+      `(?<![\\d:.])(?:[01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(?:[.,]\\d{1,9})?)?(${SP}?(?:[AaPp][Mm]|[ap]\\.m\\.))?(?![\\d:]|[A-Za-z])(?: ${JS_ZONE})?`,
+      'g',
+    ),
     replace: (m, seconds, ampm) => (seconds || ampm ? '<clock-time>' : m),
   },
   {

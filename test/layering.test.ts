@@ -67,6 +67,9 @@ test('lib/ imports no feature folder, except the composition root', (t) => {
 test('the import scanner sees every kind of import', (t) => {
   const file = join(root, 'lib', 'cli.ts');
   const imports = relativeImports(file);
-  t.true(imports.some((i) => i.startsWith('recorder')), 'static imports');
+  t.true(
+    imports.some((i) => i.startsWith('recorder')),
+    'static imports',
+  );
   t.true(imports.includes(join('lib', 'cli-commands.js')), 'dynamic imports');
 });

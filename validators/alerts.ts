@@ -43,11 +43,15 @@ const SUBJECTS_SHOWN = 10;
 
 /** The summary as the lines of its log message. */
 export function summaryLines(rows: readonly SummaryRow[]): string {
-  return rows.map((r) => {
-    const more = (r.subjects?.length ?? 0) - SUBJECTS_SHOWN;
-    const subjects = r.subjects?.length ? `  (${r.subjects.slice(0, SUBJECTS_SHOWN).join(', ')}${more > 0 ? `, and ${more} more` : ''})` : '';
-    return `  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${r.rule}${subjects}`;
-  }).join('\n');
+  return rows
+    .map((r) => {
+      const more = (r.subjects?.length ?? 0) - SUBJECTS_SHOWN;
+      const subjects = r.subjects?.length
+        ? `  (${r.subjects.slice(0, SUBJECTS_SHOWN).join(', ')}${more > 0 ? `, and ${more} more` : ''})`
+        : '';
+      return `  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${r.rule}${subjects}`;
+    })
+    .join('\n');
 }
 
 export function oneLine(v: Violation): string {
@@ -117,11 +121,17 @@ export class AlertHub {
       } catch (err) {
         const reason = (err as Error).message;
         if (attempt >= ALERT_ATTEMPTS) {
-          this.options.logger.warn({ sink, attempt, err: reason }, `alert ${sink} failed ${ALERT_ATTEMPTS} times (${reason}); this alert is dropped`);
+          this.options.logger.warn(
+            { sink, attempt, err: reason },
+            `alert ${sink} failed ${ALERT_ATTEMPTS} times (${reason}); this alert is dropped`,
+          );
           return false;
         }
         const waitMs = ALERT_BACKOFF_MS * 2 ** (attempt - 1);
-        this.options.logger.info({ sink, attempt, waitMs, err: reason }, `alert ${sink} attempt ${attempt} of ${ALERT_ATTEMPTS} failed (${reason}); retrying in ${waitMs} ms`);
+        this.options.logger.info(
+          { sink, attempt, waitMs, err: reason },
+          `alert ${sink} attempt ${attempt} of ${ALERT_ATTEMPTS} failed (${reason}); retrying in ${waitMs} ms`,
+        );
         await new Promise((r) => setTimeout(r, waitMs));
       }
     }
@@ -159,7 +169,9 @@ export class AlertHub {
       for (const s of subjects) if (!e.subjects.includes(s)) e.subjects.push(s);
       byRule.set(violation.rule, e);
     }
-    return [...byRule.values()].sort((a, b) => b.count - a.count).map(({ subjects, ...row }) => (subjects.length > 0 ? { ...row, subjects } : row));
+    return [...byRule.values()]
+      .sort((a, b) => b.count - a.count)
+      .map(({ subjects, ...row }) => (subjects.length > 0 ? { ...row, subjects } : row));
   }
 
   /** Waits for the queued alerts, or until `deadline` settles, then logs and returns what became

@@ -1,4 +1,18 @@
-import { isKnownRevision, isObject, judgesBareExchanges, judgesExchanges, judgesRevision, judgesSessionEnd, type BareExchangeRule, type ExchangeRule, type Observed, type Rule, type Sender, type SessionEndRule, type Shape } from './rule.js';
+import {
+  isKnownRevision,
+  isObject,
+  judgesBareExchanges,
+  judgesExchanges,
+  judgesRevision,
+  judgesSessionEnd,
+  type BareExchangeRule,
+  type ExchangeRule,
+  type Observed,
+  type Rule,
+  type Sender,
+  type SessionEndRule,
+  type Shape,
+} from './rule.js';
 
 /*
  * Dispatch: which rules the engine (engine.ts) runs on which message. Each message is classified
@@ -28,7 +42,14 @@ export function kindBits(kind: string): number {
   const sender = dash > 0 ? kind.slice(0, dash) : kind === 'client' || kind === 'server' ? kind : undefined;
   if (sender !== undefined && sender !== 'client' && sender !== 'server') throw new Error(`unknown message kind ${JSON.stringify(kind)}`);
   const shape = dash > 0 ? kind.slice(dash + 1) : sender === undefined ? kind : 'all';
-  const shapes = shape === 'all' ? SIDE : shape === 'json' ? JSON_SHAPES : shape === 'response' ? SHAPE_BITS.result | SHAPE_BITS.error : SHAPE_BITS[shape as Shape];
+  const shapes =
+    shape === 'all'
+      ? SIDE
+      : shape === 'json'
+        ? JSON_SHAPES
+        : shape === 'response'
+          ? SHAPE_BITS.result | SHAPE_BITS.error
+          : SHAPE_BITS[shape as Shape];
   if (shapes === undefined) throw new Error(`unknown message kind ${JSON.stringify(kind)}`);
   return sideMask(shapes, sender as Sender | undefined);
 }
@@ -75,12 +96,23 @@ export function classify(o: Observed): { bits: number; method: string | undefine
   }
   // The frame's recorded kind as well (the same thing unless a cassette was edited by hand).
   switch (o.msg.kind) {
-    case 'request': shape |= SHAPE_BITS.request; break;
-    case 'notification': shape |= SHAPE_BITS.notification; break;
-    case 'response': shape |= SHAPE_BITS.result; break;
-    case 'error': shape |= SHAPE_BITS.error; break;
-    case 'non-jsonrpc': shape |= json === undefined ? SHAPE_BITS.nonjson : SHAPE_BITS.other; break;
-    default: shape |= SHAPE_BITS.nonjson; // text, batch
+    case 'request':
+      shape |= SHAPE_BITS.request;
+      break;
+    case 'notification':
+      shape |= SHAPE_BITS.notification;
+      break;
+    case 'response':
+      shape |= SHAPE_BITS.result;
+      break;
+    case 'error':
+      shape |= SHAPE_BITS.error;
+      break;
+    case 'non-jsonrpc':
+      shape |= json === undefined ? SHAPE_BITS.nonjson : SHAPE_BITS.other;
+      break;
+    default:
+      shape |= SHAPE_BITS.nonjson; // text, batch
   }
   return { bits: o.msg.direction === 'client-to-server' ? shape << CLIENT_SHIFT : shape << SERVER_SHIFT, method };
 }
@@ -118,7 +150,9 @@ export function planFor(rules: readonly Rule[], transport: Observed['transport']
   if (!byRevision) byEra.set(eraKey, (byRevision = new Map()));
   let plan = byRevision.get(revision);
   if (!plan) {
-    const picked = rules.filter((r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era) && judgesRevision(r, revision || undefined));
+    const picked = rules.filter(
+      (r) => (!r.transport || r.transport === transport) && (r.era === 'all' || r.era === era) && judgesRevision(r, revision || undefined),
+    );
     const methods = new Map<string, number>();
     for (const r of picked) for (const m of interestsOf(r).byMethod.keys()) if (!methods.has(m)) methods.set(m, methods.size + 1);
     plan = { rules: picked, methods, lists: new Map() };
@@ -143,7 +177,7 @@ function boundCheck(rule: Rule): Rule['check'] {
 export function rulesFor(plan: Plan, o: Observed): Dispatch {
   const { bits, method } = classify(o);
   // Methods no rule names share one list (so strange traffic cannot grow the cache).
-  const m = method === undefined ? 0 : plan.methods.get(method) ?? 0;
+  const m = method === undefined ? 0 : (plan.methods.get(method) ?? 0);
   const key = m * (ALL + 1) + bits;
   let list = plan.lists.get(key);
   if (!list) {
@@ -175,7 +209,13 @@ export function hooksOf(rules: readonly Rule[], transport: Observed['transport']
     const on = rules.filter((r) => !r.transport || r.transport === transport);
     const exchange = on.filter(judgesExchanges);
     const bare = on.filter(judgesBareExchanges);
-    h = { exchange, exchangeChecks: exchange.map((r) => r.checkExchange.bind(r)), bare, bareChecks: bare.map((r) => r.checkBareExchange.bind(r)), end: on.filter(judgesSessionEnd) };
+    h = {
+      exchange,
+      exchangeChecks: exchange.map((r) => r.checkExchange.bind(r)),
+      bare,
+      bareChecks: bare.map((r) => r.checkBareExchange.bind(r)),
+      end: on.filter(judgesSessionEnd),
+    };
     byTransport.set(transport, h);
   }
   return h;

@@ -37,7 +37,16 @@ export class SessionValidator {
     (o.reported ??= []).push(path);
     const severity = severityOf(rule);
     if (severity === 'error') o.invalid ??= rule.id;
-    this.#out.push({ rule: rule.id, severity, session: this.session.id, seq: o.msg.seq, direction: o.msg.direction, path, message, spec: specLink(rule.source, o.revision) });
+    this.#out.push({
+      rule: rule.id,
+      severity,
+      session: this.session.id,
+      seq: o.msg.seq,
+      direction: o.msg.direction,
+      path,
+      message,
+      spec: specLink(rule.source, o.revision),
+    });
   };
   /** The same for the exchange rules, which judge the server's answer (status, headers), hence
    * the direction; their violations point at the exchange's first message (`#seq`), or 0. */
@@ -46,7 +55,16 @@ export class SessionValidator {
   #revision: string | undefined;
   readonly #exchangeReport: Report = (path, message) => {
     const rule = this.#rule!;
-    this.#out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq: this.#seq, direction: 'server-to-client', path, message, spec: specLink(rule.source, this.#revision) });
+    this.#out.push({
+      rule: rule.id,
+      severity: severityOf(rule),
+      session: this.session.id,
+      seq: this.#seq,
+      direction: 'server-to-client',
+      path,
+      message,
+      spec: specLink(rule.source, this.#revision),
+    });
   };
   /** The plans of this session's transport, by era and revision (both may change within a session). */
   readonly #plans: Partial<Record<EraKey, Map<string, Plan>>> = {};
@@ -57,7 +75,11 @@ export class SessionValidator {
 
   /** `context`: what the server has shown of itself, when the session shares it with others
    * (the stateless HTTP exchanges of a recording; see server-context.ts). */
-  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, private readonly options: ValidateOptions, context?: ServerContext) {
+  constructor(
+    readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] },
+    private readonly options: ValidateOptions,
+    context?: ServerContext,
+  ) {
     this.#state = new SessionState(session, context);
   }
 
@@ -108,16 +130,18 @@ export class SessionValidator {
   #notJudged(o: Observed): Violation[] {
     this.#state.commit(o);
     const m = o.msg;
-    return [{
-      rule: TOO_DEEP.id,
-      severity: 'info',
-      session: this.session.id,
-      seq: m.seq,
-      direction: m.direction,
-      path: '',
-      message: `not judged, too deep: the frame nests deeper than ${MAX_JSON_DEPTH} levels; it is recorded byte-exact in raw`,
-      spec: specLink(TOO_DEEP.source, o.revision),
-    }];
+    return [
+      {
+        rule: TOO_DEEP.id,
+        severity: 'info',
+        session: this.session.id,
+        seq: m.seq,
+        direction: m.direction,
+        path: '',
+        message: `not judged, too deep: the frame nests deeper than ${MAX_JSON_DEPTH} levels; it is recorded byte-exact in raw`,
+        spec: specLink(TOO_DEEP.source, o.revision),
+      },
+    ];
   }
 
   /** HTTP: an exchange is over (status, headers and every message known); exchange rules judge
@@ -172,7 +196,16 @@ export class SessionValidator {
     for (const rule of (this.#hooks ??= hooksOf(this.options.rules, this.session.transport)).end) {
       if (!judgesRevision(rule, revision)) continue;
       const report = (seq: number, path: string, message: string): void => {
-        out.push({ rule: rule.id, severity: severityOf(rule), session: this.session.id, seq, direction: 'server-to-client', path, message, spec: specLink(rule.source, revision) });
+        out.push({
+          rule: rule.id,
+          severity: severityOf(rule),
+          session: this.session.id,
+          seq,
+          direction: 'server-to-client',
+          path,
+          message,
+          spec: specLink(rule.source, revision),
+        });
       };
       try {
         rule.checkSessionEnd(end, report, this.#state);

@@ -32,7 +32,8 @@ export function boundsProblem(schema: unknown): string | undefined {
     if (++nodes > MAX_NODES) return `more than ${MAX_NODES} nodes`;
     for (const [k, x] of Object.entries(v)) {
       // Each branch of a composition costs compile time of its own.
-      if (COMPOSITION.has(k) && (composition += Array.isArray(x) ? x.length : 1) > MAX_COMPOSITION) return `more than ${MAX_COMPOSITION} composition branches`;
+      if (COMPOSITION.has(k) && (composition += Array.isArray(x) ? x.length : 1) > MAX_COMPOSITION)
+        return `more than ${MAX_COMPOSITION} composition branches`;
       stack.push([x, depth + 1]);
     }
   }
@@ -72,7 +73,13 @@ const engines = new Map<Dialect, Ajv>();
 function engine(dialect: Dialect): Ajv {
   let e = engines.get(dialect);
   if (!e) {
-    const options = { strict: false, allErrors: false, validateFormats: false, loadSchema: undefined, code: { regExp: boundedRegExp as never } } as const;
+    const options = {
+      strict: false,
+      allErrors: false,
+      validateFormats: false,
+      loadSchema: undefined,
+      code: { regExp: boundedRegExp as never },
+    } as const;
     e = dialect === '2019-09' ? new Ajv2019(options) : dialect === 'draft-07' ? new Ajv(options) : new Ajv2020(options);
     engines.set(dialect, e);
   }
@@ -118,7 +125,9 @@ function compileByContent(schema: Record<string, unknown>): { validate?: Validat
     const { $id: _id, ...anonymous } = schema; // no $id: distinct tools may reuse one
     if (!ajv.validateSchema(anonymous)) {
       const e = ajv.errors?.[0];
-      c = { problem: `not a valid ${dialect} schema: ${e ? `${e.instancePath || '(root)'} ${e.message ?? ''}` : 'meta-schema check failed'}` };
+      c = {
+        problem: `not a valid ${dialect} schema: ${e ? `${e.instancePath || '(root)'} ${e.message ?? ''}` : 'meta-schema check failed'}`,
+      };
     } else {
       try {
         c = { validate: ajv.compile(anonymous) };

@@ -89,10 +89,28 @@ export class HttpLiveFramer {
     const x = Number(r.x);
     if (r.ev === 'http-request') {
       const claims = tokenClaimsOf(r.tokenClaims);
-      const record: HttpExchange = { id: x, t: r.t, method: String(r.method), path: String(r.path), requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true, ...(claims ? { tokenClaims: claims } : {}), ...(typeof r.caller === 'string' ? { caller: r.caller } : {}) };
+      const record: HttpExchange = {
+        id: x,
+        t: r.t,
+        method: String(r.method),
+        path: String(r.path),
+        requestHeaders: (r.headers ?? {}) as HttpHeaders,
+        outcome: 'complete',
+        mcp: r.mcp === true,
+        ...(claims ? { tokenClaims: claims } : {}),
+        ...(typeof r.caller === 'string' ? { caller: r.caller } : {}),
+      };
       const sid = storedHeader(record.requestHeaders, 'mcp-session-id');
       const kept = KeptBody.for(record);
-      this.#open.set(x, { record, ...(sid ? { key: `session:${sid}` } : {}), request: new Body(this.#max), response: new Body(this.#max), ordinal: 0, carried: false, ...(kept ? { kept } : {}) });
+      this.#open.set(x, {
+        record,
+        ...(sid ? { key: `session:${sid}` } : {}),
+        request: new Body(this.#max),
+        response: new Body(this.#max),
+        ordinal: 0,
+        carried: false,
+        ...(kept ? { kept } : {}),
+      });
       return;
     }
     const ex = this.#open.get(x);
@@ -127,9 +145,13 @@ export class HttpLiveFramer {
         this.#drain();
       }
       if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
-        ex.sse = new SseSplitter((event) => {
-          this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
-        }, this.#max, (bytes) => this.#skip(ex, bytes));
+        ex.sse = new SseSplitter(
+          (event) => {
+            this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
+          },
+          this.#max,
+          (bytes) => this.#skip(ex, bytes),
+        );
       }
     } else if (r.ev === 'http-end') {
       this.#open.delete(x);
@@ -141,7 +163,12 @@ export class HttpLiveFramer {
       if (ex.sse) ex.sse.end();
       else this.#body(ex, ex.response, { exchange: x, part: 'response' }, 'server-to-client');
       ex.key ??= `exchange:${x}`;
-      this.#enqueue(ex, ex.carried ? () => this.options.onExchangeEnd?.(ex.key!, ex.record, ex.first) : () => this.options.onBareExchangeEnd?.(ex.key!, ex.record));
+      this.#enqueue(
+        ex,
+        ex.carried
+          ? () => this.options.onExchangeEnd?.(ex.key!, ex.record, ex.first)
+          : () => this.options.onBareExchangeEnd?.(ex.key!, ex.record),
+      );
     }
   }
 

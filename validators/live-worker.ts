@@ -43,10 +43,15 @@ const session = { id: settings.sessionId, transport: 'stdio' as const };
 /** HTTP: where each message of each session key sits, to place session-end verdicts. */
 const refs = new Map<string, Map<number, LiveRef>>();
 let found: (Violation & { ref?: LiveRef })[] = [];
-const tooLarge = (seq: number, bytes: number): void => logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`);
-const framer = new StdioFramer((msg) => {
-  found.push(...validator.message(session, msg));
-}, LIVE_MAX_FRAME, tooLarge);
+const tooLarge = (seq: number, bytes: number): void =>
+  logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`);
+const framer = new StdioFramer(
+  (msg) => {
+    found.push(...validator.message(session, msg));
+  },
+  LIVE_MAX_FRAME,
+  tooLarge,
+);
 
 // HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
 const seqs = new Map<string, number>();
@@ -66,26 +71,30 @@ const nextSeq = (key: string, ref: LiveRef): number => {
   refs.get(key)!.set(seq, ref);
   return seq;
 };
-const httpFramer = new HttpLiveFramer((key, exchange, msg, ref) => {
-  msg.seq = nextSeq(key, ref);
-  digestOf(key).add(msg, exchange, ref);
-  for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
-}, {
-  onExchangeEnd: (key, exchange, first) => {
-    digestOf(key).exchange(exchange);
-    // Exchange-level verdicts point at the exchange's first message (not judged live when that
-    // one was too large to parse: the exchange rules read it).
-    if (!first) return;
-    for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+const httpFramer = new HttpLiveFramer(
+  (key, exchange, msg, ref) => {
+    msg.seq = nextSeq(key, ref);
+    digestOf(key).add(msg, exchange, ref);
+    for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
   },
-  onBareExchangeEnd: (key, exchange) => {
-    digestOf(key).exchange(exchange);
-    // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
-    for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange)) found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+  {
+    onExchangeEnd: (key, exchange, first) => {
+      digestOf(key).exchange(exchange);
+      // Exchange-level verdicts point at the exchange's first message (not judged live when that
+      // one was too large to parse: the exchange rules read it).
+      if (!first) return;
+      for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+    },
+    onBareExchangeEnd: (key, exchange) => {
+      digestOf(key).exchange(exchange);
+      // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
+      for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange))
+        found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+    },
+    maxFrame: LIVE_MAX_FRAME,
+    onSkip: (key, _exchange, bytes, ref) => tooLarge(nextSeq(key, ref), bytes),
   },
-  maxFrame: LIVE_MAX_FRAME,
-  onSkip: (key, _exchange, bytes, ref) => tooLarge(nextSeq(key, ref), bytes),
-});
+);
 
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);
 /** Settles when the proxy will wait no longer for the last alerts. */

@@ -23,14 +23,21 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   /** HTTP: an exchange of this session is over; its exchange-level verdicts. */
   exchangeEnd(session: { id: string }, exchange: HttpExchange, first: RecordedMessage): Violation[];
   /** HTTP: an exchange that carried no message (OAuth discovery) is over; its verdicts (seq 0). */
-  bareExchangeEnd(session: { id: string; transport: 'streamable-http'; target?: { url: string; listen: string } }, exchange: HttpExchange): Violation[];
+  bareExchangeEnd(
+    session: { id: string; transport: 'streamable-http'; target?: { url: string; listen: string } },
+    exchange: HttpExchange,
+  ): Violation[];
   /** The recording is over: the session-end verdicts of every session seen. */
   endSessions(end?: SessionEndInfo): Violation[];
   /** HTTP: the proxy run is over; the cross-session verdicts on its sessions (validators/recording.ts). */
   endRecording(sessions: readonly SessionDigest[]): (Violation & { ref?: LiveRef })[];
 } {
   const sessions = new Map<string, SessionValidator>();
-  const hub = new AlertHub({ logger: options.logger, ...(options.webhook ? { webhook: options.webhook } : {}), ...(options.exec ? { exec: options.exec } : {}) });
+  const hub = new AlertHub({
+    logger: options.logger,
+    ...(options.webhook ? { webhook: options.webhook } : {}),
+    ...(options.exec ? { exec: options.exec } : {}),
+  });
   let worst: Severity | undefined;
   const subjects = new Map<string, AlertSubjects>();
   const emit = (found: Violation[], subject?: string): void => {
@@ -42,14 +49,23 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   // HTTP: the stateless exchanges that reach the same upstream as the same caller share what the
   // server has shown of itself (the offline validator replays them in the same order).
   const contexts = new ServerContexts();
-  const validatorFor = (session: ConstructorParameters<typeof SessionValidator>[0], where: () => string, exchange?: HttpExchange): SessionValidator => {
+  const validatorFor = (
+    session: ConstructorParameters<typeof SessionValidator>[0],
+    where: () => string,
+    exchange?: HttpExchange,
+  ): SessionValidator => {
     let v = sessions.get(session.id);
     if (!v) {
       const shared = exchange && session.id.startsWith(STATELESS_KEY) ? contexts.for(session.target, exchange) : undefined;
-      v = new SessionValidator(session, {
-        rules: RULES,
-        onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),
-      }, shared);
+      v = new SessionValidator(
+        session,
+        {
+          rules: RULES,
+          onRuleError: (rule, err) =>
+            options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),
+        },
+        shared,
+      );
       sessions.set(session.id, v);
     }
     return v;
@@ -104,7 +120,8 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
       try {
         const found = judgeRecording(digests, {
           rules: RULES,
-          onRuleError: (rule, err) => options.logger.error({ rule, err }, `rule ${rule} failed on the recording (a validator bug); validation goes on`),
+          onRuleError: (rule, err) =>
+            options.logger.error({ rule, err }, `rule ${rule} failed on the recording (a validator bug); validation goes on`),
         });
         emit(found);
         return found;

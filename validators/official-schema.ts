@@ -14,13 +14,26 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
  * ENV-JSONRPC20 for types no rule names.
  */
 const RULE_OF_TYPE: Record<string, string> = {
-  CallToolResult: 'TOOLS-CALL-SHAPE', ListToolsResult: 'TOOLS-LIST-SHAPE', ListResourcesResult: 'RES-LIST-SHAPE',
-  ListResourceTemplatesResult: 'RES-LIST-SHAPE', ReadResourceResult: 'RES-READ-SHAPE', ListPromptsResult: 'PROMPTS-LIST-SHAPE',
-  GetPromptResult: 'PROMPTS-GET-SHAPE', GetPromptRequest: 'PROMPTS-ARGS-STRINGS', CompleteRequest: 'COMPL-REQ-SHAPE',
-  CompleteResult: 'COMPL-RESULT-SHAPE', LoggingMessageNotification: 'LOG-SHAPE', ProgressNotification: 'PROG-SHAPE',
-  SubscriptionsListenRequest: 'SUB-REQ-SHAPE', ElicitResult: 'ELICIT-RESULT-SHAPE', CreateMessageRequest: 'SAMP-REQ-SHAPE',
-  CreateMessageResult: 'SAMP-RESULT-SHAPE', DiscoverRequest: 'VER-DISCOVER-REQ', DiscoverResult: 'VER-DISCOVER-RESULT',
-  InitializeResult: 'ENV-IMPL-SHAPE', InitializeRequest: 'ENV-IMPL-SHAPE',
+  CallToolResult: 'TOOLS-CALL-SHAPE',
+  ListToolsResult: 'TOOLS-LIST-SHAPE',
+  ListResourcesResult: 'RES-LIST-SHAPE',
+  ListResourceTemplatesResult: 'RES-LIST-SHAPE',
+  ReadResourceResult: 'RES-READ-SHAPE',
+  ListPromptsResult: 'PROMPTS-LIST-SHAPE',
+  GetPromptResult: 'PROMPTS-GET-SHAPE',
+  GetPromptRequest: 'PROMPTS-ARGS-STRINGS',
+  CompleteRequest: 'COMPL-REQ-SHAPE',
+  CompleteResult: 'COMPL-RESULT-SHAPE',
+  LoggingMessageNotification: 'LOG-SHAPE',
+  ProgressNotification: 'PROG-SHAPE',
+  SubscriptionsListenRequest: 'SUB-REQ-SHAPE',
+  ElicitResult: 'ELICIT-RESULT-SHAPE',
+  CreateMessageRequest: 'SAMP-REQ-SHAPE',
+  CreateMessageResult: 'SAMP-RESULT-SHAPE',
+  DiscoverRequest: 'VER-DISCOVER-REQ',
+  DiscoverResult: 'VER-DISCOVER-RESULT',
+  InitializeResult: 'ENV-IMPL-SHAPE',
+  InitializeRequest: 'ENV-IMPL-SHAPE',
 };
 
 interface Loaded {
@@ -50,7 +63,8 @@ function load(path: string): Loaded {
   const byMethod = new Map<string, string>();
   for (const [name, def] of Object.entries(defs)) {
     const method = isObject(def.properties) && isObject(def.properties.method) ? def.properties.method.const : undefined;
-    if (typeof method === 'string' && (name.endsWith('Request') || name.endsWith('Notification'))) byMethod.set(`${name.endsWith('Request') ? 'req' : 'note'}:${method}`, name);
+    if (typeof method === 'string' && (name.endsWith('Request') || name.endsWith('Notification')))
+      byMethod.set(`${name.endsWith('Request') ? 'req' : 'note'}:${method}`, name);
   }
   // The revision is read from the path (…/2026-07-28/schema.json); without one, all traffic is checked.
   const revision = /(\d{4}-\d{2}-\d{2})/.exec(path)?.[1];
@@ -72,7 +86,11 @@ export function officialSchemaRules(path: string): Rule[] {
   const l = load(path);
   const ids = [...new Set([...Object.values(RULE_OF_TYPE), 'ENV-JSONRPC20'])];
   return ids.map((id) => ({
-    id, level: 'schema' as const, obs: '1' as const, era: 'all' as const, source: 'schema',
+    id,
+    level: 'schema' as const,
+    obs: '1' as const,
+    era: 'all' as const,
+    source: 'schema',
     title: `matches the official schema (${l.revision ?? path})`,
     check(o, report) {
       // Traffic of another revision is judged by that revision's rules, never by this file.
@@ -82,7 +100,10 @@ export function officialSchemaRules(path: string): Rule[] {
         const v = validatorFor(l, type);
         if (!v || v(value)) continue;
         const e = v.errors?.[0];
-        report(`${at}${e?.instancePath ?? ''}`, `does not match ${l.key}/${type} of the ${l.revision ?? 'given'} schema: ${e ? `${e.instancePath || '(root)'} ${e.message ?? ''}` : 'invalid'}`);
+        report(
+          `${at}${e?.instancePath ?? ''}`,
+          `does not match ${l.key}/${type} of the ${l.revision ?? 'given'} schema: ${e ? `${e.instancePath || '(root)'} ${e.message ?? ''}` : 'invalid'}`,
+        );
       }
     },
   }));
@@ -94,7 +115,15 @@ function targets(l: Loaded, o: Parameters<Rule['check']>[0]): [string, string, u
   if (typeof json.method === 'string') {
     const type = l.byMethod.get(`${'id' in json ? 'req' : 'note'}:${json.method}`);
     // The 2025-06-18 schema types only method and params; later ones the whole message.
-    if (type) return [[type, type, l.key === 'definitions' ? { method: json.method, ...(json.params !== undefined ? { params: json.params } : {}) } : json, '']];
+    if (type)
+      return [
+        [
+          type,
+          type,
+          l.key === 'definitions' ? { method: json.method, ...(json.params !== undefined ? { params: json.params } : {}) } : json,
+          '',
+        ],
+      ];
     return [];
   }
   if ('error' in json) {

@@ -194,12 +194,20 @@ export class SessionDigest {
     const protocolHeader = headerOf(x.requestHeaders, 'mcp-protocol-version');
     const credentials = credentialsOf(x);
     this.exchanges.set(x.id, {
-      id: x.id, t, endT, method: x.method, path: x.path.split('?')[0]!, outcome: x.outcome, mcp: x.mcp,
+      id: x.id,
+      t,
+      endT,
+      method: x.method,
+      path: x.path.split('?')[0]!,
+      outcome: x.outcome,
+      mcp: x.mcp,
       ...(x.status !== undefined ? { status: x.status } : {}),
       ...(userAgent !== undefined ? { userAgent } : {}),
       ...(protocolHeader !== undefined ? { protocolHeader } : {}),
       ...(credentials !== undefined ? { credentials } : {}),
-      resourceMetadata: parseChallenges(x.responseHeaders).some((c) => c.scheme.toLowerCase() === 'bearer' && c.params.resource_metadata !== undefined),
+      resourceMetadata: parseChallenges(x.responseHeaders).some(
+        (c) => c.scheme.toLowerCase() === 'bearer' && c.params.resource_metadata !== undefined,
+      ),
       ...(first ? { first } : {}),
       ...(request ? { request } : {}),
       ...(error ? { error } : {}),
@@ -227,14 +235,24 @@ export class SessionDigest {
     const declared = revisionOf(json);
     const offered = method === 'initialize' && typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined;
     const header = x ? headerOf(x.requestHeaders, 'mcp-protocol-version') : undefined;
-    const era = declared ? 'modern' : method === 'initialize' || this.legacyRevision ? 'legacy' : header !== undefined ? (header >= MODERN_REVISION ? 'modern' : 'legacy') : undefined;
+    const era = declared
+      ? 'modern'
+      : method === 'initialize' || this.legacyRevision
+        ? 'legacy'
+        : header !== undefined
+          ? header >= MODERN_REVISION
+            ? 'modern'
+            : 'legacy'
+          : undefined;
     const revision = declared ?? offered ?? this.legacyRevision ?? header;
     const client = infoOf(method === 'initialize' ? params.clientInfo : isObject(params._meta) ? params._meta[CLIENT_INFO] : undefined);
     this.client ??= client;
     const userAgent = x ? headerOf(x.requestHeaders, 'user-agent') : undefined;
     const credentials = x ? credentialsOf(x) : undefined;
     const r: RequestFact = {
-      at, method, t,
+      at,
+      method,
+      t,
       ...(era ? { era } : {}),
       ...(revision ? { revision } : {}),
       ...(client ? { client } : {}),
@@ -264,7 +282,8 @@ export class SessionDigest {
       return;
     }
     if (!('result' in json) && !('error' in json)) return;
-    if (exchange !== undefined && isObject(json.error) && !this.#exchangeError.has(exchange)) this.#exchangeError.set(exchange, { code: json.error.code, data: json.error.data });
+    if (exchange !== undefined && isObject(json.error) && !this.#exchangeError.has(exchange))
+      this.#exchangeError.set(exchange, { code: json.error.code, data: json.error.data });
     const key = idKey(json.id);
     const r = this.#pending.get(key);
     if (!r) return;
@@ -285,11 +304,23 @@ export class SessionDigest {
       return;
     }
     const server = infoOf(isObject(result._meta) ? result._meta[SERVER_INFO] : undefined);
-    this.lists.set(r.method, { method: r.method, at, request: r, t, items: answer, complete: typeof result.nextCursor !== 'string', stable: true, ...(server ? { server } : {}) });
+    this.lists.set(r.method, {
+      method: r.method,
+      at,
+      request: r,
+      t,
+      items: answer,
+      complete: typeof result.nextCursor !== 'string',
+      stable: true,
+      ...(server ? { server } : {}),
+    });
   }
 
   #listenOf(params: Record<string, unknown>, exchange: number | undefined): RequestFact | undefined {
-    const r = exchange !== undefined ? this.#exchangeRequest.get(exchange) : this.#pending.get(idKey(isObject(params._meta) ? params._meta[SUB_ID] : undefined));
+    const r =
+      exchange !== undefined
+        ? this.#exchangeRequest.get(exchange)
+        : this.#pending.get(idKey(isObject(params._meta) ? params._meta[SUB_ID] : undefined));
     return r?.method === LISTEN ? r : undefined;
   }
 
@@ -313,7 +344,17 @@ export function judgeRecording(sessions: readonly SessionDigest[], options: Vali
     const mine = sessions.filter((s) => !rule.transport || s.transport === rule.transport);
     if (mine.length === 0) continue;
     const report = (at: Point, path: string, message: string): void => {
-      out.push({ rule: rule.id, severity: severityOf(rule), session: at.session, seq: at.seq, direction: at.direction, path, message, spec: specLink(rule.source, revisionAt(mine, at)), ...(at.ref ? { ref: at.ref } : {}) });
+      out.push({
+        rule: rule.id,
+        severity: severityOf(rule),
+        session: at.session,
+        seq: at.seq,
+        direction: at.direction,
+        path,
+        message,
+        spec: specLink(rule.source, revisionAt(mine, at)),
+        ...(at.ref ? { ref: at.ref } : {}),
+      });
     };
     try {
       rule.checkRecording(mine, report);
@@ -343,5 +384,10 @@ export function recordingsOf(sessions: readonly RecordedSession[]): RecordedSess
 /** Offline: the cross-session verdicts on a cassette's sessions. */
 export function validateRecordings(sessions: readonly RecordedSession[], options: ValidateOptions): Violation[] {
   if (!options.rules.some(judgesRecordings)) return [];
-  return recordingsOf(sessions).flatMap((group) => judgeRecording(group.map((s) => SessionDigest.of(s)), options));
+  return recordingsOf(sessions).flatMap((group) =>
+    judgeRecording(
+      group.map((s) => SessionDigest.of(s)),
+      options,
+    ),
+  );
 }

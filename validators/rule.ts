@@ -24,7 +24,11 @@ export const since = (first: KnownRevision): readonly KnownRevision[] => KNOWN_R
 /** Every revision but 2025-03-26, the one that had JSON-RPC batches (added by it, removed by 2025-06-18). */
 export const NO_BATCHES: readonly KnownRevision[] = KNOWN_REVISIONS.filter((r) => r !== '2025-03-26');
 /** The revisions of an era. */
-export const ERA_REVISIONS: Record<Era, readonly KnownRevision[]> = { all: KNOWN_REVISIONS, legacy: KNOWN_REVISIONS.filter((r) => r !== '2026-07-28'), modern: ['2026-07-28'] };
+export const ERA_REVISIONS: Record<Era, readonly KnownRevision[]> = {
+  all: KNOWN_REVISIONS,
+  legacy: KNOWN_REVISIONS.filter((r) => r !== '2026-07-28'),
+  modern: ['2026-07-28'],
+};
 
 /** The revisions a rule judges: those of its era that it declares (all of them when it declares none). */
 export function revisionsOf(rule: Pick<RuleInfo, 'era' | 'revisions'>): readonly KnownRevision[] {
@@ -133,7 +137,8 @@ export interface BareExchangeRule extends Rule {
   checkBareExchange(x: HttpExchange, report: Report, state: SessionState): void;
 }
 
-export const judgesBareExchanges = (rule: Rule): rule is BareExchangeRule => typeof (rule as Partial<BareExchangeRule>).checkBareExchange === 'function';
+export const judgesBareExchanges = (rule: Rule): rule is BareExchangeRule =>
+  typeof (rule as Partial<BareExchangeRule>).checkBareExchange === 'function';
 
 /** How a session ended, as far as the session-end rules ask (stdio: who started the shutdown,
  * how the server process exited; live, what the cassette will say). */
@@ -148,7 +153,8 @@ export interface SessionEndRule extends Rule {
   checkSessionEnd(end: SessionEndInfo | undefined, report: (seq: number, path: string, message: string) => void, state: SessionState): void;
 }
 
-export const judgesSessionEnd = (rule: Rule): rule is SessionEndRule => typeof (rule as Partial<SessionEndRule>).checkSessionEnd === 'function';
+export const judgesSessionEnd = (rule: Rule): rule is SessionEndRule =>
+  typeof (rule as Partial<SessionEndRule>).checkSessionEnd === 'function';
 
 /** A rule that judges the sessions of one recording together. Its `check` does nothing: it
  * sees no single message. Its verdicts point at a message of one of the sessions. */
@@ -156,7 +162,8 @@ export interface RecordingRule extends Rule {
   checkRecording(sessions: readonly SessionDigest[], report: (at: Point, path: string, message: string) => void): void;
 }
 
-export const judgesRecordings = (rule: Rule): rule is RecordingRule => typeof (rule as Partial<RecordingRule>).checkRecording === 'function';
+export const judgesRecordings = (rule: Rule): rule is RecordingRule =>
+  typeof (rule as Partial<RecordingRule>).checkRecording === 'function';
 
 /** Each rule ID once (first definition wins): one ID may be checked by more than one function,
  * a hand-written check and the structure check, or the --schema check. */
@@ -190,11 +197,13 @@ export function specLink(source: string, revision?: string): string {
   const key = revision === undefined || !Object.hasOwn(SPEC_PAGES, revision) ? source : `${revision} ${source}`;
   let link = links.get(key);
   if (link === undefined) {
-    const page = source.split(/[;§ ]/)[0]!.replace(/\.mdx$/, '').replace(/\/index$/, '');
+    const page = source
+      .split(/[;§ ]/)[0]!
+      .replace(/\.mdx$/, '')
+      .replace(/\/index$/, '');
     const own = key !== source && SPEC_PAGES[revision!]!.has(page);
     links.set(key, (link = `${own ? `${SPEC_ROOT}${revision}/` : SPEC_BASE}${page}`));
   }
   return link;
 }
 const links = new Map<string, string>();
-

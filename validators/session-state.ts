@@ -25,10 +25,7 @@ export interface PendingRequest {
  * engine changes it (after all rules saw a message), so every rule sees the same "before" state.
  */
 export class SessionState {
-  readonly pending: Record<Direction, Map<string, PendingRequest>> = {
-    'client-to-server': new Map(),
-    'server-to-client': new Map(),
-  };
+  readonly pending: Record<Direction, Map<string, PendingRequest>> = { 'client-to-server': new Map(), 'server-to-client': new Map() };
   /** The revision an `initialize` handshake settled, if any. */
   legacyRevision?: string;
   /** A request with the 2026-07-28 envelope has been seen. */
@@ -45,17 +42,36 @@ export class SessionState {
   /** Rule-private memory of this session, one slot per `sessionSlot` (see there). */
   readonly slots: unknown[] = [];
   // The server's facts, read through to the context (the rules read them as the session's).
-  get tools(): ServerContext['tools'] { return this.context.tools; }
-  get serverCapabilities(): ServerContext['serverCapabilities'] { return this.context.serverCapabilities; }
-  get supportedVersions(): ServerContext['supportedVersions'] { return this.context.supportedVersions; }
-  get lastList(): ServerContext['lastList'] { return this.context.lastList; }
-  get listChanged(): ServerContext['listChanged'] { return this.context.listChanged; }
-  get cursors(): ServerContext['cursors'] { return this.context.cursors; }
-  get issuedState(): ServerContext['issuedState'] { return this.context.issuedState; }
-  get handedOut(): ServerContext['handedOut'] { return this.context.handedOut; }
+  get tools(): ServerContext['tools'] {
+    return this.context.tools;
+  }
+  get serverCapabilities(): ServerContext['serverCapabilities'] {
+    return this.context.serverCapabilities;
+  }
+  get supportedVersions(): ServerContext['supportedVersions'] {
+    return this.context.supportedVersions;
+  }
+  get lastList(): ServerContext['lastList'] {
+    return this.context.lastList;
+  }
+  get listChanged(): ServerContext['listChanged'] {
+    return this.context.listChanged;
+  }
+  get cursors(): ServerContext['cursors'] {
+    return this.context.cursors;
+  }
+  get issuedState(): ServerContext['issuedState'] {
+    return this.context.issuedState;
+  }
+  get handedOut(): ServerContext['handedOut'] {
+    return this.context.handedOut;
+  }
 
   /** `target` (the recorded server) is known offline and, on HTTP, live. */
-  constructor(readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] }, readonly context: ServerContext = new ServerContext()) {
+  constructor(
+    readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] },
+    readonly context: ServerContext = new ServerContext(),
+  ) {
     for (const x of session.exchanges ?? []) this.exchanges.set(x.id, x);
   }
 
@@ -65,7 +81,16 @@ export class SessionState {
     // Every member present from the start, in one order: every Observed has the same shape, so
     // the rules' reads of it stay monomorphic (an object that grew members as it was classified
     // came in many shapes, and every rule paid for it).
-    const o: Observed = { msg, transport: this.session.transport, json, revision: undefined, era: undefined, request: undefined, reported: undefined, invalid: undefined };
+    const o: Observed = {
+      msg,
+      transport: this.session.transport,
+      json,
+      revision: undefined,
+      era: undefined,
+      request: undefined,
+      reported: undefined,
+      invalid: undefined,
+    };
     if (!json) return o;
     const method = typeof json.method === 'string' ? json.method : undefined;
     if (method !== undefined) {
@@ -165,7 +190,8 @@ export class SessionState {
     if (!json) return;
     if (typeof json.method === 'string' && 'id' in json) {
       const token = progressToken(json);
-      if (o.msg.direction === 'client-to-server' && token !== undefined) this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
+      if (o.msg.direction === 'client-to-server' && token !== undefined)
+        this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
       // (era always present, for one shape: see observe)
       const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined, invalid: o.invalid };
       this.pending[o.msg.direction].set(idKey(json.id), pending);
@@ -197,12 +223,20 @@ export class SessionState {
     const result = isObject(json.result) ? json.result : undefined;
     if (!result) return;
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
-    if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities)) this.context.serverCapabilities = result.capabilities;
-    if (o.request.method === 'server/discover' && Array.isArray(result.supportedVersions)) this.context.supportedVersions = result.supportedVersions.filter((v): v is string => typeof v === 'string');
+    if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities))
+      this.context.serverCapabilities = result.capabilities;
+    if (o.request.method === 'server/discover' && Array.isArray(result.supportedVersions))
+      this.context.supportedVersions = result.supportedVersions.filter((v): v is string => typeof v === 'string');
     const list = LIST_KEYS[o.request.method];
     if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) {
       const authorization = this.header(o.request.msg, 'authorization');
-      this.lastList.set(o.request.method, { seq: o.msg.seq, session: this.session.id, ...(o.msg.http ? { exchange: o.msg.http.exchange } : {}), items: result[list] as unknown[], ...(authorization ? { authorization } : {}) });
+      this.lastList.set(o.request.method, {
+        seq: o.msg.seq,
+        session: this.session.id,
+        ...(o.msg.http ? { exchange: o.msg.http.exchange } : {}),
+        items: result[list] as unknown[],
+        ...(authorization ? { authorization } : {}),
+      });
       this.listChanged.delete(list);
     }
     if (typeof result.nextCursor === 'string') {
@@ -211,14 +245,17 @@ export class SessionState {
       this.cursors.set(o.request.method, set);
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
-    if (o.request.method === 'tools/call' && isObject(o.request.json.params) && typeof o.request.json.params.name === 'string') this.handedOut.push(...handedOutIds(o.request.json.params.name, result));
+    if (o.request.method === 'tools/call' && isObject(o.request.json.params) && typeof o.request.json.params.name === 'string')
+      this.handedOut.push(...handedOutIds(o.request.json.params.name, result));
     if (this.handedOut.length > HANDED_OUT_KEPT) this.handedOut.splice(0, HANDED_OUT_KEPT / 2);
     if (result.resultType === 'input_required') {
       const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
       this.issuedState.set(mrtrKey(o.request.json), {
         ...(typeof result.requestState === 'string' ? { state: result.requestState } : {}),
         id: o.request.json.id,
-        kinds: Object.values(inputRequests).filter(isObject).map((r) => String(r.method)),
+        kinds: Object.values(inputRequests)
+          .filter(isObject)
+          .map((r) => String(r.method)),
         keys: Object.keys(inputRequests),
       });
     }

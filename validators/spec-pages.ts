@@ -7,9 +7,23 @@
  * out: a rule citing it means what 2026-07-28 changed, which no earlier changelog says.
  */
 const ALL = [
-  '', 'architecture', 'basic', 'basic/lifecycle', 'basic/transports', 'basic/utilities/cancellation', 'basic/utilities/ping',
-  'basic/utilities/progress', 'client/roots', 'client/sampling', 'server', 'server/prompts', 'server/resources', 'server/tools',
-  'server/utilities/completion', 'server/utilities/logging', 'server/utilities/pagination',
+  '',
+  'architecture',
+  'basic',
+  'basic/lifecycle',
+  'basic/transports',
+  'basic/utilities/cancellation',
+  'basic/utilities/ping',
+  'basic/utilities/progress',
+  'client/roots',
+  'client/sampling',
+  'server',
+  'server/prompts',
+  'server/resources',
+  'server/tools',
+  'server/utilities/completion',
+  'server/utilities/logging',
+  'server/utilities/pagination',
 ];
 const MARCH = [...ALL, 'basic/authorization'];
 const JUNE = [...MARCH, 'client/elicitation', 'schema'];

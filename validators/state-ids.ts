@@ -37,7 +37,14 @@ export function handedOutIds(tool: string, result: Record<string, unknown>): Han
   if (isObject(result.structuredContent)) collect(tool, result.structuredContent, [], '/result/structuredContent', ids);
   else if (Array.isArray(result.content)) {
     result.content.forEach((c, i) => {
-      if (!isObject(c) || c.type !== 'text' || typeof c.text !== 'string' || c.text.length > MAX_TEXT || !c.text.trimStart().startsWith('{')) return;
+      if (
+        !isObject(c) ||
+        c.type !== 'text' ||
+        typeof c.text !== 'string' ||
+        c.text.length > MAX_TEXT ||
+        !c.text.trimStart().startsWith('{')
+      )
+        return;
       let parsed: unknown;
       try {
         parsed = JSON.parse(c.text);

@@ -21,12 +21,20 @@ export interface ValidateArgs {
   output?: string;
 }
 
-export function validateCassettes(paths: string[], onRuleError?: (rule: string, err: unknown) => void, rules: readonly Rule[] = RULES): ValidationRun {
+export function validateCassettes(
+  paths: string[],
+  onRuleError?: (rule: string, err: unknown) => void,
+  rules: readonly Rule[] = RULES,
+): ValidationRun {
   const run: ValidationRun = { cassettes: [], violations: [] };
   for (const p of paths) {
     const path = resolve(p);
     const cassette = loadCassette(path);
-    run.cassettes.push({ path, sessions: cassette.sessions.length, messages: cassette.sessions.reduce((n, s) => n + s.messages.length, 0) });
+    run.cassettes.push({
+      path,
+      sessions: cassette.sessions.length,
+      messages: cassette.sessions.reduce((n, s) => n + s.messages.length, 0),
+    });
     const options = { rules, ...(onRuleError ? { onRuleError } : {}) };
     // Session by session (the stateless HTTP exchanges of a recording share the server's context).
     for (const v of validateSessions(cassette.sessions, options)) run.violations.push({ ...v, cassette: path });
@@ -46,9 +54,15 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(args.failOn)})`);
   }
   const rules = args.schema ? [...RULES, ...officialSchemaRules(resolve(args.schema))] : RULES;
-  const run = validateCassettes(args.cassettes, (rule, err) => {
-    process.stderr.write(`mcp-cassette: rule ${rule} failed on this input (a validator bug, please report it): ${(err as Error).message}\n`);
-  }, rules);
+  const run = validateCassettes(
+    args.cassettes,
+    (rule, err) => {
+      process.stderr.write(
+        `mcp-cassette: rule ${rule} failed on this input (a validator bug, please report it): ${(err as Error).message}\n`,
+      );
+    },
+    rules,
+  );
   const text = render(args.format as Format, run, rules, isStdout(args.output) && args.format === 'text' && useColour(process.stdout));
   writeReportText(args.output, text);
   if (args.failOn === undefined) return 0;
@@ -66,11 +80,12 @@ export const VALIDATE_COMMAND: CommandModule = {
     output: { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' },
     schema: { type: 'string', describe: 'Also check every message against this official MCP schema.json, exactly' },
   },
-  handler: async (args) => validateCommand({
-    ...(args.schema !== undefined ? { schema: String(args.schema) } : {}),
-    cassettes: (args.cassette as string[]).map(String),
-    format: String(args.format),
-    ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
-    ...(args.output !== undefined ? { output: String(args.output) } : {}),
-  }),
+  handler: async (args) =>
+    validateCommand({
+      ...(args.schema !== undefined ? { schema: String(args.schema) } : {}),
+      cassettes: (args.cassette as string[]).map(String),
+      format: String(args.format),
+      ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
+      ...(args.output !== undefined ? { output: String(args.output) } : {}),
+    }),
 };

@@ -41,7 +41,13 @@ export function validateSessions(sessions: readonly RecordedSession[], options: 
       }
       for (const x of s.exchanges ?? []) {
         const first = carried.get(x.id);
-        events.push({ t: micros(start + (x.endT ?? x.t)), x: x.id, end: 1, seq: 0, run: () => (first ? v.exchangeEnd(x, first) : v.bareExchangeEnd(x)) });
+        events.push({
+          t: micros(start + (x.endT ?? x.t)),
+          x: x.id,
+          end: 1,
+          seq: 0,
+          run: () => (first ? v.exchangeEnd(x, first) : v.bareExchangeEnd(x)),
+        });
       }
       return { s, v, out };
     });

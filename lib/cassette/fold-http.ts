@@ -56,7 +56,8 @@ export function tokenClaimsOf(v: unknown): TokenClaims | undefined {
   if (!isObject(v)) return undefined;
   const out: TokenClaims = {};
   if (typeof v.iss === 'string') out.iss = v.iss;
-  if (typeof v.aud === 'string' || (Array.isArray(v.aud) && v.aud.every((a) => typeof a === 'string'))) out.aud = v.aud as string | string[];
+  if (typeof v.aud === 'string' || (Array.isArray(v.aud) && v.aud.every((a) => typeof a === 'string')))
+    out.aud = v.aud as string | string[];
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -97,9 +98,15 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
       if (r.ev === 'http-request') {
         const claims = tokenClaimsOf(r.tokenClaims);
         const record: HttpExchange = {
-          id: x, t: r.t, method: String(r.method), path: String(r.path),
-          requestHeaders: (r.headers ?? {}) as HttpHeaders, outcome: 'complete', mcp: r.mcp === true,
-          ...(claims ? { tokenClaims: claims } : {}), ...(typeof r.caller === 'string' ? { caller: r.caller } : {}),
+          id: x,
+          t: r.t,
+          method: String(r.method),
+          path: String(r.path),
+          requestHeaders: (r.headers ?? {}) as HttpHeaders,
+          outcome: 'complete',
+          mcp: r.mcp === true,
+          ...(claims ? { tokenClaims: claims } : {}),
+          ...(typeof r.caller === 'string' ? { caller: r.caller } : {}),
         };
         const kept = KeptBody.for(record);
         const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
@@ -121,9 +128,13 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         if (type) ex.record.contentType = type;
         ex.mcpSessionId ??= storedHeader(ex.record.responseHeaders, SESSION_HEADER);
         if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
-          ex.sse = new SseByteSplitter((event) => {
-            emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
-          }, options.spill, options.spillAbove);
+          ex.sse = new SseByteSplitter(
+            (event) => {
+              emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
+            },
+            options.spill,
+            options.spillAbove,
+          );
         }
       } else if (r.ev === 'http-end') {
         finish(ex, r.t, r.outcome as HttpExchange['outcome'], typeof r.error === 'string' ? r.error : undefined);
@@ -152,7 +163,8 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
     const body = ex.kept?.text(ex.record.outcome);
     if (body !== undefined) ex.record.responseBody = body;
     if (ex.sse) ex.sse.end();
-    else if (ex.response.bytes > 0) emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
+    else if (ex.response.bytes > 0)
+      emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
   }
 
   const sessions = group(journal, all, placed, options);
@@ -182,7 +194,6 @@ function attachLiveViolations(sessions: RecordedSession[], live: { violation: Vi
   }
 }
 
-
 function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {
   const base = journal.header.session as Pick<RecordedSession, 'label' | 'target' | 'proxy'>;
   const keyOf = new Map<number, string>();
@@ -204,7 +215,11 @@ function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed
     const t0 = Math.floor(mine[0]!.record.t);
     const rebase = (t: number): number => Math.round((t - t0) * 1000) / 1000;
     const messages = g.placed.map((p, n) => ({ ...p.message, seq: n + 1, t: rebase(p.message.t) }));
-    const records = mine.map((ex) => ({ ...ex.record, t: rebase(ex.record.t), ...(ex.record.endT !== undefined ? { endT: rebase(ex.record.endT) } : {}) }));
+    const records = mine.map((ex) => ({
+      ...ex.record,
+      t: rebase(ex.record.t),
+      ...(ex.record.endT !== undefined ? { endT: rebase(ex.record.endT) } : {}),
+    }));
     const facts = sessionFacts(messages);
     if (!facts.protocol.revision) {
       const fromHeader = mine.map((ex) => storedHeader(ex.record.requestHeaders, 'mcp-protocol-version')).find(Boolean);
@@ -224,7 +239,9 @@ function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed
       ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
       ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
       proxy: base.proxy,
-      ...(options.recovered ? { end: { reason: 'recovered' as const, exitCode: null, signal: null, ...(journal.torn ? { torn: true as const } : {}) } } : {}),
+      ...(options.recovered
+        ? { end: { reason: 'recovered' as const, exitCode: null, signal: null, ...(journal.torn ? { torn: true as const } : {}) } }
+        : {}),
       exchanges: records,
       messages,
     };

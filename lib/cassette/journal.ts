@@ -55,7 +55,11 @@ export class JournalWriter {
    * `line` is the record's journal line as written (for a chunk, its header line). */
   onRecord?: (record: JournalRecord, line: Buffer) => void;
 
-  constructor(readonly path: string, header: JournalHeader, t0: number) {
+  constructor(
+    readonly path: string,
+    header: JournalHeader,
+    t0: number,
+  ) {
     // 'wx': a journal is never shared; a name clash means a bug, not a file to reuse.
     this.#fd = openSync(path, 'wx', 0o600);
     this.#t0 = t0;
@@ -305,5 +309,9 @@ export function openSessionJournal(cassette: string, header: JournalHeader, t0: 
 }
 
 function unwritableFolder(cassette: string, err: unknown): CassetteError {
-  return new CassetteError('MCPC_FILE_UNWRITABLE', `cannot write the session journal next to the cassette ${cassette} (${ioReason(err)}); give a --cassette path in a folder you can write`, { cause: err });
+  return new CassetteError(
+    'MCPC_FILE_UNWRITABLE',
+    `cannot write the session journal next to the cassette ${cassette} (${ioReason(err)}); give a --cassette path in a folder you can write`,
+    { cause: err },
+  );
 }

@@ -17,7 +17,10 @@ export function listJournals(cassettePath: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.startsWith(prefix) && n.endsWith('.journal')).map((n) => join(dir, n)).sort();
+  return names
+    .filter((n) => n.startsWith(prefix) && n.endsWith('.journal'))
+    .map((n) => join(dir, n))
+    .sort();
 }
 
 /** A journal whose recorder still runs must not be folded: its session is not over. */

@@ -31,8 +31,11 @@ export function cassetteProblems(value: unknown): string[] {
 
 function describe(e: ErrorObject): string {
   const at = e.instancePath === '' ? 'the top level' : e.instancePath;
-  const extra = e.keyword === 'additionalProperties'
-    ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
-    : e.keyword === 'enum' ? ` (one of ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)})` : '';
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+      : e.keyword === 'enum'
+        ? ` (one of ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)})`
+        : '';
   return `${at} ${e.message ?? 'is invalid'}${extra}`;
 }

@@ -17,10 +17,30 @@ export interface FrameScan {
   json?: { kind: MessageKind; canonical: boolean; tooDeep?: true };
 }
 
-const enum S { Value, AfterValue, Key, Colon, Str, Esc, Hex, Num, Lit }
+const enum S {
+  Value,
+  AfterValue,
+  Key,
+  Colon,
+  Str,
+  Esc,
+  Hex,
+  Num,
+  Lit,
+}
 
 /** Number grammar (RFC 8259) as a DFA: the states after each byte class. */
-const enum N { Start, Minus, Zero, Int, Dot, Frac, E, ESign, Exp }
+const enum N {
+  Start,
+  Minus,
+  Zero,
+  Int,
+  Dot,
+  Frac,
+  E,
+  ESign,
+  Exp,
+}
 
 const WS = new Uint8Array(256);
 for (const c of [0x20, 0x09, 0x0a, 0x0d]) WS[c] = 1;
@@ -182,7 +202,8 @@ export class JsonScanner {
         return i;
       case S.Key:
         if (c === 0x22) this.#startString(true);
-        else if (c === 0x7d && !this.#afterComma) this.#close(); // `{}`
+        else if (c === 0x7d && !this.#afterComma)
+          this.#close(); // `{}`
         else this.#valid = false;
         return i;
       case S.Colon:
@@ -191,7 +212,8 @@ export class JsonScanner {
         return i;
       case S.AfterValue: {
         const top = this.#stack.at(-1);
-        if (!top) this.#valid = false; // anything after the top-level value
+        if (!top)
+          this.#valid = false; // anything after the top-level value
         else if (c === 0x2c) {
           this.#afterComma = true;
           this.#state = top.object ? S.Key : S.Value;
@@ -244,7 +266,8 @@ export class JsonScanner {
     if (k === 'id') f.id = true;
     else if (k === 'error') f.error = true;
     else if (k === 'result') f.result = true;
-    else if (k === 'method') f.method = false; // set on the string's end (the last one counts)
+    else if (k === 'method')
+      f.method = false; // set on the string's end (the last one counts)
     else if (k === 'jsonrpc') f.jsonrpc = false;
   }
 
@@ -311,15 +334,36 @@ export class JsonScanner {
     const digit = c >= 0x30 && c <= 0x39;
     let next: N | undefined;
     switch (this.#num) {
-      case N.Start: next = c === 0x2d ? N.Minus : c === 0x30 ? N.Zero : digit ? N.Int : undefined; break;
-      case N.Minus: next = c === 0x30 ? N.Zero : digit ? N.Int : undefined; break;
-      case N.Zero: next = c === 0x2e ? N.Dot : c === 0x65 || c === 0x45 ? N.E : undefined; break;
-      case N.Int: next = digit ? N.Int : c === 0x2e ? N.Dot : c === 0x65 || c === 0x45 ? N.E : undefined; break;
-      case N.Dot: next = digit ? N.Frac : undefined; if (next === undefined) this.#valid = false; break;
-      case N.Frac: next = digit ? N.Frac : c === 0x65 || c === 0x45 ? N.E : undefined; break;
-      case N.E: next = digit ? N.Exp : c === 0x2b || c === 0x2d ? N.ESign : undefined; if (next === undefined) this.#valid = false; break;
-      case N.ESign: next = digit ? N.Exp : undefined; if (next === undefined) this.#valid = false; break;
-      case N.Exp: next = digit ? N.Exp : undefined; break;
+      case N.Start:
+        next = c === 0x2d ? N.Minus : c === 0x30 ? N.Zero : digit ? N.Int : undefined;
+        break;
+      case N.Minus:
+        next = c === 0x30 ? N.Zero : digit ? N.Int : undefined;
+        break;
+      case N.Zero:
+        next = c === 0x2e ? N.Dot : c === 0x65 || c === 0x45 ? N.E : undefined;
+        break;
+      case N.Int:
+        next = digit ? N.Int : c === 0x2e ? N.Dot : c === 0x65 || c === 0x45 ? N.E : undefined;
+        break;
+      case N.Dot:
+        next = digit ? N.Frac : undefined;
+        if (next === undefined) this.#valid = false;
+        break;
+      case N.Frac:
+        next = digit ? N.Frac : c === 0x65 || c === 0x45 ? N.E : undefined;
+        break;
+      case N.E:
+        next = digit ? N.Exp : c === 0x2b || c === 0x2d ? N.ESign : undefined;
+        if (next === undefined) this.#valid = false;
+        break;
+      case N.ESign:
+        next = digit ? N.Exp : undefined;
+        if (next === undefined) this.#valid = false;
+        break;
+      case N.Exp:
+        next = digit ? N.Exp : undefined;
+        break;
     }
     if (next === undefined) return false;
     this.#num = next;

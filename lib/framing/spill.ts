@@ -57,7 +57,10 @@ export class SpillFile {
   }
 
   #open(): number {
-    if (this.#disposed) throw new Error('a spilled frame was read after its cassette was written and the spill file removed; read the message from the cassette');
+    if (this.#disposed)
+      throw new Error(
+        'a spilled frame was read after its cassette was written and the spill file removed; read the message from the cassette',
+      );
     if (this.#fd === undefined) {
       this.#dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-spill-'));
       this.#fd = openSync(join(this.#dir, 'frames'), 'w+', 0o600);
@@ -68,7 +71,11 @@ export class SpillFile {
 
 /** The bytes of one frame that went to a spill file. */
 export class SpilledBytes {
-  constructor(readonly file: SpillFile, readonly offset: number, readonly length: number) {}
+  constructor(
+    readonly file: SpillFile,
+    readonly offset: number,
+    readonly length: number,
+  ) {}
 
   /** The bytes in pieces of at most `size` (reused buffer: copy what must outlive the step). */
   *pieces(size = SPILL_READ): Generator<Buffer> {
@@ -97,7 +104,10 @@ export class FrameCollector {
   #bytes = 0;
   #spillAt: number | undefined;
 
-  constructor(private readonly spill: SpillFile | undefined, private readonly above = SPILL_ABOVE) {}
+  constructor(
+    private readonly spill: SpillFile | undefined,
+    private readonly above = SPILL_ABOVE,
+  ) {}
 
   push(piece: Buffer): void {
     if (piece.length === 0) return;
@@ -120,9 +130,12 @@ export class FrameCollector {
 
   /** The frame so far, and a fresh start: a Buffer, or the spilled bytes. */
   take(): Buffer | SpilledBytes {
-    const out = this.#spillAt !== undefined
-      ? new SpilledBytes(this.spill!, this.#spillAt, this.#bytes)
-      : this.#pieces.length === 1 ? this.#pieces[0]! : Buffer.concat(this.#pieces, this.#bytes);
+    const out =
+      this.#spillAt !== undefined
+        ? new SpilledBytes(this.spill!, this.#spillAt, this.#bytes)
+        : this.#pieces.length === 1
+          ? this.#pieces[0]!
+          : Buffer.concat(this.#pieces, this.#bytes);
     this.#pieces = [];
     this.#bytes = 0;
     this.#spillAt = undefined;

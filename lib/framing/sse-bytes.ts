@@ -31,7 +31,11 @@ export class SseByteSplitter {
   #value: number[] = [];
   #skipSpace = false;
 
-  constructor(private readonly onEvent: (event: SseByteEvent) => void, spill?: SpillFile, above?: number) {
+  constructor(
+    private readonly onEvent: (event: SseByteEvent) => void,
+    spill?: SpillFile,
+    above?: number,
+  ) {
     this.#data = new FrameCollector(spill, above);
   }
 
@@ -80,7 +84,8 @@ export class SseByteSplitter {
   /** The field name is complete (a colon, or the end of the line): decide where its value goes. */
   #startValue(): void {
     const name = this.#name ? Buffer.from(this.#name).toString('utf8') : undefined;
-    this.#field = this.#name?.length === 0 ? 'comment' : name === 'data' || name === 'id' || name === 'event' || name === 'retry' ? name : 'other';
+    this.#field =
+      this.#name?.length === 0 ? 'comment' : name === 'data' || name === 'id' || name === 'event' || name === 'retry' ? name : 'other';
     this.#skipSpace = true;
     if (this.#field === 'data') {
       if (this.#dataLines > 0) this.#data.push(LF);

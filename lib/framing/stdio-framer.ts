@@ -5,11 +5,7 @@ import { spilledToMessage } from './spilled-message.js';
 
 type StdioChannel = Exclude<Channel, 'http'>;
 
-const DIRECTION: Record<StdioChannel, Direction> = {
-  stdin: 'client-to-server',
-  stdout: 'server-to-client',
-  stderr: 'server-to-client',
-};
+const DIRECTION: Record<StdioChannel, Direction> = { stdin: 'client-to-server', stdout: 'server-to-client', stderr: 'server-to-client' };
 
 /**
  * Turns the chunks of a stdio session, in the order they crossed the proxy, into numbered
@@ -60,24 +56,33 @@ export class StdioFramer {
     let s = this.#splitters.get(channel);
     if (!s) {
       // Frames above skipAbove are never held or joined: the splitter only counts their bytes.
-      s = new LineSplitter((frame, terminated) => {
-        this.#seq += 1;
-        if (frame.length > this.skipAbove) {
-          this.onSkip?.(this.#seq, frame.length);
-          return;
-        }
-        this.onMessage(frameToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }));
-      }, this.skipAbove, (bytes) => {
-        this.#seq += 1;
-        this.onSkip?.(this.#seq, bytes);
-      }, this.spill ? {
-        file: this.spill,
-        above: this.spillAbove,
-        onFrame: (frame, terminated) => {
+      s = new LineSplitter(
+        (frame, terminated) => {
           this.#seq += 1;
-          this.onMessage(spilledToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }));
+          if (frame.length > this.skipAbove) {
+            this.onSkip?.(this.#seq, frame.length);
+            return;
+          }
+          this.onMessage(frameToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }));
         },
-      } : undefined);
+        this.skipAbove,
+        (bytes) => {
+          this.#seq += 1;
+          this.onSkip?.(this.#seq, bytes);
+        },
+        this.spill
+          ? {
+              file: this.spill,
+              above: this.spillAbove,
+              onFrame: (frame, terminated) => {
+                this.#seq += 1;
+                this.onMessage(
+                  spilledToMessage(frame, { seq: this.#seq, t: this.#now, direction: DIRECTION[channel], channel, terminated }),
+                );
+              },
+            }
+          : undefined,
+      );
       this.#splitters.set(channel, s);
     }
     return s;

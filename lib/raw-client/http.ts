@@ -44,7 +44,12 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
 }
 
 function hasId(m: unknown, id: unknown): boolean {
-  return m !== null && typeof m === 'object' && !('method' in m) && JSON.stringify((m as { id?: unknown }).id ?? null) === JSON.stringify(id ?? null);
+  return (
+    m !== null &&
+    typeof m === 'object' &&
+    !('method' in m) &&
+    JSON.stringify((m as { id?: unknown }).id ?? null) === JSON.stringify(id ?? null)
+  );
 }
 
 /** A pool with one connection: requests sent through it share a TCP connection, like a client's. */

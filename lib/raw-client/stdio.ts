@@ -32,8 +32,6 @@ export interface RawStdioExchange {
 
 type ServerRequestHandler = (request: Record<string, unknown>) => Record<string, unknown> | undefined;
 
-
-
 export class RawStdioProcess {
   /** Every JSON value the server wrote to stdout, in order. */
   readonly received: unknown[] = [];
@@ -43,7 +41,9 @@ export class RawStdioProcess {
   /** Answers a server→client request (2025 era: `roots/list`, `ping`, `elicitation/create`…);
    * by default `ping` gets `{}` and anything else -32601, so a server never waits on us. */
   onServerRequest: ServerRequestHandler = (req) =>
-    req.method === 'ping' ? { jsonrpc: '2.0', id: req.id, result: {} } : { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: 'Method not found' } };
+    req.method === 'ping'
+      ? { jsonrpc: '2.0', id: req.id, result: {} }
+      : { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: 'Method not found' } };
   readonly exited: Promise<ExitInfo>;
   spawnError?: string;
   readonly #child: ChildProcess;
@@ -54,7 +54,10 @@ export class RawStdioProcess {
 
   constructor(options: RawStdioOptions) {
     this.#label = options.command.join(' ');
-    this.#child = spawnServer(options.command, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}) });
+    this.#child = spawnServer(options.command, {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
     const splitter = new LineSplitter((frame) => {
       const line = parseLine(frame);
       if (line && 'noise' in line) this.noise.push(line.noise.slice(0, 200));

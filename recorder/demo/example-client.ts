@@ -22,10 +22,7 @@ export type ExampleTarget =
 export async function runExampleScenario(server: ExampleTarget, mode: NegotiationMode): Promise<ScenarioResult> {
   const client = new Client(
     { name: 'mcp-cassette-example-client', version: '1.0.0' },
-    {
-      capabilities: { elicitation: { form: {} } },
-      versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : mode },
-    },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : mode } },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
   let transport: Transport;

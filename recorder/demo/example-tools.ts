@@ -45,7 +45,8 @@ export function createExampleServer(): McpServer {
   server.registerTool(
     'count_slowly',
     {
-      description: 'Counts to n, sending a progress notification per step (and a log message, when the request asks for logs) before the result',
+      description:
+        'Counts to n, sending a progress notification per step (and a log message, when the request asks for logs) before the result',
       inputSchema: z.object({ n: z.number().int().min(1).max(100) }),
     },
     async ({ n }, ctx) => {
@@ -61,16 +62,11 @@ export function createExampleServer(): McpServer {
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
     },
   );
-  server.registerResource(
-    'readme',
-    'example://readme',
-    { mimeType: 'text/plain', description: 'A static text' },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'hello from the example server' }] }),
-  );
-  server.registerPrompt(
-    'greet',
-    { description: 'Greets someone', argsSchema: z.object({ name: z.string() }) },
-    ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hi to ${name}` } }] }),
-  );
+  server.registerResource('readme', 'example://readme', { mimeType: 'text/plain', description: 'A static text' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'hello from the example server' }],
+  }));
+  server.registerPrompt('greet', { description: 'Greets someone', argsSchema: z.object({ name: z.string() }) }, ({ name }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Say hi to ${name}` } }],
+  }));
   return server;
 }

@@ -17,10 +17,28 @@ const server = resolve(packageRoot, 'dist', 'recorder', 'demo', 'example-server.
 rmSync(cassette, { force: true });
 for (const mode of modes) {
   const result = await runExampleScenario(
-    { command: process.execPath, args: [cliPath, 'record', '--log-level', 'warn', '--cassette', cassette, '--label', `example ${mode}`, '--', process.execPath, server, 'stdio'] },
+    {
+      command: process.execPath,
+      args: [
+        cliPath,
+        'record',
+        '--log-level',
+        'warn',
+        '--cassette',
+        cassette,
+        '--label',
+        `example ${mode}`,
+        '--',
+        process.execPath,
+        server,
+        'stdio',
+      ],
+    },
     mode,
   );
-  process.stdout.write(`client (${mode} negotiation) ran 6 steps on protocol ${result.protocolVersion ?? 'unknown'} (${result.era ?? '?'} era) through the proxy\n`);
+  process.stdout.write(
+    `client (${mode} negotiation) ran 6 steps on protocol ${result.protocolVersion ?? 'unknown'} (${result.era ?? '?'} era) through the proxy\n`,
+  );
 }
 process.stdout.write('\n' + formatSummary(cassette, summarise(loadCassette(cassette))));
 process.stdout.write(`\nSee every message: node ${cliPath} show ${cassette} --messages\n`);

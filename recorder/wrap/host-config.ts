@@ -29,7 +29,11 @@ export function readHostConfig(path: string): HostConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CassetteError('MCPC_CONFIG_NOT_FOUND', `host config ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+    throw new CassetteError(
+      'MCPC_CONFIG_NOT_FOUND',
+      `host config ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { cause: err },
+    );
   }
   return parseHostConfig(path, text);
 }
@@ -40,7 +44,10 @@ export function parseHostConfig(path: string, text: string): HostConfig {
   if (errors.length > 0) {
     const e = errors[0]!;
     const line = text.slice(0, e.offset).split('\n').length;
-    throw new CassetteError('MCPC_CONFIG_INVALID', `host config ${path} cannot be parsed: ${printParseErrorCode(e.error)} at line ${line}; fix the file, nothing was changed`);
+    throw new CassetteError(
+      'MCPC_CONFIG_INVALID',
+      `host config ${path} cannot be parsed: ${printParseErrorCode(e.error)} at line ${line}; fix the file, nothing was changed`,
+    );
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new CassetteError('MCPC_CONFIG_INVALID', `host config ${path} is not a JSON object`);
@@ -59,7 +66,6 @@ export function parseHostConfig(path: string, text: string): HostConfig {
 export function isHttpEntry(entry: ServerEntry): boolean {
   return typeof entry.url === 'string' || entry.type === 'http' || entry.type === 'sse' || entry.type === 'streamable-http';
 }
-
 
 function formatting(text: string): FormattingOptions {
   const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';

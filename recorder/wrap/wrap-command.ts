@@ -4,7 +4,9 @@ import type { CommandModule } from '../../lib/command.js';
 function print(verb: string, path: string, report: WrapReport): void {
   for (const c of report.changed) {
     if (c.command) {
-      process.stdout.write(`${verb} ${JSON.stringify(c.name)} (HTTP): it now points at ${c.url}; start the recording proxy with\n  ${c.command.map(shellQuote).join(' ')}\n`);
+      process.stdout.write(
+        `${verb} ${JSON.stringify(c.name)} (HTTP): it now points at ${c.url}; start the recording proxy with\n  ${c.command.map(shellQuote).join(' ')}\n`,
+      );
     } else {
       process.stdout.write(`${verb} ${JSON.stringify(c.name)}${c.cassette ? ` -> records into ${c.cassette}` : ''}\n`);
     }
@@ -31,26 +33,26 @@ export async function unwrapCommand(path: string, options: { servers: string[] }
 
 export const WRAP_COMMAND: CommandModule = {
   name: 'wrap',
-  describe: 'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its servers run through `record` (stdio) or point at a recording proxy (HTTP)',
+  describe:
+    'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its servers run through `record` (stdio) or point at a recording proxy (HTTP)',
   positionals: [{ name: 'config' }],
   options: {
     server: { type: 'string', array: true, describe: 'Only these server entries (repeatable); default: every stdio entry' },
     'cassette-dir': { type: 'string', describe: 'Where the cassettes go (default: ~/.mcp-cassette/cassettes)' },
-    port: { type: 'number', describe: 'Listen port for the first HTTP entry\'s proxy, counting up for the next (default: free ports)' },
+    port: { type: 'number', describe: "Listen port for the first HTTP entry's proxy, counting up for the next (default: free ports)" },
   },
-  handler: async (args) => wrapCommand(String(args.config), {
-    servers: (args.server as string[] | undefined) ?? [],
-    ...(args['cassette-dir'] ? { cassetteDir: String(args['cassette-dir']) } : {}),
-    ...(typeof args.port === 'number' ? { port: args.port } : {}),
-  }),
+  handler: async (args) =>
+    wrapCommand(String(args.config), {
+      servers: (args.server as string[] | undefined) ?? [],
+      ...(args['cassette-dir'] ? { cassetteDir: String(args['cassette-dir']) } : {}),
+      ...(typeof args.port === 'number' ? { port: args.port } : {}),
+    }),
 };
 
 export const UNWRAP_COMMAND: CommandModule = {
   name: 'unwrap',
   describe: 'Restore the server entries that `wrap` changed, exactly as they were',
   positionals: [{ name: 'config' }],
-  options: {
-    server: { type: 'string', array: true, describe: 'Only these server entries (repeatable)' },
-  },
+  options: { server: { type: 'string', array: true, describe: 'Only these server entries (repeatable)' } },
   handler: async (args) => unwrapCommand(String(args.config), { servers: (args.server as string[] | undefined) ?? [] }),
 };

@@ -47,7 +47,10 @@ function readState(configPath: string): WrapState {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as WrapState;
   } catch (err) {
-    throw new CassetteError('MCPC_CONFIG_INVALID', `${path} cannot be parsed (${(err as Error).message}); it records the original URLs of wrapped HTTP entries`);
+    throw new CassetteError(
+      'MCPC_CONFIG_INVALID',
+      `${path} cannot be parsed (${(err as Error).message}); it records the original URLs of wrapped HTTP entries`,
+    );
   }
 }
 
@@ -100,7 +103,10 @@ function selected(config: HostConfig, wanted: string[] | undefined): string[] {
   const names = Object.keys(config.servers);
   for (const w of wanted ?? []) {
     if (!names.includes(w)) {
-      throw new CassetteError('MCPC_USAGE', `no server named ${JSON.stringify(w)} in ${config.path}; it has: ${names.join(', ') || 'none'}`);
+      throw new CassetteError(
+        'MCPC_USAGE',
+        `no server named ${JSON.stringify(w)} in ${config.path}; it has: ${names.join(', ') || 'none'}`,
+      );
     }
   }
   return wanted && wanted.length > 0 ? wanted : names;
@@ -150,7 +156,9 @@ export async function wrapConfig(path: string, options: WrapOptions = {}): Promi
       text = setValue(text, [config.key, name, 'url'], proxyUrl);
       state.entries[name] = { url: entry.url, proxyUrl };
       report.changed.push({
-        name, cassette, url: proxyUrl,
+        name,
+        cassette,
+        url: proxyUrl,
         command: [node, cli, 'record', '--upstream', entry.url, '--listen', `127.0.0.1:${port}`, '--cassette', cassette, '--label', name],
       });
       continue;
@@ -166,7 +174,11 @@ export async function wrapConfig(path: string, options: WrapOptions = {}): Promi
     const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
     const cassette = join(dir, `${safeFileName(name)}.cassette.json`);
     text = setValue(text, [config.key, name, 'command'], node);
-    text = setValue(text, [config.key, name, 'args'], [cli, 'record', '--cassette', cassette, '--label', name, '--', entry.command, ...args]);
+    text = setValue(
+      text,
+      [config.key, name, 'args'],
+      [cli, 'record', '--cassette', cassette, '--label', name, '--', entry.command, ...args],
+    );
     report.changed.push({ name, cassette });
   }
   if (report.changed.length > 0) {
@@ -206,7 +218,9 @@ export async function unwrapConfig(path: string, options: { servers?: string[] }
       continue;
     }
     const before = original?.servers[name];
-    const sameAsBackup = before && before.command === inner.command &&
+    const sameAsBackup =
+      before &&
+      before.command === inner.command &&
       isDeepStrictEqual(Array.isArray(before.args) ? before.args.map(String) : [], inner.args);
     text = setValue(text, [config.key, name, 'command'], inner.command);
     // The backup tells whether the entry had an `args` key at all; without it, keep an array.
@@ -217,8 +231,12 @@ export async function unwrapConfig(path: string, options: { servers?: string[] }
   if (report.changed.length === 0) return report;
   const restored = parseHostConfig(configPath, text);
   const stillWrapped = Object.values(restored.servers).some((e) => unwrappedCommand(e)) || Object.keys(state.entries).length > 0;
-  if (original && !stillWrapped && isDeepStrictEqual(restored.servers, original.servers) &&
-    isDeepStrictEqual(withoutServers(text, config.key), withoutServers(original.text, original.key))) {
+  if (
+    original &&
+    !stillWrapped &&
+    isDeepStrictEqual(restored.servers, original.servers) &&
+    isDeepStrictEqual(withoutServers(text, config.key), withoutServers(original.text, original.key))
+  ) {
     // Nothing else changed since wrap: give back the original bytes, formatting included.
     text = original.text;
   }
@@ -243,6 +261,8 @@ function atomicWrite(path: string, text: string): void {
     writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (err) {
-    throw new CassetteError('MCPC_FILE_UNWRITABLE', `host config ${path} cannot be written (${ioReason(err)}); the file is unchanged`, { cause: err });
+    throw new CassetteError('MCPC_FILE_UNWRITABLE', `host config ${path} cannot be written (${ioReason(err)}); the file is unchanged`, {
+      cause: err,
+    });
   }
 }

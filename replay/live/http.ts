@@ -17,7 +17,21 @@ import type { ExchangeAnswer, LiveConnection, MessageSource } from './connection
 import type { LiveTape } from './tape.js';
 
 /** Headers that describe the recorded connection rather than the MCP request. */
-const DROP = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection', 'last-event-id', 'mcp-session-id', 'content-type']);
+const DROP = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'accept-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'last-event-id',
+  'mcp-session-id',
+  'content-type',
+]);
 
 export interface HttpOptions {
   url: string;
@@ -91,11 +105,19 @@ export class HttpConnection implements LiveConnection {
     const tape = this.options.tape?.tape;
     if (!tape) return undefined;
     const id = exchange?.id ?? recorded?.http?.exchange ?? Math.max(0, ...tape.exchanges.map((x) => x.id)) + 1;
-    const requestHeaders: HttpHeaders = { ...(exchange?.requestHeaders ?? (method === 'POST' ? { 'content-type': 'application/json' } : {})) };
+    const requestHeaders: HttpHeaders = {
+      ...(exchange?.requestHeaders ?? (method === 'POST' ? { 'content-type': 'application/json' } : {})),
+    };
     delete requestHeaders['mcp-session-id'];
     if (this.#sessionId !== undefined) requestHeaders['mcp-session-id'] = this.#sessionId;
     const record: HttpExchange = {
-      id, t: tape.now(), method, path: exchange?.path ?? new URL(this.options.url).pathname, requestHeaders, outcome: 'complete', mcp: true,
+      id,
+      t: tape.now(),
+      method,
+      path: exchange?.path ?? new URL(this.options.url).pathname,
+      requestHeaders,
+      outcome: 'complete',
+      mcp: true,
       // What the recorded token claimed: the request headers stored are the recorded ones too.
       ...(exchange?.tokenClaims ? { tokenClaims: exchange.tokenClaims } : {}),
     };
@@ -114,7 +136,10 @@ export class HttpConnection implements LiveConnection {
 
   #unreachable(err: unknown): void {
     const cause = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code ?? '';
-    this.onFailure({ code: 'MCPC_REPLAY_HTTP_FAILED', message: `could not reach ${this.options.url}: ${(err as Error).message}${cause ? ` (${cause})` : ''}; is the server running and is --url right?` });
+    this.onFailure({
+      code: 'MCPC_REPLAY_HTTP_FAILED',
+      message: `could not reach ${this.options.url}: ${(err as Error).message}${cause ? ` (${cause})` : ''}; is the server running and is --url right?`,
+    });
   }
 
   #takeSessionId(res: Awaited<ReturnType<typeof request>>): void {
@@ -126,10 +151,15 @@ export class HttpConnection implements LiveConnection {
   }
 
   /** Reads an event stream to its end, handing every event's data to the player. */
-  async #readEvents(res: Awaited<ReturnType<typeof request>>, taped: HttpExchange | undefined, emit: (data: string) => void): Promise<void> {
+  async #readEvents(
+    res: Awaited<ReturnType<typeof request>>,
+    taped: HttpExchange | undefined,
+    emit: (data: string) => void,
+  ): Promise<void> {
     const tape = this.options.tape?.tape;
     const splitter = new SseSplitter((event) => {
-      if (taped) tape!.http(Buffer.from(event.data, 'utf8'), 'server-to-client', { exchange: taped.id, part: 'sse', sse: sseFields(event) });
+      if (taped)
+        tape!.http(Buffer.from(event.data, 'utf8'), 'server-to-client', { exchange: taped.id, part: 'sse', sse: sseFields(event) });
       if (!event.hasData || event.data.trim() === '') return;
       emit(event.data);
     });
@@ -145,13 +175,7 @@ export class HttpConnection implements LiveConnection {
     const tape = this.options.tape?.tape;
     if (taped) tape!.http(Buffer.from(body, 'utf8'), 'client-to-server', { exchange: taped.id, part: 'request' });
     try {
-      res = await request(this.options.url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.options.agent,
-        signal: this.#abort.signal,
-      });
+      res = await request(this.options.url, { method: 'POST', headers, body, dispatcher: this.options.agent, signal: this.#abort.signal });
     } catch (err) {
       if (taped) Object.assign(taped, { outcome: 'upstream-error', endT: tape!.now(), error: (err as Error).message });
       if (this.#closed) return;
@@ -176,7 +200,10 @@ export class HttpConnection implements LiveConnection {
     } catch (err) {
       if (taped) Object.assign(taped, { outcome: 'upstream-error', endT: tape!.now(), error: (err as Error).message });
       if (this.#closed) return;
-      this.onFailure({ code: 'MCPC_REPLAY_HTTP_FAILED', message: `the response from ${this.options.url} broke off: ${(err as Error).message}` });
+      this.onFailure({
+        code: 'MCPC_REPLAY_HTTP_FAILED',
+        message: `the response from ${this.options.url} broke off: ${(err as Error).message}`,
+      });
     }
   }
 
@@ -188,10 +215,20 @@ export class HttpConnection implements LiveConnection {
     const taped = this.#tapeExchange('GET', exchange);
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(this.options.url, { method: 'GET', headers: this.#headers(exchange.requestHeaders, 'GET'), dispatcher: this.options.agent, signal: abort.signal });
+      res = await request(this.options.url, {
+        method: 'GET',
+        headers: this.#headers(exchange.requestHeaders, 'GET'),
+        dispatcher: this.options.agent,
+        signal: abort.signal,
+      });
     } catch (err) {
       this.#abort.signal.removeEventListener('abort', onClose);
-      if (taped) Object.assign(taped, { outcome: abort.signal.aborted ? 'client-aborted' : 'upstream-error', endT: tape!.now(), ...(abort.signal.aborted ? {} : { error: (err as Error).message }) });
+      if (taped)
+        Object.assign(taped, {
+          outcome: abort.signal.aborted ? 'client-aborted' : 'upstream-error',
+          endT: tape!.now(),
+          ...(abort.signal.aborted ? {} : { error: (err as Error).message }),
+        });
       if (!this.#closed && !abort.signal.aborted) this.#unreachable(err);
       return undefined;
     }
@@ -211,7 +248,11 @@ export class HttpConnection implements LiveConnection {
         }
         if (taped) taped.endT = tape!.now();
       } catch (err) {
-        if (taped) Object.assign(taped, { endT: tape!.now(), ...(abort.signal.aborted ? { outcome: 'client-aborted' } : { outcome: 'upstream-error', error: (err as Error).message }) });
+        if (taped)
+          Object.assign(taped, {
+            endT: tape!.now(),
+            ...(abort.signal.aborted ? { outcome: 'client-aborted' } : { outcome: 'upstream-error', error: (err as Error).message }),
+          });
       } finally {
         this.#abort.signal.removeEventListener('abort', onClose);
         this.#streams.delete(exchange.id);
@@ -239,7 +280,12 @@ export class HttpConnection implements LiveConnection {
     const tape = this.options.tape?.tape;
     const taped = this.#tapeExchange('DELETE', exchange);
     try {
-      const res = await request(this.options.url, { method: 'DELETE', headers: this.#headers(exchange.requestHeaders, 'DELETE'), dispatcher: this.options.agent, signal: this.#abort.signal });
+      const res = await request(this.options.url, {
+        method: 'DELETE',
+        headers: this.#headers(exchange.requestHeaders, 'DELETE'),
+        dispatcher: this.options.agent,
+        signal: this.#abort.signal,
+      });
       this.#tapeAnswer(taped, res);
       const bytes = Buffer.from(await res.body.arrayBuffer());
       if (taped && bytes.length > 0) tape!.http(bytes, 'server-to-client', { exchange: taped.id, part: 'response' });
@@ -276,7 +322,11 @@ export class HttpConnection implements LiveConnection {
 
   /** A failed HTTP request without a JSON-RPC body still answers its request, as an error. */
   #synthetic(sent: Record<string, unknown>, status: number, body: string): void {
-    this.onMessage({ jsonrpc: '2.0', id: sent.id, error: { code: -32000, message: `HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`, data: { httpStatus: status } } });
+    this.onMessage({
+      jsonrpc: '2.0',
+      id: sent.id,
+      error: { code: -32000, message: `HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`, data: { httpStatus: status } },
+    });
   }
 
   async close(): Promise<void> {
@@ -291,7 +341,11 @@ export class HttpConnection implements LiveConnection {
       // End the live 2025 session the way a client would (the recording had no DELETE to replay,
       // so this one is not taped); its answer does not matter.
       try {
-        const res = await request(this.options.url, { method: 'DELETE', headers: { 'mcp-session-id': this.#sessionId }, dispatcher: this.options.agent });
+        const res = await request(this.options.url, {
+          method: 'DELETE',
+          headers: { 'mcp-session-id': this.#sessionId },
+          dispatcher: this.options.agent,
+        });
         await res.body.dump();
       } catch {
         /* the server may not support DELETE */

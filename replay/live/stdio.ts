@@ -21,7 +21,6 @@ export interface StdioOptions {
   tape?: LiveTape;
 }
 
-
 export class StdioConnection implements LiveConnection {
   onMessage: (message: unknown) => void = () => {};
   onFailure: LiveConnection['onFailure'] = () => {};
@@ -39,7 +38,10 @@ export class StdioConnection implements LiveConnection {
     this.#label = options.command.join(' ');
     this.#graceMs = options.graceMs ?? 1000;
     this.#tape = options.tape;
-    this.#child = spawnServer(options.command, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}) });
+    this.#child = spawnServer(options.command, {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
     const splitter = new LineSplitter((frame) => {
       const line = parseLine(frame);
       if (line && 'noise' in line) this.noise.push(line.noise.slice(0, 200));
@@ -57,8 +59,14 @@ export class StdioConnection implements LiveConnection {
     this.#child.stdin!.on('error', () => {}); // EPIPE after a crash is reported through 'exit'
     this.#exited = new Promise((resolve) => {
       this.#child.on('error', (err: NodeJS.ErrnoException) => {
-        const hint = err.code === 'ENOENT' ? 'the command was not found; check the server command after --' : 'check the server command after -- and its permissions';
-        this.onFailure({ code: 'MCPC_REPLAY_SPAWN_FAILED', message: `could not start the server \`${this.#label}\`: ${err.message} (${hint})` });
+        const hint =
+          err.code === 'ENOENT'
+            ? 'the command was not found; check the server command after --'
+            : 'check the server command after -- and its permissions';
+        this.onFailure({
+          code: 'MCPC_REPLAY_SPAWN_FAILED',
+          message: `could not start the server \`${this.#label}\`: ${err.message} (${hint})`,
+        });
         resolve();
       });
       this.#child.on('close', (code, signal) => {
@@ -66,7 +74,10 @@ export class StdioConnection implements LiveConnection {
         if (!this.#closing) {
           const how = signal ? `was killed by ${signal}` : `exited with code ${String(code)}`;
           const tail = this.stderrTail.length ? `; its stderr ended with: ${this.stderrTail.slice(-3).join(' | ')}` : '';
-          this.onFailure({ code: 'MCPC_REPLAY_SERVER_EXITED', message: `the server \`${this.#label}\` ${how} in the middle of the session${tail}` });
+          this.onFailure({
+            code: 'MCPC_REPLAY_SERVER_EXITED',
+            message: `the server \`${this.#label}\` ${how} in the middle of the session${tail}`,
+          });
         }
         resolve();
       });
@@ -96,7 +107,8 @@ export class StdioConnection implements LiveConnection {
       return;
     }
     this.#child.stdin!.end();
-    const waitFor = (ms: number) => Promise.race([this.#exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    const waitFor = (ms: number) =>
+      Promise.race([this.#exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     if (await waitFor(this.#graceMs)) return;
     killGroup(this.#child, 'SIGTERM');
     if (await waitFor(this.#graceMs)) return;

@@ -32,7 +32,9 @@ export class LiveTape {
 
   /** One HTTP frame: a request body, a JSON answer or an SSE event's data. */
   http(frame: Buffer, direction: Direction, info: HttpFrameInfo): void {
-    this.messages.push(frameToMessage(frame, { seq: this.messages.length + 1, t: this.now(), direction, channel: 'http', terminated: true, http: info }));
+    this.messages.push(
+      frameToMessage(frame, { seq: this.messages.length + 1, t: this.now(), direction, channel: 'http', terminated: true, http: info }),
+    );
   }
 
   /** The session is over: flush unterminated stdio frames and note when it ended. */

@@ -13,7 +13,18 @@ import { deepEqual, diffJson, isObject } from '../diff.js';
 import { normalise, pointer, type IgnorePattern } from '../normalise.js';
 import { idKey, interactionsOf, progressTokenOf, type Interaction, type Json, type ServerFrame } from './interactions.js';
 import type { Fallback, LiveSession, Outlet } from './live-session.js';
-import { closest, describe, explainDifferences, HANDSHAKE, identityKey, isModern, nameOf, PROTOCOL_META, type Difference, type MatchMode } from './matcher.js';
+import {
+  closest,
+  describe,
+  explainDifferences,
+  HANDSHAKE,
+  identityKey,
+  isModern,
+  nameOf,
+  PROTOCOL_META,
+  type Difference,
+  type MatchMode,
+} from './matcher.js';
 import { Cursor, pushTo, RecordedRequests, unmatchedPlan, type Plan } from './request-choice.js';
 import type { ServeSummary } from './serve-summary.js';
 import { delay, type Timing } from './timing.js';
@@ -46,7 +57,14 @@ export class ServeEngine {
   /** Requests seen, other than `server/discover`. */
   #asked = 0;
   #discovered = false;
-  #summary: Omit<ServeSummary, 'unused' | 'failed' | 'probe'> = { served: 0, repeated: 0, synthesised: 0, forwarded: 0, unmatched: [], answerMismatches: [] };
+  #summary: Omit<ServeSummary, 'unused' | 'failed' | 'probe'> = {
+    served: 0,
+    repeated: 0,
+    synthesised: 0,
+    forwarded: 0,
+    unmatched: [],
+    answerMismatches: [],
+  };
 
   constructor(cassette: Cassette, options: ServeOptions = {}) {
     this.interactions = interactionsOf(cassette);
@@ -60,7 +78,9 @@ export class ServeEngine {
     const notifications = new Map<string, Interaction[]>();
     for (const it of this.interactions) if (it.notification && it.after.length > 0) pushTo(notifications, this.#requests.key(it), it);
     for (const [k, list] of notifications) this.#notifications.set(k, new Cursor(list));
-    this.#hasLegacy = cassette.sessions.some((s) => s.protocol.era === 'legacy' || (s.protocol.revision !== undefined && !isModern(s.protocol.revision)));
+    this.#hasLegacy = cassette.sessions.some(
+      (s) => s.protocol.era === 'legacy' || (s.protocol.revision !== undefined && !isModern(s.protocol.revision)),
+    );
   }
 
   /** Chooses how to answer one client request. */
@@ -82,11 +102,13 @@ export class ServeEngine {
         return Array.isArray(result.supportedVersions) && result.supportedVersions.includes(wanted);
       };
       // With a real server behind us (new_episodes), a revision the cassette lacks is its to answer.
-      const chosen = recorded.find(fits) ?? (this.fallback ? undefined : recorded.find((it) => it.response?.kind === 'response') ?? recorded[0]);
+      const chosen =
+        recorded.find(fits) ?? (this.fallback ? undefined : (recorded.find((it) => it.response?.kind === 'response') ?? recorded[0]));
       if (method === 'initialize') live.initialize = request;
       if (chosen) {
         const result = chosen.response?.json.result;
-        if (method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') live.revision = result.protocolVersion;
+        if (method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string')
+          live.revision = result.protocolVersion;
         if (method === 'server/discover' && fits(chosen) && wanted) live.revision = wanted;
         const repeated = this.#used.has(chosen.index);
         return { kind: 'matched', interaction: chosen, repeated, ...(live.revision ? { revision: live.revision } : {}) };
@@ -124,7 +146,11 @@ export class ServeEngine {
     const exhausted = near && near.differences.length === 0;
     return unmatchedPlan(
       request,
-      exhausted ? `every recorded answer to it was already used (--match strict)` : near ? 'no recorded request matches' : 'the cassette holds no requests',
+      exhausted
+        ? `every recorded answer to it was already used (--match strict)`
+        : near
+          ? 'no recorded request matches'
+          : 'the cassette holds no requests',
       near,
     );
   }
@@ -240,7 +266,12 @@ export class ServeEngine {
       ...(c.recorded !== undefined ? { recorded: c.recorded } : {}),
       ...(c.live !== undefined ? { got: c.live } : {}),
     }));
-    this.#mismatch(where, method, `the client answered ${method} differently from the recording (${explainDifferences(differences)})`, differences);
+    this.#mismatch(
+      where,
+      method,
+      `the client answered ${method} differently from the recording (${explainDifferences(differences)})`,
+      differences,
+    );
   }
 
   #mismatch(interaction: string, method: string, message: string, differences: Difference[]): void {
@@ -284,10 +315,17 @@ export class ServeEngine {
   summary(): ServeSummary {
     const revisions = this.#revisionsSeen;
     const probe = this.#discovered && this.#asked === 0;
-    const unused = probe ? [] : this.interactions
-      .filter((it) => !it.notification && it.response && !this.#used.has(it.index) && !HANDSHAKE.has(it.method))
-      .filter((it) => revisions.size === 0 || (it.revision !== undefined && revisions.has(it.revision)))
-      .map((it) => ({ session: it.session, seq: it.seq, method: it.method, ...(nameOf(it.request) !== undefined ? { name: nameOf(it.request)! } : {}) }));
+    const unused = probe
+      ? []
+      : this.interactions
+          .filter((it) => !it.notification && it.response && !this.#used.has(it.index) && !HANDSHAKE.has(it.method))
+          .filter((it) => revisions.size === 0 || (it.revision !== undefined && revisions.has(it.revision)))
+          .map((it) => ({
+            session: it.session,
+            seq: it.seq,
+            method: it.method,
+            ...(nameOf(it.request) !== undefined ? { name: nameOf(it.request)! } : {}),
+          }));
     const s = this.#summary;
     return {
       ...s,

@@ -99,13 +99,15 @@ class StdioConnection {
   }
 
   #record(json: Json, direction: Direction): void {
-    this.#messages.push(frameToMessage(Buffer.from(messageText(json)), {
-      seq: this.#messages.length + 1,
-      t: Math.round((performance.now() - this.#t0) * 1000) / 1000,
-      direction,
-      channel: direction === 'client-to-server' ? 'stdin' : 'stdout',
-      terminated: true,
-    }));
+    this.#messages.push(
+      frameToMessage(Buffer.from(messageText(json)), {
+        seq: this.#messages.length + 1,
+        t: Math.round((performance.now() - this.#t0) * 1000) / 1000,
+        direction,
+        channel: direction === 'client-to-server' ? 'stdin' : 'stdout',
+        terminated: true,
+      }),
+    );
   }
 
   #write(json: Json): void {
@@ -222,12 +224,17 @@ export class StdioFallback implements Fallback {
     try {
       await connection.ready;
     } catch (err) {
-      outlet.send({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message: `mcp-cassette: the real server could not be started: ${(err as Error).message}` } });
+      outlet.send({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: -32603, message: `mcp-cassette: the real server could not be started: ${(err as Error).message}` },
+      });
       return;
     }
     try {
       const answer = await connection.forward(request, outlet);
-      if (request.method === 'initialize' && isObject(answer.result) && typeof answer.result.protocolVersion === 'string') live.revision = answer.result.protocolVersion;
+      if (request.method === 'initialize' && isObject(answer.result) && typeof answer.result.protocolVersion === 'string')
+        live.revision = answer.result.protocolVersion;
       outlet.send({ ...answer, id: request.id });
     } catch (err) {
       outlet.send({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message: `mcp-cassette: ${(err as Error).message}` } });
@@ -262,5 +269,8 @@ export async function writeSessions(sessions: RecordedSession[], options: Fallba
   if (!options.cassette || sessions.length === 0) return;
   const labelled = options.label ? sessions.map((s) => ({ ...s, label: options.label! })) : sessions;
   await appendSessions(options.cassette, labelled);
-  options.logger?.info({ cassette: options.cassette, sessions: sessions.length }, 'serve: appended what the real server said to the cassette');
+  options.logger?.info(
+    { cassette: options.cassette, sessions: sessions.length },
+    'serve: appended what the real server said to the cassette',
+  );
 }

@@ -58,7 +58,10 @@ export class HttpFallback implements Fallback {
   readonly #background = new Set<Promise<unknown>>();
   #next = 0;
 
-  constructor(url: string, private readonly options: HttpFallbackOptions = {}) {
+  constructor(
+    url: string,
+    private readonly options: HttpFallbackOptions = {},
+  ) {
     this.#url = new URL(url);
   }
 
@@ -93,7 +96,13 @@ export class HttpFallback implements Fallback {
   }
 
   /** A frame the real server sent on its own: to the request it belongs to, or the session. */
-  #relay(frame: Json, recording: HttpRecording, connection: LegacyConnection | undefined, live: LiveSession, outlet: Outlet | undefined): void {
+  #relay(
+    frame: Json,
+    recording: HttpRecording,
+    connection: LegacyConnection | undefined,
+    live: LiveSession,
+    outlet: Outlet | undefined,
+  ): void {
     if (classify(frame) === 'request') this.#serverRequests.set(idKey(frame.id), { ...(connection ? { connection } : {}), recording });
     const target = outlet ?? routeFrame(frame, this.#openOf(live).values(), live);
     target?.send(frame);
@@ -106,13 +115,21 @@ export class HttpFallback implements Fallback {
     const recording = new HttpRecording();
     this.#recordings.push(recording);
     connection = { live, recording, ready: Promise.resolve(), ownInitialized: false };
-    if (first.method !== 'initialize' && !live.initialize && live.revision && !isModern(live.revision)) connection.protocolVersion = live.revision;
+    if (first.method !== 'initialize' && !live.initialize && live.revision && !isModern(live.revision))
+      connection.protocolVersion = live.revision;
     this.#legacy.set(live, connection);
     const c = connection;
     if (live.initialize && first.method !== 'initialize') {
       c.ready = (async () => {
-        const answer = await this.#post(recording, c, { ...live.initialize!, id: `mcp-cassette-initialize-${randomUUID()}` }, live, undefined);
-        if (isObject(answer?.result) && typeof answer.result.protocolVersion === 'string') c.protocolVersion = answer.result.protocolVersion;
+        const answer = await this.#post(
+          recording,
+          c,
+          { ...live.initialize!, id: `mcp-cassette-initialize-${randomUUID()}` },
+          live,
+          undefined,
+        );
+        if (isObject(answer?.result) && typeof answer.result.protocolVersion === 'string')
+          c.protocolVersion = answer.result.protocolVersion;
         else throw new Error(`the real server did not accept the initialize: ${JSON.stringify(answer?.error ?? answer)}`);
         await this.#post(recording, c, { jsonrpc: '2.0', method: 'notifications/initialized' }, live, undefined);
         c.ownInitialized = true;
@@ -144,7 +161,11 @@ export class HttpFallback implements Fallback {
         // 2026-07-28: a stateless exchange, a session of its own.
         const recording = new HttpRecording();
         this.#recordings.push(recording);
-        const extra: Record<string, string> = { ...outlet.requestHeaders, 'mcp-protocol-version': revision, 'mcp-method': String(request.method) };
+        const extra: Record<string, string> = {
+          ...outlet.requestHeaders,
+          'mcp-protocol-version': revision,
+          'mcp-method': String(request.method),
+        };
         const field = NAME_SOURCES[String(request.method)];
         const name = field && isObject(request.params) ? request.params[field] : undefined;
         if (typeof name === 'string' && !outlet.requestHeaders?.['mcp-name']) extra['mcp-name'] = mcpName(name);
@@ -181,7 +202,15 @@ export class HttpFallback implements Fallback {
         open.abort.abort(); // 2026-07-28: cancelling is closing the request's connection
         return;
       }
-      this.#track(this.#post(open.connection.recording, open.connection, { ...message, params: { ...message.params, requestId: open.upstreamId } }, live, undefined));
+      this.#track(
+        this.#post(
+          open.connection.recording,
+          open.connection,
+          { ...message, params: { ...message.params, requestId: open.upstreamId } },
+          live,
+          undefined,
+        ),
+      );
       return;
     }
     const connection = this.#legacy.get(live);
@@ -237,4 +266,3 @@ export class HttpFallback implements Fallback {
     await writeSessions(sessions, this.options);
   }
 }
-

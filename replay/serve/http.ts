@@ -147,7 +147,11 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
           if (!answer && !canStream) return streamOf(live).send(f);
           if (!streaming) {
             streaming = true;
-            res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', ...(sessionHeader ? { 'mcp-session-id': sessionHeader } : {}) });
+            res.writeHead(200, {
+              'content-type': 'text/event-stream',
+              'cache-control': 'no-cache, no-transform',
+              ...(sessionHeader ? { 'mcp-session-id': sessionHeader } : {}),
+            });
             for (const a of answers.splice(0)) res.write(sseEvent(a));
           }
           if (!res.destroyed) res.write(sseEvent(f));
@@ -183,7 +187,8 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
       target = live;
     }
     if (sessionHeader) headers['mcp-session-id'] = sessionHeader;
-    const useSse = canStream && (engine.streams(plan, request) || (plan.kind === 'matched' && plan.interaction.contentType === 'text/event-stream'));
+    const useSse =
+      canStream && (engine.streams(plan, request) || (plan.kind === 'matched' && plan.interaction.contentType === 'text/event-stream'));
     const requestHeaders = forwardedHeaders(req);
     const isAnswer = (f: Json) => {
       const k = classify(f);
@@ -220,7 +225,15 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
     await track(engine.play(plan, request, target, outlet));
     if (res.destroyed) return;
     res.writeHead(200, { ...JSON_TYPE, ...headers });
-    res.end(messageText(answer ?? { jsonrpc: '2.0', id: request.id, error: { code: -32603, message: 'mcp-cassette: the recorded session has no answer to this request' } }));
+    res.end(
+      messageText(
+        answer ?? {
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: -32603, message: 'mcp-cassette: the recorded session has no answer to this request' },
+        },
+      ),
+    );
   }
 
   const server = createServer((req, res) => {

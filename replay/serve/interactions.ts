@@ -53,7 +53,11 @@ export interface Interaction {
 export const idKey = (v: unknown): string => JSON.stringify(v ?? null);
 
 function isJsonRpc(m: RecordedMessage): boolean {
-  return (m.json !== undefined || m.tooDeep === true) && m.channel !== 'stderr' && (m.kind === 'request' || m.kind === 'notification' || m.kind === 'response' || m.kind === 'error');
+  return (
+    (m.json !== undefined || m.tooDeep === true) &&
+    m.channel !== 'stderr' &&
+    (m.kind === 'request' || m.kind === 'notification' || m.kind === 'response' || m.kind === 'error')
+  );
 }
 
 export function progressTokenOf(message: Json): unknown {
@@ -145,7 +149,13 @@ function sessionInteractions(session: RecordedSession, number: number): Interact
  * progress token's, else the most recent open request. A frame on the standalone GET stream
  * while a request is open is that request's (a server→client request the tool waits on, as the
  * v1 SDK sends elicitation). Frames with no owner follow the client's last message. */
-function ownerOf(frame: ServerFrame, m: RecordedMessage, open: Map<string, Interaction>, byExchange: Map<number, Interaction>, http: boolean): Interaction | undefined {
+function ownerOf(
+  frame: ServerFrame,
+  m: RecordedMessage,
+  open: Map<string, Interaction>,
+  byExchange: Map<number, Interaction>,
+  http: boolean,
+): Interaction | undefined {
   if (http) {
     const it = m.http ? byExchange.get(m.http.exchange) : undefined;
     if (it) return !it.response && !it.notification ? it : undefined;

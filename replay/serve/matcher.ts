@@ -51,7 +51,8 @@ export function identityParams(params: unknown, mode: MatchMode, ignore: readonl
 
 function stripIgnored(value: unknown, path: string[], ignore: readonly IgnorePattern[]): unknown {
   if (ignore.length === 0) return value;
-  if (Array.isArray(value)) return value.filter((_, i) => !ignored(ignore, [...path, String(i)])).map((v, i) => stripIgnored(v, [...path, String(i)], ignore));
+  if (Array.isArray(value))
+    return value.filter((_, i) => !ignored(ignore, [...path, String(i)])).map((v, i) => stripIgnored(v, [...path, String(i)], ignore));
   if (isObject(value)) {
     const out: Json = {};
     for (const [k, v] of Object.entries(value)) if (!ignored(ignore, [...path, k])) out[k] = stripIgnored(v, [...path, k], ignore);
@@ -63,7 +64,11 @@ function stripIgnored(value: unknown, path: string[], ignore: readonly IgnorePat
 /** Canonical JSON text: keys sorted at every level. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 
@@ -100,7 +105,12 @@ export interface Closest {
 }
 
 /** The recorded request nearest to `message` (same method first, then fewest differences). */
-export function closest(message: Json, pool: readonly Interaction[], mode: MatchMode, ignore: readonly IgnorePattern[]): Closest | undefined {
+export function closest(
+  message: Json,
+  pool: readonly Interaction[],
+  mode: MatchMode,
+  ignore: readonly IgnorePattern[],
+): Closest | undefined {
   const live = identityParams(message.params, mode, ignore);
   let best: Closest | undefined;
   let bestScore = Infinity;

@@ -41,7 +41,11 @@ export function effectiveMode(option: string | undefined, env: NodeJS.ProcessEnv
 export function decide(mode: RecordMode, cassette: string, hasServer: boolean): Action {
   const exists = existsSync(cassette);
   const needServer = (why: string): void => {
-    if (!hasServer) throw new ServeError('MCPC_SERVE_USAGE', `record mode ${mode}: ${why}, but no real server was given (put its command after --, or give --upstream <url>; withCassette: the server option)`);
+    if (!hasServer)
+      throw new ServeError(
+        'MCPC_SERVE_USAGE',
+        `record mode ${mode}: ${why}, but no real server was given (put its command after --, or give --upstream <url>; withCassette: the server option)`,
+      );
   };
   switch (mode) {
     case 'none':
@@ -73,7 +77,11 @@ export type ServeErrorCode = 'MCPC_SERVE_USAGE' | 'MCPC_SERVE_FAILED' | 'MCPC_SE
 /** A failure of `serve` or `withCassette` itself (not traffic). Callers match on `code`. */
 export class ServeError extends Error {
   override readonly name = 'ServeError';
-  constructor(readonly code: ServeErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: ServeErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

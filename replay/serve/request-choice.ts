@@ -136,15 +136,17 @@ export function unmatchedPlan(request: Json, why: string, near: { interaction: I
     method: String(request.method),
     ...(name !== undefined ? { name } : {}),
     message,
-    ...(near ? {
-      closest: {
-        session: near.interaction.session,
-        seq: near.interaction.seq,
-        method: near.interaction.method,
-        ...(nameOf(near.interaction.request) !== undefined ? { name: nameOf(near.interaction.request)! } : {}),
-        differences: near.differences,
-      },
-    } : {}),
+    ...(near
+      ? {
+          closest: {
+            session: near.interaction.session,
+            seq: near.interaction.seq,
+            method: near.interaction.method,
+            ...(nameOf(near.interaction.request) !== undefined ? { name: nameOf(near.interaction.request)! } : {}),
+            differences: near.differences,
+          },
+        }
+      : {}),
   };
   const response = {
     jsonrpc: '2.0',

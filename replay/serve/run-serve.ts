@@ -11,7 +11,12 @@ export async function runServe(cassette: string, options: ParsedOptions): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    return await serveCommand(serveArgsFrom(cassette, options), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, stop: stop.signal });
+    return await serveCommand(serveArgsFrom(cassette, options), {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stop: stop.signal,
+    });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -22,7 +27,8 @@ export async function runServe(cassette: string, options: ParsedOptions): Promis
  * with the fast parser and calls this handler itself. */
 export const SERVE_COMMAND: CommandModule = {
   name: 'serve',
-  describe: 'Serve a cassette as a mock MCP server: over stdio (a host\'s server command), or Streamable HTTP with --listen; -- <server command> for record modes',
+  describe:
+    "Serve a cassette as a mock MCP server: over stdio (a host's server command), or Streamable HTTP with --listen; -- <server command> for record modes",
   usage: '$0 serve <cassette> [options] [-- <real server command> [args...]]',
   positionals: [{ name: 'cassette' }],
   options: SERVE_OPTIONS,

@@ -101,7 +101,9 @@ export function sessionIds(cassette: string): string[] {
 
 /** A session in which the client only asked `server/discover`. */
 function isProbe(session: RecordedSession): boolean {
-  const asked = session.messages.filter((m) => m.direction === 'client-to-server' && m.kind === 'request').map((m) => (m.json as { method?: unknown }).method);
+  const asked = session.messages
+    .filter((m) => m.direction === 'client-to-server' && m.kind === 'request')
+    .map((m) => (m.json as { method?: unknown }).method);
   return asked.length > 0 && asked.every((m) => m === 'server/discover');
 }
 
@@ -118,7 +120,12 @@ function active(run: RunFile, mode: RecordMode, runId: string | undefined, now: 
  * of the same mode is going on, which it then joins (action `record`). Record modes `once` and
  * `all` take part in runs; the others decide alone.
  */
-export async function beginRun(cassette: string, mode: RecordMode, decide: () => Action, env: NodeJS.ProcessEnv): Promise<{ action: Action; run?: Run }> {
+export async function beginRun(
+  cassette: string,
+  mode: RecordMode,
+  decide: () => Action,
+  env: NodeJS.ProcessEnv,
+): Promise<{ action: Action; run?: Run }> {
   if (mode !== 'once' && mode !== 'all') return { action: decide() };
   const path = runFile(cassette);
   const runId = env[RUN_ENV] || undefined;

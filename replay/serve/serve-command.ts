@@ -116,23 +116,39 @@ function parseUpstream(text: string): string {
   } catch {
     throw new ServeError('MCPC_SERVE_USAGE', `--upstream ${JSON.stringify(text)} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ServeError('MCPC_SERVE_USAGE', `--upstream ${JSON.stringify(text)}: use an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ServeError('MCPC_SERVE_USAGE', `--upstream ${JSON.stringify(text)}: use an http or https URL`);
   return url.href;
 }
 
-const emptySummary = (): ServeSummary => ({ served: 0, repeated: 0, synthesised: 0, forwarded: 0, unmatched: [], answerMismatches: [], unused: [], probe: false, failed: false });
+const emptySummary = (): ServeSummary => ({
+  served: 0,
+  repeated: 0,
+  synthesised: 0,
+  forwarded: 0,
+  unmatched: [],
+  answerMismatches: [],
+  unused: [],
+  probe: false,
+  failed: false,
+});
 
 export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number> {
   const match = (args.match ?? 'params') as MatchMode;
-  if (!MATCH_MODES.includes(match)) throw new ServeError('MCPC_SERVE_USAGE', `--match ${JSON.stringify(args.match)}: use one of ${MATCH_MODES.join(', ')}`);
+  if (!MATCH_MODES.includes(match))
+    throw new ServeError('MCPC_SERVE_USAGE', `--match ${JSON.stringify(args.match)}: use one of ${MATCH_MODES.join(', ')}`);
   const timing = parseTiming(args.timing ?? 'fast');
-  if (!timing) throw new ServeError('MCPC_SERVE_USAGE', `--timing ${JSON.stringify(args.timing)}: use fast, recorded or xN (x2 is twice as fast)`);
+  if (!timing)
+    throw new ServeError('MCPC_SERVE_USAGE', `--timing ${JSON.stringify(args.timing)}: use fast, recorded or xN (x2 is twice as fast)`);
   const listen = args.listen !== undefined ? parseListen(args.listen) : undefined;
-  if (args.upstream !== undefined && args.command.length > 0) throw new ServeError('MCPC_SERVE_USAGE', 'give the real server either as a command after -- or as --upstream <url>, not both');
+  if (args.upstream !== undefined && args.command.length > 0)
+    throw new ServeError('MCPC_SERVE_USAGE', 'give the real server either as a command after -- or as --upstream <url>, not both');
   const upstream = args.upstream !== undefined ? parseUpstream(args.upstream) : undefined;
   const headers = parseHeaderOptions(args.header ?? []);
-  if (Object.keys(headers).length > 0 && upstream === undefined) throw new ServeError('MCPC_SERVE_USAGE', '--header is for the requests to an --upstream server; give --upstream <url> too');
-  if (args.answerTimeout !== undefined && !(args.answerTimeout > 0)) throw new ServeError('MCPC_SERVE_USAGE', `--answer-timeout ${args.answerTimeout}: give a number of milliseconds above 0`);
+  if (Object.keys(headers).length > 0 && upstream === undefined)
+    throw new ServeError('MCPC_SERVE_USAGE', '--header is for the requests to an --upstream server; give --upstream <url> too');
+  if (args.answerTimeout !== undefined && !(args.answerTimeout > 0))
+    throw new ServeError('MCPC_SERVE_USAGE', `--answer-timeout ${args.answerTimeout}: give a number of milliseconds above 0`);
   const env = io.env ?? process.env;
   const hasServer = args.command.length > 0 || upstream !== undefined;
   const mode: RecordMode = args.mode !== undefined || env.MCP_CASSETTE_MODE ? effectiveMode(args.mode, env) : hasServer ? 'once' : 'none';
@@ -144,20 +160,53 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
     action = decideNow();
     if (action === 'record') run = soloRun(args.cassette, mode);
   } else {
-    ({ action, run } = await beginRun(args.cassette, mode, decideNow, args.run !== undefined ? { ...env, MCP_CASSETTE_RUN: args.run } : env));
+    ({ action, run } = await beginRun(
+      args.cassette,
+      mode,
+      decideNow,
+      args.run !== undefined ? { ...env, MCP_CASSETTE_RUN: args.run } : env,
+    ));
   }
   const report = reportPath(args.report);
-  if (report === '-' && !listen) throw new ServeError('MCPC_SERVE_USAGE', '--report - (stdout) needs --listen: over stdio, stdout carries the protocol; give a file');
-  const base = { pid: process.pid, cassette: args.cassette, transport: listen ? 'http' as const : 'stdio' as const, mode, action };
+  if (report === '-' && !listen)
+    throw new ServeError('MCPC_SERVE_USAGE', '--report - (stdout) needs --listen: over stdio, stdout carries the protocol; give a file');
+  const base = { pid: process.pid, cassette: args.cassette, transport: listen ? ('http' as const) : ('stdio' as const), mode, action };
   try {
     // The same transport on both sides: the recording proxy, or the server, in our place.
-    const inPlace = action === 'record' && !listen && !upstream
-      ? [process.execPath, cliPath, 'record', '--cassette', args.cassette, '--log-level', args.logLevel ?? 'warn', ...(args.logFile ? ['--log-file', args.logFile] : []), '--', ...args.command]
-      : action === 'record' && listen && upstream && Object.keys(headers).length === 0 // the proxy adds no headers
-        ? [process.execPath, cliPath, 'record', '--upstream', upstream, '--listen', `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`, '--cassette', args.cassette,
-          '--log-level', args.logLevel ?? 'warn', ...(args.logFile ? ['--log-file', args.logFile] : []),
-          ...(args.allowHost ?? []).flatMap((h) => ['--allow-host', h]), ...(args.allowOrigin ?? []).flatMap((o) => ['--allow-origin', o])]
-        : action === 'passthrough' && !listen && !upstream ? args.command : undefined;
+    const inPlace =
+      action === 'record' && !listen && !upstream
+        ? [
+            process.execPath,
+            cliPath,
+            'record',
+            '--cassette',
+            args.cassette,
+            '--log-level',
+            args.logLevel ?? 'warn',
+            ...(args.logFile ? ['--log-file', args.logFile] : []),
+            '--',
+            ...args.command,
+          ]
+        : action === 'record' && listen && upstream && Object.keys(headers).length === 0 // the proxy adds no headers
+          ? [
+              process.execPath,
+              cliPath,
+              'record',
+              '--upstream',
+              upstream,
+              '--listen',
+              `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`,
+              '--cassette',
+              args.cassette,
+              '--log-level',
+              args.logLevel ?? 'warn',
+              ...(args.logFile ? ['--log-file', args.logFile] : []),
+              ...(args.allowHost ?? []).flatMap((h) => ['--allow-host', h]),
+              ...(args.allowOrigin ?? []).flatMap((o) => ['--allow-origin', o]),
+            ]
+          : action === 'passthrough' && !listen && !upstream
+            ? args.command
+            : undefined;
     if (inPlace) {
       writeReport(report, { ...emptySummary(), ...base, running: true }, io.stdout);
       const exitCode = await runInPlace(inPlace, io);
@@ -189,10 +238,20 @@ async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Prom
   let fallback: Fallback | undefined;
   if (action !== 'replay') {
     const keep = action === 'passthrough' ? {} : { cassette: args.cassette };
-    const label = action === 'replay-and-record' ? 'new episodes (mcp-cassette serve)' : action === 'record' ? 'recorded by mcp-cassette serve' : undefined;
+    const label =
+      action === 'replay-and-record'
+        ? 'new episodes (mcp-cassette serve)'
+        : action === 'record'
+          ? 'recorded by mcp-cassette serve'
+          : undefined;
     // Loaded on need: a replay (a host's server command) starts without them.
     fallback = o.upstream
-      ? new (await import('./http-fallback.js')).HttpFallback(o.upstream, { ...keep, logger, headers: o.headers, ...(label ? { label } : {}) })
+      ? new (await import('./http-fallback.js')).HttpFallback(o.upstream, {
+          ...keep,
+          logger,
+          headers: o.headers,
+          ...(label ? { label } : {}),
+        })
       : new (await import('./fallback.js')).StdioFallback(args.command, { ...keep, logger, ...(label ? { label } : {}) });
   }
   const engine = new ServeEngine(cassette, {

@@ -3,17 +3,43 @@ import type { ServeArgs } from './serve-command.js';
 
 /** The options of `mcp-cassette serve`. One table serves the fast parser (cli.ts) and yargs. */
 export const SERVE_OPTIONS: Record<string, OptionSpec> = {
-  listen: { type: 'string', describe: 'Serve Streamable HTTP on host:port (host defaults to 127.0.0.1; port 0 picks a free one); prints the URL on stdout' },
-  match: { type: 'string', default: 'params', describe: 'params (normalised params, repeats in recorded order), strict (exact params, each answer once) or order (recorded order enforced)' },
-  timing: { type: 'string', default: 'fast', describe: 'fast (no delays), recorded (the recorded gaps) or xN (the recorded gaps, N times faster)' },
+  listen: {
+    type: 'string',
+    describe: 'Serve Streamable HTTP on host:port (host defaults to 127.0.0.1; port 0 picks a free one); prints the URL on stdout',
+  },
+  match: {
+    type: 'string',
+    default: 'params',
+    describe:
+      'params (normalised params, repeats in recorded order), strict (exact params, each answer once) or order (recorded order enforced)',
+  },
+  timing: {
+    type: 'string',
+    default: 'fast',
+    describe: 'fast (no delays), recorded (the recorded gaps) or xN (the recorded gaps, N times faster)',
+  },
   ignore: { type: 'array', describe: 'Ignore this params path when matching (/arguments/seed, timestamp); repeatable' },
-  mode: { type: 'string', describe: 'Record mode: once, new_episodes, none, all, passthrough (default: MCP_CASSETTE_MODE, else once with a real server, none without)' },
-  upstream: { type: 'string', describe: 'The real server is this Streamable HTTP endpoint (instead of a command after --), for the record modes' },
+  mode: {
+    type: 'string',
+    describe:
+      'Record mode: once, new_episodes, none, all, passthrough (default: MCP_CASSETTE_MODE, else once with a real server, none without)',
+  },
+  upstream: {
+    type: 'string',
+    describe: 'The real server is this Streamable HTTP endpoint (instead of a command after --), for the record modes',
+  },
   header: { type: 'array', describe: 'With --upstream: send this "Name: value" header with every request to it (credentials); repeatable' },
-  run: { type: 'string', describe: 'Recording runs: serve processes given the same id record into one run (default: MCP_CASSETTE_RUN, else processes that follow one another within 1.5 s)' },
+  run: {
+    type: 'string',
+    describe:
+      'Recording runs: serve processes given the same id record into one run (default: MCP_CASSETTE_RUN, else processes that follow one another within 1.5 s)',
+  },
   report: { type: 'string', describe: 'Write a JSON summary to this file ({pid} is replaced by the process id)' },
   'fail-on-unused': { type: 'boolean', default: false, describe: 'Exit 1 when recorded requests were never asked for' },
-  'answer-timeout': { type: 'number', describe: 'How long to wait for the client to answer a server→client request, in ms (default 30000)' },
+  'answer-timeout': {
+    type: 'number',
+    describe: 'How long to wait for the client to answer a server→client request, in ms (default 30000)',
+  },
   'allow-host': { type: 'array', describe: 'HTTP: another Host the listener accepts; repeatable' },
   'allow-origin': { type: 'array', describe: 'HTTP: another Origin the listener accepts; repeatable' },
   'log-file': { type: 'string', describe: 'Write logs there instead of stderr' },

@@ -32,7 +32,11 @@ export function flat(headers: Record<string, string | string[] | undefined>): Re
 
 /** The `Mcp-Name` header value, base64-wrapped when it is not plain printable ASCII (SEP-2243). */
 export function mcpName(value: string): string {
-  const plain = value.length > 0 && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  const plain =
+    value.length > 0 &&
+    value === value.trim() &&
+    /^[\t\x20-\x7e]*$/.test(value) &&
+    !(value.startsWith('=?base64?') && value.endsWith('?='));
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
@@ -162,7 +166,11 @@ export async function listenUpstream(
     const splitter = new SseSplitter((event: SseEvent) => {
       if (!event.hasData || event.data.trim() === '') return;
       const fields = sseFields(event);
-      recording.add(event.data, 'server-to-client', { exchange: ex.id, part: 'sse', ...(Object.keys(fields).length > 0 ? { sse: fields } : {}) });
+      recording.add(event.data, 'server-to-client', {
+        exchange: ex.id,
+        part: 'sse',
+        ...(Object.keys(fields).length > 0 ? { sse: fields } : {}),
+      });
       try {
         relay(parseMessageText(event.data) as Json);
       } catch {

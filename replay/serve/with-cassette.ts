@@ -62,7 +62,8 @@ export interface CassetteRun {
 }
 
 export function cassettePath(name: string, dir = 'cassettes'): string {
-  if (isAbsolute(name) || name.includes('/') || name.endsWith('.json')) return resolve(name.endsWith('.json') ? name : `${name}.cassette.json`);
+  if (isAbsolute(name) || name.includes('/') || name.endsWith('.json'))
+    return resolve(name.endsWith('.json') ? name : `${name}.cassette.json`);
   return resolve(dir, `${name}.cassette.json`);
 }
 
@@ -74,13 +75,15 @@ const reportsOf = (work: string) => join(work, 'reports');
 function readReports(work: string): ServeReport[] {
   const dir = reportsOf(work);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.startsWith('serve-') && f.endsWith('.json')).flatMap((f) => {
-    try {
-      return [JSON.parse(readFileSync(join(dir, f), 'utf8')) as ServeReport];
-    } catch {
-      return []; // being written
-    }
-  });
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('serve-') && f.endsWith('.json'))
+    .flatMap((f) => {
+      try {
+        return [JSON.parse(readFileSync(join(dir, f), 'utf8')) as ServeReport];
+      } catch {
+        return []; // being written
+      }
+    });
 }
 
 /** Waits for `predicate`, polling; false when the deadline passed. */
@@ -95,8 +98,10 @@ async function until(predicate: () => boolean, ms: number): Promise<boolean> {
 
 function serveFlags(options: WithCassetteOptions, work: string): string[] {
   return [
-    '--report', join(reportsOf(work), 'serve-{pid}.json'),
-    '--log-level', 'warn',
+    '--report',
+    join(reportsOf(work), 'serve-{pid}.json'),
+    '--log-level',
+    'warn',
     ...(options.match ? ['--match', options.match] : []),
     ...(options.timing ? ['--timing', options.timing] : []),
     ...(options.ignore ?? []).flatMap((p) => ['--ignore', p]),
@@ -105,14 +110,20 @@ function serveFlags(options: WithCassetteOptions, work: string): string[] {
 }
 
 /** Starts a long-running CLI process (serve --listen, record --upstream) and reads its URL. */
-async function startListener(argv: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; stderr: () => string; exit: Promise<number | null> }> {
+async function startListener(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; url: string; stderr: () => string; exit: Promise<number | null> }> {
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
   const exit = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new ServeError('MCPC_SERVE_TIMEOUT', `mcp-cassette did not print its URL within 15 s: ${err.slice(-500)}`)), 15_000);
+    const timer = setTimeout(
+      () => rej(new ServeError('MCPC_SERVE_TIMEOUT', `mcp-cassette did not print its URL within 15 s: ${err.slice(-500)}`)),
+      15_000,
+    );
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString('utf8');
       const nl = out.indexOf('\n');
@@ -150,7 +161,10 @@ async function attempt<T>(fn: () => Promise<T> | T): Promise<Outcome<T>> {
 /** `serve` flags naming the real server: `--upstream` (and headers), or `-- <command>`. */
 function realServerFlags(server: string[] | RealHttpServer): { flags: string[]; tail: string[] } {
   if (Array.isArray(server)) return { flags: [], tail: ['--', ...server] };
-  return { flags: ['--upstream', server.url, ...Object.entries(server.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`])], tail: [] };
+  return {
+    flags: ['--upstream', server.url, ...Object.entries(server.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`])],
+    tail: [],
+  };
 }
 
 export async function withCassette<T>(name: string, options: WithCassetteOptions, fn: (run: CassetteRun) => Promise<T> | T): Promise<T> {
@@ -188,7 +202,17 @@ export async function withCassette<T>(name: string, options: WithCassetteOptions
     } else {
       flags.push('--mode', 'none');
     }
-    return await serveAround([cliPath, 'serve', cassette, ...flags], tail, http, base, work, childEnv, settleMs, fn, Boolean(options.failOnUnused));
+    return await serveAround(
+      [cliPath, 'serve', cassette, ...flags],
+      tail,
+      http,
+      base,
+      work,
+      childEnv,
+      settleMs,
+      fn,
+      Boolean(options.failOnUnused),
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -196,7 +220,17 @@ export async function withCassette<T>(name: string, options: WithCassetteOptions
 
 /** Runs `fn` against `serve` (argv before the real server's `-- command`, which is `tail`): a
  * listener over HTTP, or a server command over stdio; then waits for serving to end and settles. */
-async function serveAround<T>(argv: string[], tail: string[], http: boolean, base: Omit<CassetteRun, 'command' | 'args' | 'url'>, work: string, env: NodeJS.ProcessEnv, settleMs: number, fn: (run: CassetteRun) => Promise<T> | T, failOnUnused: boolean): Promise<T> {
+async function serveAround<T>(
+  argv: string[],
+  tail: string[],
+  http: boolean,
+  base: Omit<CassetteRun, 'command' | 'args' | 'url'>,
+  work: string,
+  env: NodeJS.ProcessEnv,
+  settleMs: number,
+  fn: (run: CassetteRun) => Promise<T> | T,
+  failOnUnused: boolean,
+): Promise<T> {
   const withReport = argv.includes('--report') ? argv : [...argv, '--report', join(reportsOf(work), 'serve-{pid}.json')];
   if (http) {
     const l = await startListener([...withReport, '--listen', '127.0.0.1:0', ...tail], env);
@@ -207,7 +241,11 @@ async function serveAround<T>(argv: string[], tail: string[], http: boolean, bas
   // A client may start the command more than once (a version probe first): one run.
   const outcome = await attempt(() => fn({ ...base, command: process.execPath, args: [...withReport, '--run', randomUUID(), ...tail] }));
   const settled = await until(() => readReports(work).every((r) => !r.running), settleMs);
-  if (!settled && outcome.ok) throw new ServeError('MCPC_SERVE_TIMEOUT', `mcp-cassette serve did not finish within ${settleMs} ms after the test (did the client close it?)`);
+  if (!settled && outcome.ok)
+    throw new ServeError(
+      'MCPC_SERVE_TIMEOUT',
+      `mcp-cassette serve did not finish within ${settleMs} ms after the test (did the client close it?)`,
+    );
   return settle(outcome, work, failOnUnused);
 }
 
@@ -217,7 +255,9 @@ async function serveAround<T>(argv: string[], tail: string[], http: boolean, bas
  * test asked for it (a client may start several, such as the v2 SDK's version probe). */
 function settle<T>(outcome: Outcome<T>, dir: string, failOnUnused: boolean): T {
   const reports = readReports(dir);
-  const failed: ServeReport[] = reports.filter((r) => r.unmatched.length > 0 || r.answerMismatches.length > 0).map((r) => ({ ...r, failed: true }));
+  const failed: ServeReport[] = reports
+    .filter((r) => r.unmatched.length > 0 || r.answerMismatches.length > 0)
+    .map((r) => ({ ...r, failed: true }));
   const replays = reports.filter((r) => !r.probe && (r.action === 'replay' || r.action === 'replay-and-record'));
   if (failOnUnused && replays.length > 0) {
     const key = (u: { session: number; seq: number }) => `${u.session}:${u.seq}`;
@@ -227,24 +267,48 @@ function settle<T>(outcome: Outcome<T>, dir: string, failOnUnused: boolean): T {
   if (failed.length > 0) {
     const text = failed.map((r) => formatSummary(r)).join('');
     const own = outcome.ok ? '' : `\nthe test failed with: ${(outcome.error as Error)?.message ?? String(outcome.error)}`;
-    throw new ServeError('MCPC_SERVE_FAILED', `the cassette could not answer every request:\n${text}${own}`, outcome.ok ? undefined : { cause: outcome.error });
+    throw new ServeError(
+      'MCPC_SERVE_FAILED',
+      `the cassette could not answer every request:\n${text}${own}`,
+      outcome.ok ? undefined : { cause: outcome.error },
+    );
   }
   if (!outcome.ok) throw outcome.error;
   return outcome.value;
 }
 
-async function record<T>(cassette: string, mode: RecordMode, server: string[] | RealHttpServer, http: boolean, work: string, env: NodeJS.ProcessEnv, settleMs: number, fn: (run: CassetteRun) => Promise<T> | T): Promise<T> {
+async function record<T>(
+  cassette: string,
+  mode: RecordMode,
+  server: string[] | RealHttpServer,
+  http: boolean,
+  work: string,
+  env: NodeJS.ProcessEnv,
+  settleMs: number,
+  fn: (run: CassetteRun) => Promise<T> | T,
+): Promise<T> {
   // Record beside nothing: into a scratch file, moved into place only when the test passed.
   const scratch = join(work, basename(cassette));
   const base = { mode, action: 'record' as const, cassette };
   let result: T;
   if (Array.isArray(server) && !http) {
-    result = await fn({ ...base, command: process.execPath, args: [cliPath, 'record', '--cassette', scratch, '--log-level', 'warn', '--', ...server] });
+    result = await fn({
+      ...base,
+      command: process.execPath,
+      args: [cliPath, 'record', '--cassette', scratch, '--log-level', 'warn', '--', ...server],
+    });
     // Recorders fold their journals into the cassette after their server exits.
     const done = await until(() => existsSync(scratch) && !readdirSync(work).some((f) => f.endsWith('.journal')), settleMs);
-    if (!done && !existsSync(scratch)) throw new ServeError('MCPC_SERVE_TIMEOUT', `nothing was recorded into ${cassette}: did the test start the server command it was given?`);
+    if (!done && !existsSync(scratch))
+      throw new ServeError(
+        'MCPC_SERVE_TIMEOUT',
+        `nothing was recorded into ${cassette}: did the test start the server command it was given?`,
+      );
   } else if (!Array.isArray(server) && http && !server.headers) {
-    const l = await startListener([cliPath, 'record', '--upstream', server.url, '--listen', '127.0.0.1:0', '--cassette', scratch, '--log-level', 'warn'], env);
+    const l = await startListener(
+      [cliPath, 'record', '--upstream', server.url, '--listen', '127.0.0.1:0', '--cassette', scratch, '--log-level', 'warn'],
+      env,
+    );
     try {
       result = await fn({ ...base, url: l.url });
     } finally {
@@ -254,7 +318,17 @@ async function record<T>(cassette: string, mode: RecordMode, server: string[] | 
     // Across transports (or with headers the client does not know): `serve` bridges the test's
     // client to the real server and records what passes.
     const { flags, tail } = realServerFlags(server);
-    result = await serveAround([cliPath, 'serve', scratch, '--mode', 'all', '--log-level', 'warn', ...flags], tail, http, base, work, env, settleMs, fn, false);
+    result = await serveAround(
+      [cliPath, 'serve', scratch, '--mode', 'all', '--log-level', 'warn', ...flags],
+      tail,
+      http,
+      base,
+      work,
+      env,
+      settleMs,
+      fn,
+      false,
+    );
   }
   if (existsSync(scratch)) {
     mkdirSync(dirname(cassette), { recursive: true });

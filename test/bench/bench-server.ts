@@ -22,7 +22,11 @@ type Request = { jsonrpc: '2.0'; id?: string | number; method?: string; params?:
 export const TOOLS = [
   { name: 'echo', description: 'Answers n', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
   { name: 'big', description: 'Answers a large text', inputSchema: { type: 'object', properties: { mb: { type: 'number' } } } },
-  { name: 'stream', description: 'Reports progress, then answers', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+  {
+    name: 'stream',
+    description: 'Reports progress, then answers',
+    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+  },
 ];
 
 /** For `tools/call stream`: the progress notification sent before the answer (undefined otherwise). */
@@ -31,7 +35,10 @@ export function progressFor(msg: Request): { line: string; delayMs: number } | u
   const meta = msg.params._meta as { progressToken?: unknown } | undefined;
   const token = JSON.stringify(meta?.progressToken ?? msg.id);
   const args = (msg.params.arguments ?? {}) as { ms?: unknown };
-  return { line: `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},"progress":1,"total":2}}`, delayMs: Number(args.ms ?? 200) };
+  return {
+    line: `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},"progress":1,"total":2}}`,
+    delayMs: Number(args.ms ?? 200),
+  };
 }
 
 /** The JSON-RPC answer to one request (undefined for a notification). */
@@ -117,7 +124,9 @@ function http(format: 'json' | 'sse'): void {
         progress = progressFor(msg);
         body = answer(msg);
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
         return;
       }
       if (body === undefined) {

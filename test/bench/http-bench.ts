@@ -17,27 +17,51 @@ import type { Agent } from 'undici';
 import { agent, HttpSession } from './http-client.js';
 import { pump } from './line-client.js';
 import {
-  benchServer, cli, firstLine, forceLoopback, freePort, httpFloor, mcpProxyBin, memory, node, proxyNodeFlags, rssReport, start, stop,
-  supergatewayBin, talkbackProxy, waitForPort,
+  benchServer,
+  cli,
+  firstLine,
+  forceLoopback,
+  freePort,
+  httpFloor,
+  mcpProxyBin,
+  memory,
+  node,
+  proxyNodeFlags,
+  rssReport,
+  start,
+  stop,
+  supergatewayBin,
+  talkbackProxy,
+  waitForPort,
 } from './proc.js';
 import { section, type Section } from './report.js';
 import { fmt, int, summary } from './stats.js';
 
-export type HttpVariant = 'direct' | 'http floor' | 'mcp-cassette record' | 'record --no-validate' | 'talkback' | 'mcp-proxy' | 'supergateway';
+export type HttpVariant =
+  | 'direct'
+  | 'http floor'
+  | 'mcp-cassette record'
+  | 'record --no-validate'
+  | 'talkback'
+  | 'mcp-proxy'
+  | 'supergateway';
 const BASE: HttpVariant[] = ['direct', 'http floor', 'mcp-cassette record', 'record --no-validate'];
 const OURS: HttpVariant[] = ['mcp-cassette record', 'record --no-validate'];
 const BRIDGES: HttpVariant[] = ['mcp-proxy', 'supergateway'];
 const PEER_NOTE: Partial<Record<HttpVariant, string>> = {
   talkback: 'talkback (NEW tapes)',
   'mcp-proxy': 'mcp-proxy (stdio server behind)',
-  'supergateway': 'supergateway --stateful (stdio server behind)',
+  supergateway: 'supergateway --stateful (stdio server behind)',
 };
 
 /** Which peers to include: BENCH_PEERS=none, or a comma list (default: all three). */
 function peers(): HttpVariant[] {
   const spec = process.env.BENCH_PEERS ?? 'talkback,mcp-proxy,supergateway';
   if (spec === 'none' || spec === '') return [];
-  return spec.split(',').map((s) => s.trim()).filter((s): s is HttpVariant => ['talkback', 'mcp-proxy', 'supergateway'].includes(s));
+  return spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is HttpVariant => ['talkback', 'mcp-proxy', 'supergateway'].includes(s));
 }
 
 function variantsFor(format: 'json' | 'sse'): HttpVariant[] {
@@ -85,7 +109,10 @@ async function startVariant(v: HttpVariant, up: string, dir: string, measureRss 
     case 'record --no-validate': {
       const validate = v === 'record --no-validate' ? ['--no-validate'] : [];
       const cassette = join(dir, `${tag}-${Math.random().toString(36).slice(2)}.cassette.json`);
-      const proc = start([...preload, ...proxyNodeFlags(), cli, 'record', '--log-level', 'silent', ...validate, '--upstream', up, '--cassette', cassette], opts);
+      const proc = start(
+        [...preload, ...proxyNodeFlags(), cli, 'record', '--log-level', 'silent', ...validate, '--upstream', up, '--cassette', cassette],
+        opts,
+      );
       // SIGINT: the proxy stops listening, folds its journal into the cassette and exits.
       return { variant: v, url: await firstLine(proc), proc, rssFile, stop: () => stop(proc, 'SIGINT', 60_000) };
     }
@@ -97,21 +124,46 @@ async function startVariant(v: HttpVariant, up: string, dir: string, measureRss 
     }
     case 'mcp-proxy': {
       const port = await freePort();
-      const proc = start([...preload, mcpProxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, benchServer, 'stdio'], { ...opts, stdio: ['ignore', 'ignore', 'ignore'] });
+      const proc = start([...preload, mcpProxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, benchServer, 'stdio'], {
+        ...opts,
+        stdio: ['ignore', 'ignore', 'ignore'],
+      });
       await waitForPort(port);
       return { variant: v, url: `http://127.0.0.1:${port}/mcp`, proc, stop: () => stop(proc) };
     }
     case 'supergateway': {
       const port = await freePort();
       // No host option: the preload binds it to loopback (REAL-PEERS §1.3).
-      const proc = start([...preload, '--require', forceLoopback, supergatewayBin, '--stdio', `${node} ${benchServer} stdio`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'], { ...opts, stdio: ['ignore', 'ignore', 'ignore'] });
+      const proc = start(
+        [
+          ...preload,
+          '--require',
+          forceLoopback,
+          supergatewayBin,
+          '--stdio',
+          `${node} ${benchServer} stdio`,
+          '--outputTransport',
+          'streamableHttp',
+          '--stateful',
+          '--port',
+          String(port),
+          '--logLevel',
+          'none',
+        ],
+        { ...opts, stdio: ['ignore', 'ignore', 'ignore'] },
+      );
       await waitForPort(port);
       return { variant: v, url: `http://127.0.0.1:${port}/mcp`, proc, stop: () => stop(proc) };
     }
   }
 }
 
-async function withTargets<T>(variants: HttpVariant[], format: 'json' | 'sse', connections: number, fn: (targets: Target[], sessions: Map<HttpVariant, HttpSession>, agent: Agent) => Promise<T>): Promise<T> {
+async function withTargets<T>(
+  variants: HttpVariant[],
+  format: 'json' | 'sse',
+  connections: number,
+  fn: (targets: Target[], sessions: Map<HttpVariant, HttpSession>, agent: Agent) => Promise<T>,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
   const up = await upstream(format);
   const dispatcher = agent(connections);
@@ -171,10 +223,18 @@ export async function httpRoundTrips(format: 'json' | 'sse', count: number, bloc
     out.rows.push({ scenario, variant: label(v), median: `${int(s.median)} µs`, tail: `${int(s.p99)} µs`, compared });
   }
   const ratio = oursAdded / floorAdded;
-  out.targets.push({ goal: `HTTP (${format.toUpperCase()}): added median latency (validation + recording on) <= 1.3x the HTTP floor's`, measured: `${fmt(ratio, 2)}x (+${int(oursAdded)} µs vs +${int(floorAdded)} µs)`, met: ratio <= 1.3 });
+  out.targets.push({
+    goal: `HTTP (${format.toUpperCase()}): added median latency (validation + recording on) <= 1.3x the HTTP floor's`,
+    measured: `${fmt(ratio, 2)}x (+${int(oursAdded)} µs vs +${int(floorAdded)} µs)`,
+    met: ratio <= 1.3,
+  });
   if (variants.includes('talkback')) {
     const tb = (summary(lat.talkback).median - direct) / oursAdded;
-    out.targets.push({ goal: `HTTP (${format.toUpperCase()}): at least 10x less added latency than talkback`, measured: `talkback adds ${fmt(tb, 1)}x what mcp-cassette adds`, met: tb >= 10 });
+    out.targets.push({
+      goal: `HTTP (${format.toUpperCase()}): at least 10x less added latency than talkback`,
+      measured: `talkback adds ${fmt(tb, 1)}x what mcp-cassette adds`,
+      met: tb >= 10,
+    });
   }
   return out;
 }
@@ -204,7 +264,10 @@ export async function httpThroughput(format: 'json' | 'sse', count: number, wind
       variant: label(v),
       median: `${int(s.median)} calls/s`,
       tail: `${int(s.p1)} calls/s`,
-      compared: v === 'direct' ? `${blocks} blocks` : `${fmt((100 * s.median) / direct, 0)}% of direct${v === 'http floor' ? '' : `, ${fmt((100 * s.median) / floor, 0)}% of the floor`}`,
+      compared:
+        v === 'direct'
+          ? `${blocks} blocks`
+          : `${fmt((100 * s.median) / direct, 0)}% of direct${v === 'http floor' ? '' : `, ${fmt((100 * s.median) / floor, 0)}% of the floor`}`,
     });
   }
   return out;
@@ -239,15 +302,17 @@ export async function httpLargeMessage(format: 'json' | 'sse', rounds: number, m
           const s = new HttpSession(t.url, dispatcher);
           await s.open();
           const a = await s.post('tools/call', { name: 'big', arguments: { mb } }, false, undefined, LARGE_DEADLINE_MS);
-          if (a.bytes < mb * 1024 * 1024) throw new Error(`answered ${a.bytes} bytes: ${/"error":\{[^}]*\}/.exec(a.head)?.[0] ?? a.head.slice(0, 160)}`);
+          if (a.bytes < mb * 1024 * 1024)
+            throw new Error(`answered ${a.bytes} bytes: ${/"error":\{[^}]*\}/.exec(a.head)?.[0] ?? a.head.slice(0, 160)}`);
           if (v === 'direct') sizeMb = a.bytes / 1024 / 1024;
           times[v].push(a.lastByteMs);
           if (t.proc) forwarding[v].push(memory(t.proc.pid!)?.peakMb ?? NaN);
         } catch (err) {
           const e = err as Error;
-          failed[v] = e.name === 'TimeoutError' || e.name === 'AbortError' || /timeout/i.test(e.name)
-            ? `no complete answer within ${LARGE_DEADLINE_MS / 1000} s`
-            : e.message.split('\n')[0]!.slice(0, 200);
+          failed[v] =
+            e.name === 'TimeoutError' || e.name === 'AbortError' || /timeout/i.test(e.name)
+              ? `no complete answer within ${LARGE_DEADLINE_MS / 1000} s`
+              : e.message.split('\n')[0]!.slice(0, 200);
         } finally {
           await dispatcher.close().catch(() => undefined);
           await t.stop();
@@ -274,15 +339,24 @@ export async function httpLargeMessage(format: 'json' | 'sse', rounds: number, m
       variant: label(v),
       median: `${int(s.median)} ms`,
       tail: `${int(s.p99)} ms`,
-      compared: v === 'direct'
-        ? `${rounds} round${rounds === 1 ? '' : 's'} (peers: 1)`
-        : `+${int(s.median - direct)} ms; proxy peak RSS ${int(f)} MB forwarding (${fmt(f / sizeMb, 1)}x)${OURS.includes(v) ? `, ${int(l)} MB incl. cassette write (${fmt(l / sizeMb, 1)}x)` : ''}`,
+      compared:
+        v === 'direct'
+          ? `${rounds} round${rounds === 1 ? '' : 's'} (peers: 1)`
+          : `+${int(s.median - direct)} ms; proxy peak RSS ${int(f)} MB forwarding (${fmt(f / sizeMb, 1)}x)${OURS.includes(v) ? `, ${int(l)} MB incl. cassette write (${fmt(l / sizeMb, 1)}x)` : ''}`,
     });
   }
   const worstF = Math.max(...OURS.map((v) => summary(forwarding[v]).median)) / sizeMb;
   const worstL = Math.max(...OURS.map((v) => summary(lifetime[v]).median)) / sizeMb;
-  out.targets.push({ goal: `${fmt(sizeMb, 0)} MB message over HTTP ${format.toUpperCase()}: proxy peak RSS <= 3x the message, while forwarding`, measured: OURS.map((v) => `${v}: ${fmt(summary(forwarding[v]).median / sizeMb, 1)}x`).join(', '), met: worstF <= 3 });
-  out.targets.push({ goal: `${fmt(sizeMb, 0)} MB message over HTTP ${format.toUpperCase()}: proxy peak RSS <= 3x the message, over the proxy's life (incl. the cassette write)`, measured: OURS.map((v) => `${v}: ${fmt(summary(lifetime[v]).median / sizeMb, 1)}x`).join(', '), met: worstL <= 3 });
+  out.targets.push({
+    goal: `${fmt(sizeMb, 0)} MB message over HTTP ${format.toUpperCase()}: proxy peak RSS <= 3x the message, while forwarding`,
+    measured: OURS.map((v) => `${v}: ${fmt(summary(forwarding[v]).median / sizeMb, 1)}x`).join(', '),
+    met: worstF <= 3,
+  });
+  out.targets.push({
+    goal: `${fmt(sizeMb, 0)} MB message over HTTP ${format.toUpperCase()}: proxy peak RSS <= 3x the message, over the proxy's life (incl. the cassette write)`,
+    measured: OURS.map((v) => `${v}: ${fmt(summary(lifetime[v]).median / sizeMb, 1)}x`).join(', '),
+    met: worstL <= 3,
+  });
   return out;
 }
 
@@ -300,9 +374,11 @@ export async function sseStreaming(rounds: number, delayMs: number): Promise<Sec
     for (let i = 0; i < rounds; i++) {
       for (const v of variants) {
         let progressAt = NaN;
-        const a = await sessions.get(v)!.post('tools/call', { name: 'stream', arguments: { ms: delayMs }, _meta: { progressToken: `p${i}` } }, false, (chunk, ms) => {
-          if (Number.isNaN(progressAt) && chunk.includes('notifications/progress')) progressAt = ms;
-        });
+        const a = await sessions
+          .get(v)!
+          .post('tools/call', { name: 'stream', arguments: { ms: delayMs }, _meta: { progressToken: `p${i}` } }, false, (chunk, ms) => {
+            if (Number.isNaN(progressAt) && chunk.includes('notifications/progress')) progressAt = ms;
+          });
         firsts[v].push(progressAt);
         gaps[v].push(a.lastByteMs - progressAt);
       }
@@ -320,6 +396,10 @@ export async function sseStreaming(rounds: number, delayMs: number): Promise<Sec
     });
   }
   const ok = OURS.every(streamed);
-  out.targets.push({ goal: 'No full-stream buffering of SSE', measured: OURS.map((v) => `${v}: ${streamed(v) ? 'streamed' : 'buffered'}`).join(', '), met: ok });
+  out.targets.push({
+    goal: 'No full-stream buffering of SSE',
+    measured: OURS.map((v) => `${v}: ${streamed(v) ? 'streamed' : 'buffered'}`).join(', '),
+    met: ok,
+  });
   return out;
 }

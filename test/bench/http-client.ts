@@ -27,7 +27,10 @@ export class HttpSession {
   #session: string | undefined;
   contentType = '';
 
-  constructor(readonly url: string, private readonly dispatcher: Agent) {}
+  constructor(
+    readonly url: string,
+    private readonly dispatcher: Agent,
+  ) {}
 
   async open(): Promise<void> {
     const init = await this.post('initialize', INITIALIZE_PARAMS, true);
@@ -40,7 +43,13 @@ export class HttpSession {
   }
 
   /** Sends one message (a notification when `params` is undefined and it is not a request). */
-  async post(method: string, params: unknown, keepSession = false, onChunk?: (chunk: Buffer, ms: number) => void, deadlineMs?: number): Promise<Answer> {
+  async post(
+    method: string,
+    params: unknown,
+    keepSession = false,
+    onChunk?: (chunk: Buffer, ms: number) => void,
+    deadlineMs?: number,
+  ): Promise<Answer> {
     const notification = method.startsWith('notifications/');
     const body = notification
       ? `{"jsonrpc":"2.0","method":"${method}"}`
@@ -49,7 +58,13 @@ export class HttpSession {
     if (method !== 'initialize') headers['mcp-protocol-version'] = INITIALIZE_PARAMS.protocolVersion;
     if (this.#session) headers['mcp-session-id'] = this.#session;
     const t0 = performance.now();
-    const res = await request(this.url, { method: 'POST', dispatcher: this.dispatcher, headers, body, ...(deadlineMs ? { signal: AbortSignal.timeout(deadlineMs) } : {}) });
+    const res = await request(this.url, {
+      method: 'POST',
+      dispatcher: this.dispatcher,
+      headers,
+      body,
+      ...(deadlineMs ? { signal: AbortSignal.timeout(deadlineMs) } : {}),
+    });
     if (keepSession) {
       const sid = res.headers['mcp-session-id'];
       if (typeof sid === 'string') this.#session = sid;

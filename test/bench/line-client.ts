@@ -24,7 +24,10 @@ export class LineClient {
   /** Answers received so far. */
   answered = 0;
 
-  constructor(readable: Readable, private readonly writable: Writable) {
+  constructor(
+    readable: Readable,
+    private readonly writable: Writable,
+  ) {
     readable.on('data', (chunk: Buffer) => this.#data(chunk));
     readable.on('close', () => this.#fail(new Error('the server side closed')));
     writable.on('error', (err) => this.#fail(err));
@@ -98,13 +101,22 @@ export class LineClient {
   }
 }
 
-export const INITIALIZE_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-cassette-bench', version: '1.0.0' } };
+export const INITIALIZE_PARAMS = {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'mcp-cassette-bench', version: '1.0.0' },
+};
 
 /**
  * Keeps `window` requests in flight until `total` were answered; resolves with the seconds it
  * took. `send` issues one request.
  */
-export function pump(total: number, window: number, send: (i: number) => Promise<unknown>, onAnswer?: (done: number) => void): Promise<number> {
+export function pump(
+  total: number,
+  window: number,
+  send: (i: number) => Promise<unknown>,
+  onAnswer?: (done: number) => void,
+): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     let sent = 0;

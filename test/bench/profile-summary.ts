@@ -25,7 +25,10 @@ interface Profile {
 }
 
 function where(n: ProfileNode): string {
-  const url = n.callFrame.url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '~/').replace(/^.*\/dist\//, '');
+  const url = n.callFrame.url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '~/')
+    .replace(/^.*\/dist\//, '');
   return `${n.callFrame.functionName || '(anonymous)'} ${url ? `${url}:${n.callFrame.lineNumber + 1}` : ''}`.trim();
 }
 
@@ -39,7 +42,12 @@ export function summarise(path: string, top = 25): string {
   if (p.samples && p.timeDeltas) {
     for (let i = 0; i < p.samples.length; i++) selfUs.set(p.samples[i]!, (selfUs.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i + 1] ?? 0));
   } else {
-    const per = (p.endTime - p.startTime) / Math.max(1, p.nodes.reduce((a, n) => a + (n.hitCount ?? 0), 0));
+    const per =
+      (p.endTime - p.startTime) /
+      Math.max(
+        1,
+        p.nodes.reduce((a, n) => a + (n.hitCount ?? 0), 0),
+      );
     for (const n of p.nodes) selfUs.set(n.id, (n.hitCount ?? 0) * per);
   }
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
@@ -56,17 +64,26 @@ export function summarise(path: string, top = 25): string {
       incl.set(w, (incl.get(w) ?? 0) + us);
     }
   }
-  const idle = (self.get('(idle)') ?? 0);
+  const idle = self.get('(idle)') ?? 0;
   const busy = total - idle;
-  const fmtRow = ([name, us]: [string, number]): string => `  ${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${name}`;
+  const fmtRow = ([name, us]: [string, number]): string =>
+    `  ${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${name}`;
   const skip = new Set(['(idle)', '(root)', '(program)']);
   const lines = [
     `${basename(path)}: ${(total / 1000).toFixed(0)} ms profiled, ${(busy / 1000).toFixed(0)} ms busy (percentages of busy time)`,
     ' self time:',
-    ...[...self].filter(([n]) => !skip.has(n)).sort((a, b) => b[1] - a[1]).slice(0, top).map(fmtRow),
+    ...[...self]
+      .filter(([n]) => !skip.has(n))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(fmtRow),
     ` (program) ${(((self.get('(program)') ?? 0) * 100) / busy).toFixed(1)}%, (garbage collector) ${(((self.get('(garbage collector)') ?? 0) * 100) / busy).toFixed(1)}%`,
     ' total time:',
-    ...[...incl].filter(([n]) => !skip.has(n)).sort((a, b) => b[1] - a[1]).slice(0, top).map(fmtRow),
+    ...[...incl]
+      .filter(([n]) => !skip.has(n))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(fmtRow),
   ];
   return lines.join('\n');
 }
@@ -77,6 +94,10 @@ if (process.argv[1]?.endsWith('profile-summary.js')) {
     process.stderr.write('usage: node dist/test/bench/profile-summary.js <file.cpuprofile|dir> [top]\n');
     process.exit(2);
   }
-  const files = statSync(target).isDirectory() ? readdirSync(target).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(target, f)) : [target];
+  const files = statSync(target).isDirectory()
+    ? readdirSync(target)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(target, f))
+    : [target];
   for (const f of files) process.stdout.write(summarise(f, Number(topArg ?? 25)) + '\n\n');
 }

@@ -33,7 +33,9 @@ async function recordCassette(cassette: string, interactions: number): Promise<v
 
 async function replayOnce(cassette: string): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(node, [...proxyNodeFlags(), cli, 'replay', cassette, '--quiet', '--no-progress', '--', node, benchServer, 'stdio'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(node, [...proxyNodeFlags(), cli, 'replay', cassette, '--quiet', '--no-progress', '--', node, benchServer, 'stdio'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   await ended(child);
@@ -74,7 +76,9 @@ async function serveStdioOnce(cassette: string, interactions: number): Promise<R
 }
 
 async function serveHttpOnce(cassette: string, interactions: number): Promise<Run> {
-  const child = start([...proxyNodeFlags(), cli, 'serve', cassette, '--listen', '127.0.0.1:0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = start([...proxyNodeFlags(), cli, 'serve', cassette, '--listen', '127.0.0.1:0', '--log-level', 'warn'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const dispatcher = agent(1);
@@ -109,7 +113,9 @@ export async function replayBench(interactions: number, rounds: number): Promise
     const cassette = join(dir, 'replay.cassette.json');
     const t0 = performance.now();
     await recordCassette(cassette, interactions);
-    out.notes.push(`replay cassette: ${int(interactions)} recorded tools/call interactions (plus the handshake), recorded in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    out.notes.push(
+      `replay cassette: ${int(interactions)} recorded tools/call interactions (plus the handshake), recorded in ${fmt((performance.now() - t0) / 1000, 1)} s`,
+    );
     const total = interactions + 1; // the recorded initialize is replayed too
     for (let r = 0; r < rounds; r++) {
       rates['replay (stdio server)'].push(total / (await replayOnce(cassette)));

@@ -39,7 +39,10 @@ const num = (name: string, full: number, small: number): number => {
   const v = process.env[name];
   return v !== undefined && v !== '' ? Number(v) : quick ? small : full;
 };
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const wanted = (n: number): boolean => only.length === 0 || only.includes(String(n));
 
 const settings = {
@@ -73,7 +76,13 @@ async function run(n: number, name: string, fn: () => Promise<Section> | Section
   } catch (err) {
     process.stderr.write(` FAILED: ${(err as Error).stack ?? String(err)}\n`);
     const s = section();
-    s.rows.push({ scenario: name, variant: '-', median: 'failed', tail: '', compared: (err as Error).message.split('\n')[0]!.slice(0, 200) });
+    s.rows.push({
+      scenario: name,
+      variant: '-',
+      median: 'failed',
+      tail: '',
+      compared: (err as Error).message.split('\n')[0]!.slice(0, 200),
+    });
     s.targets.push({ goal: name, measured: 'scenario failed', met: false });
     sections.push(s);
     process.exitCode = 1;
@@ -92,16 +101,37 @@ await run(4, '4. large message, HTTP SSE', () => httpLargeMessage('sse', setting
 await run(4, '4. SSE streaming', () => sseStreaming(quick ? 3 : 10, 200));
 await run(5, '5. long session', () => {
   const n = settings.longMessages;
-  return longSession([n / 8, n / 4, n / 2, n].map((x) => Math.round(x)), 64, 20, settings.longRounds);
+  return longSession(
+    [n / 8, n / 4, n / 2, n].map((x) => Math.round(x)),
+    64,
+    20,
+    settings.longRounds,
+  );
 });
 await run(6, '6. validator throughput', () => {
   const v = validatorThroughput(settings.validatorRounds);
   const s = section();
-  s.rows.push({ scenario: `6. validator throughput (${RULES.length} rules, recorded traffic)`, variant: 'one core', median: `${int(v.perSecond)} msg/s`, tail: '', compared: `${int(v.messages)} messages in ${fmt(v.seconds, 2)} s` });
+  s.rows.push({
+    scenario: `6. validator throughput (${RULES.length} rules, recorded traffic)`,
+    variant: 'one core',
+    median: `${int(v.perSecond)} msg/s`,
+    tail: '',
+    compared: `${int(v.messages)} messages in ${fmt(v.seconds, 2)} s`,
+  });
   // The same rounds once V8 has optimised the rules: what a long-running proxy's worker sees.
   const w = validatorThroughput(settings.validatorRounds, 2000);
-  s.rows.push({ scenario: '6. validator throughput, sustained (after 2,000 warm-up rounds)', variant: 'one core', median: `${int(w.perSecond)} msg/s`, tail: '', compared: `${int(w.messages)} messages in ${fmt(w.seconds, 2)} s` });
-  s.targets.push({ goal: 'Validator: >= 50,000 typical messages per second on one core (first pass, fresh process)', measured: `${int(v.perSecond)} msg/s (sustained ${int(w.perSecond)} msg/s)`, met: v.perSecond >= 50_000 });
+  s.rows.push({
+    scenario: '6. validator throughput, sustained (after 2,000 warm-up rounds)',
+    variant: 'one core',
+    median: `${int(w.perSecond)} msg/s`,
+    tail: '',
+    compared: `${int(w.messages)} messages in ${fmt(w.seconds, 2)} s`,
+  });
+  s.targets.push({
+    goal: 'Validator: >= 50,000 typical messages per second on one core (first pass, fresh process)',
+    measured: `${int(v.perSecond)} msg/s (sustained ${int(w.perSecond)} msg/s)`,
+    met: v.perSecond >= 50_000,
+  });
   return s;
 });
 await run(7, '7. cold start', () => coldStart(settings.coldRounds));
@@ -113,16 +143,40 @@ const notes = sections.flatMap((s) => s.notes);
 const cpu = cpus();
 const minutes = (Date.now() - started) / 60_000;
 const out: string[] = [];
-out.push(`Command: \`${quick ? 'BENCH_QUICK=1 ' : ''}${only.length ? `BENCH_ONLY=${only.join(',')} ` : ''}npm run bench\` (${fmt(minutes, 1)} min), ${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
-out.push(`Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore.map((l) => fmt(l, 2)).join(' ')} before, ${loadavg().map((l) => fmt(l, 2)).join(' ')} after.`);
-out.push(`Settings: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
+out.push(
+  `Command: \`${quick ? 'BENCH_QUICK=1 ' : ''}${only.length ? `BENCH_ONLY=${only.join(',')} ` : ''}npm run bench\` (${fmt(minutes, 1)} min), ${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+);
+out.push(
+  `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore.map((l) => fmt(l, 2)).join(' ')} before, ${loadavg()
+    .map((l) => fmt(l, 2))
+    .join(' ')} after.`,
+);
+out.push(
+  `Settings: ${Object.entries(settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')}.`,
+);
 out.push('');
-out.push(markdownTable(['scenario', 'variant', 'median', 'p99 (rates: p1)', 'compared'], rows.map((r) => [r.scenario, r.variant, r.median, r.tail, r.compared])));
+out.push(
+  markdownTable(
+    ['scenario', 'variant', 'median', 'p99 (rates: p1)', 'compared'],
+    rows.map((r) => [r.scenario, r.variant, r.median, r.tail, r.compared]),
+  ),
+);
 out.push('');
-out.push(markdownTable(['target (issue 7)', 'measured', 'met'], targets.map((t) => [t.goal, t.measured, t.met === undefined ? 'not measured' : t.met ? 'yes' : '**no**'])));
+out.push(
+  markdownTable(
+    ['target (issue 7)', 'measured', 'met'],
+    targets.map((t) => [t.goal, t.measured, t.met === undefined ? 'not measured' : t.met ? 'yes' : '**no**']),
+  ),
+);
 if (notes.length > 0) {
   out.push('');
   for (const n of notes) out.push(`- ${n}`);
 }
 process.stdout.write(out.join('\n') + '\n');
-if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ started: new Date(started).toISOString(), settings, rows, targets, notes }, null, 2) + '\n');
+if (process.env.BENCH_JSON)
+  writeFileSync(
+    process.env.BENCH_JSON,
+    JSON.stringify({ started: new Date(started).toISOString(), settings, rows, targets, notes }, null, 2) + '\n',
+  );

@@ -7,7 +7,14 @@ export function percentile(sorted: number[], p: number): number {
 /** Median and p99 of latencies (high is bad); `p1` is the low tail, for rates (low is bad). */
 export function summary(values: number[]): { median: number; p99: number; p1: number; min: number; max: number; n: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { median: percentile(sorted, 50), p99: percentile(sorted, 99), p1: percentile(sorted, 1), min: sorted[0] ?? NaN, max: sorted.at(-1) ?? NaN, n: sorted.length };
+  return {
+    median: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    p1: percentile(sorted, 1),
+    min: sorted[0] ?? NaN,
+    max: sorted.at(-1) ?? NaN,
+    n: sorted.length,
+  };
 }
 
 export function fmt(n: number, digits = 1): string {

@@ -22,7 +22,20 @@ function argvFor(variant: Variant, cassette: string, preload: string[] = []): st
   if (variant === 'direct') return server;
   if (variant === 'pipe floor') return [...preload, ...proxyNodeFlags(), pipeFloor, node, ...server];
   const validate = variant === 'record --no-validate' ? ['--no-validate'] : [];
-  return [...preload, ...proxyNodeFlags(), cli, 'record', '--log-level', 'silent', ...validate, '--cassette', cassette, '--', node, ...server];
+  return [
+    ...preload,
+    ...proxyNodeFlags(),
+    cli,
+    'record',
+    '--log-level',
+    'silent',
+    ...validate,
+    '--cassette',
+    cassette,
+    '--',
+    node,
+    ...server,
+  ];
 }
 
 interface Running {
@@ -74,7 +87,10 @@ export async function coldStart(rounds: number): Promise<Section> {
       variant: v,
       median: `${fmt(s.median)} ms`,
       tail: `${fmt(s.p99)} ms`,
-      compared: v === 'direct' ? `${rounds} starts each` : `+${fmt(s.median - direct)} ms vs direct${PROXIES.includes(v) ? `, +${fmt(s.median - floor)} ms vs floor` : ''}`,
+      compared:
+        v === 'direct'
+          ? `${rounds} starts each`
+          : `+${fmt(s.median - direct)} ms vs direct${PROXIES.includes(v) ? `, +${fmt(s.median - floor)} ms vs floor` : ''}`,
     });
   }
   const worst = Math.max(...PROXIES.map((v) => summary(times[v]).median - floor));
@@ -115,11 +131,18 @@ export async function roundTrips(count: number, blocks: number): Promise<Section
       variant: v,
       median: `${fmt(s.median)} µs`,
       tail: `${fmt(s.p99)} µs`,
-      compared: v === 'direct' ? `${int(s.n)} calls each` : `+${fmt(a)} µs added${PROXIES.includes(v) ? ` = ${fmt(a / floorAdded, 2)}x the floor's` : ''}`,
+      compared:
+        v === 'direct'
+          ? `${int(s.n)} calls each`
+          : `+${fmt(a)} µs added${PROXIES.includes(v) ? ` = ${fmt(a / floorAdded, 2)}x the floor's` : ''}`,
     });
   }
   const on = added(summary(lat['mcp-cassette record']).median, direct) / floorAdded;
-  out.targets.push({ goal: 'stdio: added median latency (validation + recording on) <= 1.3x the pipe floor\'s', measured: `${fmt(on, 2)}x`, met: on <= 1.3 });
+  out.targets.push({
+    goal: "stdio: added median latency (validation + recording on) <= 1.3x the pipe floor's",
+    measured: `${fmt(on, 2)}x`,
+    met: on <= 1.3,
+  });
   return out;
 }
 
@@ -151,11 +174,18 @@ export async function throughput(count: number, window: number, blocks: number):
       variant: v,
       median: `${int(s.median)} calls/s`,
       tail: `${int(s.p1)} calls/s`,
-      compared: v === 'direct' ? `${blocks} blocks of ${int(Math.max(window, Math.round(count / blocks)))} calls` : `${fmt((100 * s.median) / direct, 0)}% of direct`,
+      compared:
+        v === 'direct'
+          ? `${blocks} blocks of ${int(Math.max(window, Math.round(count / blocks)))} calls`
+          : `${fmt((100 * s.median) / direct, 0)}% of direct`,
     });
   }
   const on = summary(rates['mcp-cassette record']).median / direct;
-  out.targets.push({ goal: 'stdio: throughput (validation + recording on) >= 80% of direct', measured: `${fmt(100 * on, 0)}%`, met: on >= 0.8 });
+  out.targets.push({
+    goal: 'stdio: throughput (validation + recording on) >= 80% of direct',
+    measured: `${fmt(100 * on, 0)}%`,
+    met: on >= 0.8,
+  });
   return out;
 }
 
@@ -185,7 +215,8 @@ export async function largeMessage(rounds: number, mb: number): Promise<Section>
         if (v !== 'direct') forwarding[v].push(memory(r.child.pid!)?.peakMb ?? NaN);
         await close(r);
         if (v !== 'direct') lifetime[v].push(Number(readFileSync(rssFile, 'utf8')));
-        if (PROXIES.includes(v) && statSync(cassette).size < mb * 1024 * 1024) throw new Error(`the cassette of ${v} misses the large answer`);
+        if (PROXIES.includes(v) && statSync(cassette).size < mb * 1024 * 1024)
+          throw new Error(`the cassette of ${v} misses the large answer`);
         rmSync(cassette, { force: true });
       }
     }
@@ -203,15 +234,24 @@ export async function largeMessage(rounds: number, mb: number): Promise<Section>
       variant: v,
       median: `${fmt(s.median, 0)} ms`,
       tail: `${fmt(s.p99, 0)} ms`,
-      compared: v === 'direct'
-        ? `${rounds} round${rounds === 1 ? '' : 's'}`
-        : `+${fmt(s.median - direct, 0)} ms; proxy peak RSS ${fmt(f, 0)} MB forwarding (${fmt(f / sizeMb, 1)}x)${PROXIES.includes(v) ? `, ${fmt(l, 0)} MB incl. cassette write (${fmt(l / sizeMb, 1)}x)` : ''}`,
+      compared:
+        v === 'direct'
+          ? `${rounds} round${rounds === 1 ? '' : 's'}`
+          : `+${fmt(s.median - direct, 0)} ms; proxy peak RSS ${fmt(f, 0)} MB forwarding (${fmt(f / sizeMb, 1)}x)${PROXIES.includes(v) ? `, ${fmt(l, 0)} MB incl. cassette write (${fmt(l / sizeMb, 1)}x)` : ''}`,
     });
   }
   const worstForwarding = Math.max(...PROXIES.map((v) => summary(forwarding[v]).median)) / sizeMb;
   const worstLifetime = Math.max(...PROXIES.map((v) => summary(lifetime[v]).median)) / sizeMb;
-  out.targets.push({ goal: `${fmt(sizeMb, 0)} MB message over stdio: proxy peak RSS <= 3x the message, while forwarding`, measured: PROXIES.map((v) => `${v}: ${fmt(summary(forwarding[v]).median / sizeMb, 1)}x`).join(', '), met: worstForwarding <= 3 });
-  out.targets.push({ goal: `${fmt(sizeMb, 0)} MB message over stdio: proxy peak RSS <= 3x the message, over the proxy's life (incl. the cassette write)`, measured: PROXIES.map((v) => `${v}: ${fmt(summary(lifetime[v]).median / sizeMb, 1)}x`).join(', '), met: worstLifetime <= 3 });
+  out.targets.push({
+    goal: `${fmt(sizeMb, 0)} MB message over stdio: proxy peak RSS <= 3x the message, while forwarding`,
+    measured: PROXIES.map((v) => `${v}: ${fmt(summary(forwarding[v]).median / sizeMb, 1)}x`).join(', '),
+    met: worstForwarding <= 3,
+  });
+  out.targets.push({
+    goal: `${fmt(sizeMb, 0)} MB message over stdio: proxy peak RSS <= 3x the message, over the proxy's life (incl. the cassette write)`,
+    measured: PROXIES.map((v) => `${v}: ${fmt(summary(lifetime[v]).median / sizeMb, 1)}x`).join(', '),
+    met: worstLifetime <= 3,
+  });
   return out;
 }
 
@@ -230,29 +270,35 @@ export async function longSession(sizes: number[], window: number, samples: numb
   const rssSeries: Record<string, { at: number; mb: number }[]> = {};
   const rates: Record<string, number> = {};
   try {
-    for (let round = 0; round < rounds; round++) for (const size of [...sizes].sort((a, b) => a - b)) {
-      for (const v of variants) {
-        const cassette = join(dir, `long-${size}-${v.replace(/\W+/g, '-')}.cassette.json`);
-        const r = launch(v, cassette);
-        await r.client.handshake();
-        const requests = Math.round(size / 2);
-        const series: { at: number; mb: number }[] = [{ at: 0, mb: memory(r.child.pid!)?.rssMb ?? NaN }];
-        const every = Math.max(1, Math.round(requests / samples));
-        const seconds = await pump(requests, window, (i) => r.client.echo(i), (done) => {
-          if (done % every === 0) series.push({ at: done * 2, mb: memory(r.child.pid!)?.rssMb ?? NaN });
-        });
-        const t0 = performance.now();
-        await close(r);
-        writes[v]!.push({ size, ms: performance.now() - t0 });
-        if (size === largest && round === 0) {
-          rssSeries[v] = series;
-          rates[v] = requests / seconds;
+    for (let round = 0; round < rounds; round++)
+      for (const size of [...sizes].sort((a, b) => a - b)) {
+        for (const v of variants) {
+          const cassette = join(dir, `long-${size}-${v.replace(/\W+/g, '-')}.cassette.json`);
+          const r = launch(v, cassette);
+          await r.client.handshake();
+          const requests = Math.round(size / 2);
+          const series: { at: number; mb: number }[] = [{ at: 0, mb: memory(r.child.pid!)?.rssMb ?? NaN }];
+          const every = Math.max(1, Math.round(requests / samples));
+          const seconds = await pump(
+            requests,
+            window,
+            (i) => r.client.echo(i),
+            (done) => {
+              if (done % every === 0) series.push({ at: done * 2, mb: memory(r.child.pid!)?.rssMb ?? NaN });
+            },
+          );
+          const t0 = performance.now();
+          await close(r);
+          writes[v]!.push({ size, ms: performance.now() - t0 });
+          if (size === largest && round === 0) {
+            rssSeries[v] = series;
+            rates[v] = requests / seconds;
+          }
+          const bytes = statSync(cassette).size;
+          if (bytes < size * 50) throw new Error(`the ${size}-message cassette of ${v} is only ${bytes} bytes`);
+          rmSync(cassette, { force: true });
         }
-        const bytes = statSync(cassette).size;
-        if (bytes < size * 50) throw new Error(`the ${size}-message cassette of ${v} is only ${bytes} bytes`);
-        rmSync(cassette, { force: true });
       }
-    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -262,9 +308,13 @@ export async function longSession(sizes: number[], window: number, samples: numb
     const warm = series.find((s) => s.at >= largest * 0.1) ?? series[0]!;
     const peak = Math.max(...series.filter((s) => s.at >= warm.at).map((s) => s.mb));
     // The median of the rounds at each size.
-    const w = [...new Set(writes[v]!.map((x) => x.size))].sort((a, b) => a - b)
+    const w = [...new Set(writes[v]!.map((x) => x.size))]
+      .sort((a, b) => a - b)
       .map((size) => ({ size, ms: summary(writes[v]!.filter((x) => x.size === size).map((x) => x.ms)).median }));
-    const fit = linearFit(w.map((x) => x.size), w.map((x) => x.ms));
+    const fit = linearFit(
+      w.map((x) => x.size),
+      w.map((x) => x.ms),
+    );
     const perK = w.map((x) => `${x.size % 1000 === 0 ? int(x.size / 1000) : fmt(x.size / 1000, 1)}k: ${int(x.ms)} ms`).join(', ');
     // Linear: the cost of the last segment's messages is no more than 1.5x that of the first's.
     const slope = (a: { size: number; ms: number }, b: { size: number; ms: number }): number => (b.ms - a.ms) / (b.size - a.size);
@@ -274,7 +324,10 @@ export async function longSession(sizes: number[], window: number, samples: numb
       variant: v,
       median: `${fmt(peak - warm.mb)} MB RSS growth`,
       tail: '',
-      compared: `RSS ${series.filter((_, i) => i % Math.max(1, Math.round(series.length / 6)) === 0 || i === series.length - 1).map((s) => `${fmt(s.mb, 0)}`).join(' → ')} MB over ${int(largest)} msgs at ${int(rates[v]!)} calls/s`,
+      compared: `RSS ${series
+        .filter((_, i) => i % Math.max(1, Math.round(series.length / 6)) === 0 || i === series.length - 1)
+        .map((s) => `${fmt(s.mb, 0)}`)
+        .join(' → ')} MB over ${int(largest)} msgs at ${int(rates[v]!)} calls/s`,
     });
     out.rows.push({
       scenario: '5. cassette write (stdin EOF → proxy exit)',
@@ -283,8 +336,16 @@ export async function longSession(sizes: number[], window: number, samples: numb
       tail: '',
       compared: `${perK}${rounds > 1 ? ` (medians of ${rounds})` : ''}; least squares R² ${fmt(fit.r2, 3)}; last/first segment cost ${fmt(bend, 2)}x`,
     });
-    out.targets.push({ goal: `${int(largest)}-message session (${v}): RSS growth under 50 MB`, measured: `${fmt(peak - warm.mb)} MB`, met: peak - warm.mb < 50 });
-    out.targets.push({ goal: `Cassette write linear in the session size (${v})`, measured: `${fmt(fit.slope * 1000, 1)} ms per 1k messages, R² ${fmt(fit.r2, 3)}, last/first segment cost ${fmt(bend, 2)}x`, met: fit.r2 >= 0.97 && bend <= 1.5 });
+    out.targets.push({
+      goal: `${int(largest)}-message session (${v}): RSS growth under 50 MB`,
+      measured: `${fmt(peak - warm.mb)} MB`,
+      met: peak - warm.mb < 50,
+    });
+    out.targets.push({
+      goal: `Cassette write linear in the session size (${v})`,
+      measured: `${fmt(fit.slope * 1000, 1)} ms per 1k messages, R² ${fmt(fit.r2, 3)}, last/first segment cost ${fmt(bend, 2)}x`,
+      met: fit.r2 >= 0.97 && bend <= 1.5,
+    });
   }
   return out;
 }

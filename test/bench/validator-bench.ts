@@ -15,7 +15,9 @@ import { root } from '../helpers/paths.js';
  */
 export function validatorThroughput(rounds: number, warmupRounds = 1): { messages: number; seconds: number; perSecond: number } {
   const dir = join(root, 'cassettes', 'examples');
-  const sessions = readdirSync(dir).filter((f) => f.endsWith('.cassette.json')).flatMap((f) => loadCassette(join(dir, f)).sessions);
+  const sessions = readdirSync(dir)
+    .filter((f) => f.endsWith('.cassette.json'))
+    .flatMap((f) => loadCassette(join(dir, f)).sessions);
   const perRound = sessions.reduce((n, s) => n + s.messages.length, 0);
   // Warm up (the first compiles the SDK schemas and tool schemas once).
   for (let i = 0; i < warmupRounds; i++) for (const s of sessions) validateSession(s, { rules: RULES });

@@ -33,9 +33,7 @@ const DATA_URI = `data:text/plain;base64,${Buffer.from('corpus file content\n').
  * toggle-simulated-logging sends one log message of a random level at once (Math.random), so no
  * two runs agree, and no replay verdict about it could be tested.
  */
-export const NOT_CALLED: Record<string, string> = {
-  'toggle-simulated-logging': 'sends a log message of a random level at once',
-};
+export const NOT_CALLED: Record<string, string> = { 'toggle-simulated-logging': 'sends a log message of a random level at once' };
 
 /** Valid arguments per tool name (everything: old camelCase and new kebab-case names;
  * filesystem: paths inside the workspace). Durations are short: these run in every replay. */
@@ -88,7 +86,15 @@ function sample(schema: unknown): unknown {
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   switch (type) {
     case 'string':
-      return s.format === 'email' ? 'ada@example.com' : s.format === 'uri' ? 'https://example.com/corpus' : s.format === 'date' ? '2026-01-02' : s.format === 'date-time' ? '2026-01-02T03:04:05Z' : 'corpus';
+      return s.format === 'email'
+        ? 'ada@example.com'
+        : s.format === 'uri'
+          ? 'https://example.com/corpus'
+          : s.format === 'date'
+            ? '2026-01-02'
+            : s.format === 'date-time'
+              ? '2026-01-02T03:04:05Z'
+              : 'corpus';
     case 'integer':
     case 'number':
       return typeof s.minimum === 'number' ? s.minimum : 1;
@@ -126,7 +132,7 @@ function elicitationContent(requested: unknown): Json {
   const out: Json = {};
   for (const [name, prop] of Object.entries((schema.properties ?? {}) as Json)) {
     const p = prop as Json;
-    if (Array.isArray(p.oneOf) && p.oneOf.length) out[name] = ((p.oneOf[0] as Json).const ?? sample(p));
+    if (Array.isArray(p.oneOf) && p.oneOf.length) out[name] = (p.oneOf[0] as Json).const ?? sample(p);
     else if (p.type === 'array') {
       const items = (p.items ?? {}) as Json;
       const first = Array.isArray(items.enum) ? items.enum[0] : Array.isArray(items.anyOf) ? (items.anyOf[0] as Json).const : undefined;
@@ -153,7 +159,10 @@ export interface DriverOptions {
   workspace: string;
 }
 
-async function all<T>(page: (cursor?: string) => Promise<{ nextCursor?: string | undefined } & Record<string, unknown>>, key: string): Promise<T[]> {
+async function all<T>(
+  page: (cursor?: string) => Promise<{ nextCursor?: string | undefined } & Record<string, unknown>>,
+  key: string,
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   do {
@@ -175,15 +184,32 @@ async function attempt(run: () => Promise<unknown>): Promise<void> {
 
 /** Runs the scripted session against `server` (argv) through `mcp-cassette record` into `cassette`. */
 export async function recordCorpusSession(cassette: string, server: string[], options: DriverOptions): Promise<void> {
-  const client = new Client({ name: 'mcp-cassette-corpus', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
+  const client = new Client(
+    { name: 'mcp-cassette-corpus', version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+  );
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     const first = request.params.messages[0]?.content;
     const text = first && 'text' in first ? String(first.text) : '';
-    return { model: 'corpus-model', role: 'assistant', stopReason: 'endTurn', content: { type: 'text', text: `corpus answer to: ${text.slice(0, 60)}` } };
+    return {
+      model: 'corpus-model',
+      role: 'assistant',
+      stopReason: 'endTurn',
+      content: { type: 'text', text: `corpus answer to: ${text.slice(0, 60)}` },
+    };
   });
-  client.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: elicitationContent((request.params as Json).requestedSchema) as Record<string, string> }));
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(options.workspace).href, name: 'corpus workspace' }] }));
-  const transport = new StdioClientTransport({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', cassette, '--', ...server], stderr: 'pipe' });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+    action: 'accept',
+    content: elicitationContent((request.params as Json).requestedSchema) as Record<string, string>,
+  }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: pathToFileURL(options.workspace).href, name: 'corpus workspace' }],
+  }));
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [cli, 'record', '--log-level', 'warn', '--cassette', cassette, '--', ...server],
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', () => {});
   await client.connect(transport);
   try {
@@ -193,7 +219,10 @@ export async function recordCorpusSession(cassette: string, server: string[], op
 
     if (caps.resources) {
       const resources = await all<{ uri: string }>((cursor) => client.listResources(cursor !== undefined ? { cursor } : {}), 'resources');
-      const templates = await all<{ uriTemplate: string }>((cursor) => client.listResourceTemplates(cursor !== undefined ? { cursor } : {}), 'resourceTemplates');
+      const templates = await all<{ uriTemplate: string }>(
+        (cursor) => client.listResourceTemplates(cursor !== undefined ? { cursor } : {}),
+        'resourceTemplates',
+      );
       // The first two, and a few from later pages of a paged list.
       const picks = new Set([0, 1, 15, 55].filter((i) => i < resources.length).map((i) => resources[i]!.uri));
       for (const uri of picks) await attempt(() => client.readResource({ uri }));
@@ -206,7 +235,10 @@ export async function recordCorpusSession(cassette: string, server: string[], op
     }
 
     if (caps.prompts) {
-      const prompts = await all<{ name: string; arguments?: Array<{ name: string }> }>((cursor) => client.listPrompts(cursor !== undefined ? { cursor } : {}), 'prompts');
+      const prompts = await all<{ name: string; arguments?: Array<{ name: string }> }>(
+        (cursor) => client.listPrompts(cursor !== undefined ? { cursor } : {}),
+        'prompts',
+      );
       for (const p of prompts) {
         const args = Object.fromEntries((p.arguments ?? []).map((a) => [a.name, PROMPT_ARGUMENTS[a.name] ?? 'corpus']));
         await attempt(() => client.getPrompt({ name: p.name, arguments: args }));
@@ -218,7 +250,8 @@ export async function recordCorpusSession(cassette: string, server: string[], op
       if (tool.name in NOT_CALLED) continue;
       const call = (args: Json) => {
         // The SDK refuses to send a plain call to a task-only tool; send the request as it is.
-        if (tool.execution?.taskSupport === 'required') return client.request({ method: 'tools/call', params: { name: tool.name, arguments: args } }, CallToolResultSchema);
+        if (tool.execution?.taskSupport === 'required')
+          return client.request({ method: 'tools/call', params: { name: tool.name, arguments: args } }, CallToolResultSchema);
         return client.callTool({ name: tool.name, arguments: args }, undefined, { onprogress: () => {} });
       };
       const valid = validArguments(tool.name, options.workspace) ?? argumentsFromSchema(tool.inputSchema);

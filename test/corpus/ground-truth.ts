@@ -43,7 +43,9 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** everything 2025: 100 resources, paged 10 at a time. */
 export const OLD_RESOURCES = range(100).map((i) => `test://static/resource/${i}`);
 /** everything 2026: the seven documents, one page. */
-export const NEW_RESOURCES = ['architecture', 'extension', 'features', 'how-it-works', 'instructions', 'startup', 'structure'].map((d) => `demo://resource/static/document/${d}.md`);
+export const NEW_RESOURCES = ['architecture', 'extension', 'features', 'how-it-works', 'instructions', 'startup', 'structure'].map(
+  (d) => `demo://resource/static/document/${d}.md`,
+);
 
 export function listed(method: string, ids: readonly string[], kind: string, verdict: string): string[] {
   return ids.map((id) => `${method} ${id} ${kind} ${verdict}`);
@@ -60,7 +62,22 @@ export function timingDependent(pair: string, signature: string): boolean {
 }
 
 /** filesystem 2026.7.10 added openWorldHint: false to all 14 tools (absent meant true). */
-const FS_TOOLS = ['create_directory', 'directory_tree', 'edit_file', 'get_file_info', 'list_allowed_directories', 'list_directory', 'list_directory_with_sizes', 'move_file', 'read_file', 'read_media_file', 'read_multiple_files', 'read_text_file', 'search_files', 'write_file'];
+const FS_TOOLS = [
+  'create_directory',
+  'directory_tree',
+  'edit_file',
+  'get_file_info',
+  'list_allowed_directories',
+  'list_directory',
+  'list_directory_with_sizes',
+  'move_file',
+  'read_file',
+  'read_media_file',
+  'read_multiple_files',
+  'read_text_file',
+  'search_files',
+  'write_file',
+];
 const OPEN_WORLD_FALSE = FS_TOOLS.map((t) => `tools/list ${t}.openWorldHint tool-annotations-changed warning`);
 
 /** Every pair recorded from a 2025 everything and replayed against a 2026 one: the rewrite. */

@@ -43,7 +43,8 @@ function nameOf(i: InteractionResult, d: Difference): string {
 
 export function signature(i: InteractionResult, d: Difference): string {
   const server = SERVER_METHOD.exec(d.message);
-  if (server && (d.kind.startsWith('server-request') || d.kind === 'unexpected-server-request')) return `(server request) ${server[1]} ${d.kind} ${d.verdict}`;
+  if (server && (d.kind.startsWith('server-request') || d.kind === 'unexpected-server-request'))
+    return `(server request) ${server[1]} ${d.kind} ${d.verdict}`;
   return `${i.method} ${nameOf(i, d)} ${d.kind} ${d.verdict}`;
 }
 

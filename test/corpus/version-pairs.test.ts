@@ -53,7 +53,13 @@ function pageRequests(v: CorpusVersion): Set<number> {
   return out;
 }
 
-function check(t: import('ava').ExecutionContext, pair: string, recorded: CorpusVersion, r: ReplayResult, expected: readonly string[]): void {
+function check(
+  t: import('ava').ExecutionContext,
+  pair: string,
+  recorded: CorpusVersion,
+  r: ReplayResult,
+  expected: readonly string[],
+): void {
   t.is(r.error, undefined, `${pair}: the replay ran to the end`);
   const actual = signatures(r).filter((s) => !timingDependent(pair, s));
   const want = [...new Set(expected)].sort();
@@ -63,7 +69,8 @@ function check(t: import('ava').ExecutionContext, pair: string, recorded: Corpus
   // Without a difference an interaction is `same`; a later page of a list may be skipped when the
   // live server pages differently (the list is compared as a whole).
   const pages = pageRequests(recorded);
-  const odd = r.sessions.flatMap((s) => s.interactions)
+  const odd = r.sessions
+    .flatMap((s) => s.interactions)
     .filter((i) => i.differences.length === 0 && i.outcome !== 'same' && !(i.outcome === 'skipped' && pages.has(i.seq)))
     .map((i) => `#${i.seq} ${i.method} ${i.name ?? ''}: ${i.outcome}${i.note ? ` (${i.note})` : ''}`);
   t.deepEqual(odd, [], `${pair}: every other interaction is same`);
@@ -88,7 +95,12 @@ for (const versions of [EVERYTHING, FILESYSTEM]) {
 
 /** `mcp-cassette replay [args] <cassette> -- <server>` as a user runs it: the CLI process's own
  * environment (not the recorded server's), from the workspace's initial state. */
-async function cliReplay(t: import('ava').ExecutionContext, cassette: string, v: CorpusVersion, args: string[] = []): Promise<{ code: number | null; stdout: string }> {
+async function cliReplay(
+  t: import('ava').ExecutionContext,
+  cassette: string,
+  v: CorpusVersion,
+  args: string[] = [],
+): Promise<{ code: number | null; stdout: string }> {
   resetWorkspace(workspace);
   const child = spawnTracked(t, node, [cli, 'replay', '--no-progress', ...args, cassette, '--', ...command(v)]);
   const done = await collect(child);
@@ -96,29 +108,32 @@ async function cliReplay(t: import('ava').ExecutionContext, cassette: string, v:
 }
 
 for (const v of [...EVERYTHING, ...FILESYSTEM]) {
-  test.serial(`${v.id} against itself through the CLI: exit 0 twice in a row after one calibration${v.server === 'filesystem' ? ', and without one' : ''}`, async (t) => {
-    const cassette = join(dir, `${v.id}.cli.cassette.json`);
-    copyFileSync(cassetteOf(v), cassette);
-    const plain = await cliReplay(t, cassette, v);
-    if (v.server === 'filesystem') {
-      // Its only nondeterminism is the clock (get_file_info's Date.toString() times): the
-      // built-in normalisers cover it.
-      t.is(plain.code, 0, plain.stdout);
-    } else {
-      // get-env / printEnv returns the environment, which is the CLI's now: a real difference
-      // no normaliser can know is volatile.
-      t.is(plain.code, 1, plain.stdout);
-      t.regex(plain.stdout, /tools\/call (printEnv|get-env)/);
-    }
-    // The filesystem tools write and move files: one run a calibration, from the initial state
-    // (a second run would start from the first one's changes).
-    const calibrated = await cliReplay(t, cassette, v, ['--calibrate', v.server === 'filesystem' ? '1' : '2']);
-    t.is(calibrated.code, 0, calibrated.stdout);
-    for (const run of [1, 2]) {
-      const again = await cliReplay(t, cassette, v);
-      t.is(again.code, 0, `run ${run}: ${again.stdout}`);
-      t.regex(again.stdout, / 0 breaking, 0 warning, 0 compatible/, `run ${run}`);
-      if (v.server === 'everything') t.regex(again.stdout, /\d+ volatile values? skipped, as calibrated/, `run ${run}`);
-    }
-  });
+  test.serial(
+    `${v.id} against itself through the CLI: exit 0 twice in a row after one calibration${v.server === 'filesystem' ? ', and without one' : ''}`,
+    async (t) => {
+      const cassette = join(dir, `${v.id}.cli.cassette.json`);
+      copyFileSync(cassetteOf(v), cassette);
+      const plain = await cliReplay(t, cassette, v);
+      if (v.server === 'filesystem') {
+        // Its only nondeterminism is the clock (get_file_info's Date.toString() times): the
+        // built-in normalisers cover it.
+        t.is(plain.code, 0, plain.stdout);
+      } else {
+        // get-env / printEnv returns the environment, which is the CLI's now: a real difference
+        // no normaliser can know is volatile.
+        t.is(plain.code, 1, plain.stdout);
+        t.regex(plain.stdout, /tools\/call (printEnv|get-env)/);
+      }
+      // The filesystem tools write and move files: one run a calibration, from the initial state
+      // (a second run would start from the first one's changes).
+      const calibrated = await cliReplay(t, cassette, v, ['--calibrate', v.server === 'filesystem' ? '1' : '2']);
+      t.is(calibrated.code, 0, calibrated.stdout);
+      for (const run of [1, 2]) {
+        const again = await cliReplay(t, cassette, v);
+        t.is(again.code, 0, `run ${run}: ${again.stdout}`);
+        t.regex(again.stdout, / 0 breaking, 0 warning, 0 compatible/, `run ${run}`);
+        if (v.server === 'everything') t.regex(again.stdout, /\d+ volatile values? skipped, as calibrated/, `run ${run}`);
+      }
+    },
+  );
 }

@@ -18,7 +18,12 @@ export interface CorpusVersion {
   module: string;
 }
 
-const v = (server: CorpusServer, version: string, module: string): CorpusVersion => ({ id: `${server}@${version}`, server, version, module });
+const v = (server: CorpusServer, version: string, module: string): CorpusVersion => ({
+  id: `${server}@${version}`,
+  server,
+  version,
+  module,
+});
 
 /** Oldest first: each version against the next is one real upgrade. */
 export const EVERYTHING: readonly CorpusVersion[] = [

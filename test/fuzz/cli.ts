@@ -30,7 +30,11 @@ for (let i = 0; i < args.length; i += 2) {
 if (opts.has('--case') && !opts.has('--seed')) usage('--case needs --seed');
 const seed = opts.get('--seed') ?? Math.floor(Math.random() * 2 ** 32);
 const seconds = opts.get('--seconds') ?? 60;
-for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => { killAll(); process.exit(130); });
+for (const s of ['SIGINT', 'SIGTERM'] as const)
+  process.on(s, () => {
+    killAll();
+    process.exit(130);
+  });
 
 process.stdout.write(`fuzz seed ${String(seed)}\n`);
 const deadline = Date.now() + seconds * 1000;
@@ -54,7 +58,9 @@ for (let c = next(0); c; c = next(ran)) {
   if (failures.length) {
     failed += 1;
     for (const f of failures) process.stdout.write(`     ${f}\n`);
-    process.stdout.write(`     files kept in ${dir}; replay: npm run fuzz -- ${short ? '--short ' : ''}--seed ${String(seed)} --case ${String(index)}\n`);
+    process.stdout.write(
+      `     files kept in ${dir}; replay: npm run fuzz -- ${short ? '--short ' : ''}--seed ${String(seed)} --case ${String(index)}\n`,
+    );
   }
 }
 process.stdout.write(`fuzz seed ${String(seed)}: ${String(ran)} cases, ${String(failed)} failed\n`);

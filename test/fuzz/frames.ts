@@ -36,7 +36,14 @@ export const kinds = [
 export type Kind = (typeof kinds)[number];
 /** The short run's `valid-json` case: the kinds whose hostile value is valid JSON, one hostile
  * pair each in one session, each at its own position (drawn from the case). */
-export const validJsonKinds = ['lone-surrogate', 'huge-number', 'proto-keys', 'duplicate-keys', 'long-string', 'long-key'] as const satisfies readonly Kind[];
+export const validJsonKinds = [
+  'lone-surrogate',
+  'huge-number',
+  'proto-keys',
+  'duplicate-keys',
+  'long-string',
+  'long-key',
+] as const satisfies readonly Kind[];
 export type CaseKind = Kind | 'valid-json';
 
 /** Where the hostile value sits. params travel client→server, result and error.data server→client,
@@ -82,7 +89,12 @@ export const fullLimits: SizeLimits = { depth: 100_000, bigMin: 1 << 20, bigMax:
 export const shortLimits: SizeLimits = { depth: 100_000, bigMin: 1 << 20, bigMax: 1 << 20, long: 256 << 10 };
 
 /** The case at (seed, index). `forced` pins kind/position (the short run walks them in order). */
-export function makeCase(seed: number, index: number, limits: SizeLimits, forced: Partial<Pick<FuzzCase, 'kind' | 'position' | 'transport'>> = {}): FuzzCase {
+export function makeCase(
+  seed: number,
+  index: number,
+  limits: SizeLimits,
+  forced: Partial<Pick<FuzzCase, 'kind' | 'position' | 'transport'>> = {},
+): FuzzCase {
   // One generator per case, seeded from both numbers, so case K never depends on cases before it.
   const rnd = mulberry32((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   const kind = forced.kind ?? kinds[Math.floor(rnd() * kinds.length)]!;
@@ -150,21 +162,31 @@ function frame(...parts: (string | Buffer)[]): Buffer {
 
 /** The hostile request/response pair of one position: `id` is the request id (JSON text) unless
  * the id itself is the hostile value. */
-function hostilePair(position: Exclude<Position, 'every'>, v: Buffer, plainId: string, answerId: string | undefined, lead: Buffer): ScriptLine {
+function hostilePair(
+  position: Exclude<Position, 'every'>,
+  v: Buffer,
+  plainId: string,
+  answerId: string | undefined,
+  lead: Buffer,
+): ScriptLine {
   const toClient = position !== 'params';
   const id: Buffer = position === 'id' ? v : b(plainId);
   const answer = answerId ?? id;
 
   let request: Buffer;
-  if (position === 'params') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":', v, '}}');
-  else if (position === '_meta') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{},"_meta":', v, '}}');
-  else if (position === 'id') request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
+  if (position === 'params')
+    request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":', v, '}}');
+  else if (position === '_meta')
+    request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{},"_meta":', v, '}}');
+  else if (position === 'id')
+    request = frame(lead, '{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
   else request = frame('{"jsonrpc":"2.0","id":', id, ',"method":"tools/call","params":{"name":"fuzz","arguments":{}}}');
 
   let response: Buffer;
   if (!toClient) response = frame('{"jsonrpc":"2.0","id":', answer, ',"result":{"content":[{"type":"text","text":"ok"}]}}');
   else if (position === 'result') response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"result":', v, '}');
-  else if (position === 'error.data') response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"error":{"code":-32000,"message":"hostile","data":', v, '}}');
+  else if (position === 'error.data')
+    response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"error":{"code":-32000,"message":"hostile","data":', v, '}}');
   else if (position === 'id') response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"result":{"content":[]}}');
   else response = frame(lead, '{"jsonrpc":"2.0","id":', answer, ',"result":{"content":[],"_meta":', v, '}}');
   return { client: request, server: response };
@@ -185,19 +207,29 @@ export function script(c: FuzzCase, answerId?: string): ScriptLine[] {
     const v = hostileValue({ ...c, kind: c.kind });
     // The BOM kind also puts a BOM before the frame itself, where a parser meets it first.
     const lead = c.kind === 'bom' ? b('\ufeff') : b('');
-    hostile = c.position === 'every'
-      ? positions.map((p, i) => hostilePair(p, v, String(10 + i), answerId, lead))
-      : [hostilePair(c.position, v, '2', answerId, lead)];
+    hostile =
+      c.position === 'every'
+        ? positions.map((p, i) => hostilePair(p, v, String(10 + i), answerId, lead))
+        : [hostilePair(c.position, v, '2', answerId, lead)];
   }
 
   return [
     {
-      client: frame('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}'),
-      server: frame('{"jsonrpc":"2.0","id":', answerId ?? '1', ',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}'),
+      client: frame(
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}',
+      ),
+      server: frame(
+        '{"jsonrpc":"2.0","id":',
+        answerId ?? '1',
+        ',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}',
+      ),
     },
     { client: frame('{"jsonrpc":"2.0","method":"notifications/initialized"}') },
     ...hostile,
-    { client: frame('{"jsonrpc":"2.0","id":3,"method":"tools/list"}'), server: frame('{"jsonrpc":"2.0","id":', answerId ?? '3', ',"result":{"tools":[]}}') },
+    {
+      client: frame('{"jsonrpc":"2.0","id":3,"method":"tools/list"}'),
+      server: frame('{"jsonrpc":"2.0","id":', answerId ?? '3', ',"result":{"tools":[]}}'),
+    },
   ];
 }
 

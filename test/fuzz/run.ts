@@ -35,7 +35,11 @@ export function killAll(): void {
  * Runs a command; `drive` gets the child to write to and a function that resolves once stdout has
  * `n` lines, and returns when stdin may be closed.
  */
-function run(args: string[], env: NodeJS.ProcessEnv, drive?: (child: ChildProcess, lines: (n: number) => Promise<void>) => Promise<void>): Promise<Ran> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  drive?: (child: ChildProcess, lines: (n: number) => Promise<void>) => Promise<void>,
+): Promise<Ran> {
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   live.add(child);
   const out: Buffer[] = [];
@@ -75,7 +79,12 @@ function run(args: string[], env: NodeJS.ProcessEnv, drive?: (child: ChildProces
 
 /** The first stderr line that looks like a stack trace or an internal error, if any. */
 export function stackTraceLine(stderr: string): string | undefined {
-  return stderr.split('\n').find((l) => /^\s+at \S/.test(l) || /\b\w*Error: .*\/(dist|lib|node_modules|recorder|replay|validators)\//.test(l) || /internal error/i.test(l));
+  return stderr
+    .split('\n')
+    .find(
+      (l) =>
+        /^\s+at \S/.test(l) || /\b\w*Error: .*\/(dist|lib|node_modules|recorder|replay|validators)\//.test(l) || /internal error/i.test(l),
+    );
 }
 
 function serverArgs(c: FuzzCase): string[] {
@@ -114,7 +123,10 @@ function firstLine(child: ChildProcess): Promise<string | undefined> {
 
 /** Starts the hostile server over HTTP (`json` or `sse` answers); resolves with its URL. */
 async function startHttpServer(c: FuzzCase, mode: 'json' | 'sse', env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, serverArgs(c), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env, FUZZ_HTTP: mode } });
+  const child = spawn(process.execPath, serverArgs(c), {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env, FUZZ_HTTP: mode },
+  });
   live.add(child);
   child.on('close', () => live.delete(child));
   const url = await firstLine(child);
@@ -140,10 +152,14 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   let replayTarget: { args: string[]; stop?: () => void };
   if (transport === 'stdio') {
     // record: the client writes every line at once; stdin closes once every answer came back.
-    rec = await run([cliPath, 'record', '--cassette', cassette, '--', process.execPath, ...serverArgs(c)], { FUZZ_TAP: tap }, async (child, waitLines) => {
-      child.stdin!.write(wantIn);
-      await waitLines(answers);
-    });
+    rec = await run(
+      [cliPath, 'record', '--cassette', cassette, '--', process.execPath, ...serverArgs(c)],
+      { FUZZ_TAP: tap },
+      async (child, waitLines) => {
+        child.stdin!.write(wantIn);
+        await waitLines(answers);
+      },
+    );
     gotOut = rec.stdout;
     wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [l.server] : [])));
     replayTarget = { args: ['--', process.execPath, ...serverArgs(c)] };
@@ -156,7 +172,11 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
         const url = await firstLine(child);
         if (!url) return;
         for (const l of lines) {
-          const res = await request(url, { method: 'POST', body: l.client, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+          const res = await request(url, {
+            method: 'POST',
+            body: l.client,
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          });
           bodies.push(Buffer.from(await res.body.arrayBuffer()));
         }
         child.kill('SIGTERM');
@@ -165,14 +185,26 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
       upstream.stop();
     }
     gotOut = Buffer.concat(bodies);
-    wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [transport === 'sse' ? Buffer.concat([Buffer.from('event: message\ndata: '), l.server, Buffer.from('\n')]) : l.server] : [])));
+    wantOut = Buffer.concat(
+      lines.flatMap((l) =>
+        l.server
+          ? [transport === 'sse' ? Buffer.concat([Buffer.from('event: message\ndata: '), l.server, Buffer.from('\n')]) : l.server]
+          : [],
+      ),
+    );
     const target = await startHttpServer(c, transport, { FUZZ_ECHO_ID: '1' });
     replayTarget = { args: ['--url', target.url], stop: target.stop };
   }
   check(failures, 'record', rec, [0, 73]);
-  if (!gotOut.equals(wantOut)) failures.push(`record: the client received ${String(gotOut.length)} bytes, not the ${String(wantOut.length)} the server wrote (first difference at byte ${String(firstDiff(gotOut, wantOut))})`);
+  if (!gotOut.equals(wantOut))
+    failures.push(
+      `record: the client received ${String(gotOut.length)} bytes, not the ${String(wantOut.length)} the server wrote (first difference at byte ${String(firstDiff(gotOut, wantOut))})`,
+    );
   const gotIn = existsSync(tap) ? readFileSync(tap) : Buffer.alloc(0);
-  if (!gotIn.equals(wantIn)) failures.push(`record: the server received ${String(gotIn.length)} bytes, not the ${String(wantIn.length)} the client wrote (first difference at byte ${String(firstDiff(gotIn, wantIn))})`);
+  if (!gotIn.equals(wantIn))
+    failures.push(
+      `record: the server received ${String(gotIn.length)} bytes, not the ${String(wantIn.length)} the client wrote (first difference at byte ${String(firstDiff(gotIn, wantIn))})`,
+    );
 
   if (rec.code === 73) {
     // A refused save is documented only with the recover command on stderr and a working recover.
@@ -196,14 +228,19 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     run([cliPath, 'show', cassette], {}),
     run([cliPath, 'show', cassette, '--messages'], {}),
     // Against the same hostile server: differences (exit 1) are allowed, a crash is not.
-    run([cliPath, 'replay', cassette, '--timeout', '10000', ...replayTarget.args], { FUZZ_ECHO_ID: '1' }).finally(() => replayTarget.stop?.()),
+    run([cliPath, 'replay', cassette, '--timeout', '10000', ...replayTarget.args], { FUZZ_ECHO_ID: '1' }).finally(() =>
+      replayTarget.stop?.(),
+    ),
     // serve over stdio: the client's whole script, hostile line included; every request is
     // answered (the recorded answer, or a JSON-RPC error for what cannot be matched).
     run([cliPath, 'serve', cassette], {}, async (child, waitLines) => {
       child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
       await waitLines(requests);
     }),
-    serveOverHttp(cassette, lines.map((l) => l.client)),
+    serveOverHttp(
+      cassette,
+      lines.map((l) => l.client),
+    ),
     // probe re-sends what the cassette recorded to the hostile server (which answers any id at
     // once, or never when its scripted answer is no JSON: the short deadline keeps that brief).
     // Failed probes (exit 1) are findings, a crash is not.
@@ -217,7 +254,11 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   ]);
   check(failures, 'validate (text)', text, [0]);
   if (check(failures, 'validate (json)', json, [0])) parses(failures, 'validate (json)', json.stdout);
-  if (check(failures, 'validate (junit)', junit, [0]) && !/^<\?xml [^>]*\?>\s*<testsuites[\s>][\s\S]*<\/testsuites>\s*$/.test(junit.stdout.toString('utf8'))) failures.push('validate (junit): stdout is not one <testsuites> document');
+  if (
+    check(failures, 'validate (junit)', junit, [0]) &&
+    !/^<\?xml [^>]*\?>\s*<testsuites[\s>][\s\S]*<\/testsuites>\s*$/.test(junit.stdout.toString('utf8'))
+  )
+    failures.push('validate (junit): stdout is not one <testsuites> document');
   if (check(failures, 'validate (sarif)', sarif, [0])) parses(failures, 'validate (sarif)', sarif.stdout);
   check(failures, 'validate (github)', github, [0]);
   check(failures, 'show', show, [0]);
@@ -229,10 +270,21 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   // followed the text frame where it fell. Otherwise every request gets exactly its answer.
   const clean = lines.slice(2, -1).every((l) => jsonAnswer(l.client) && jsonAnswer(l.server));
   const serveExit = clean ? [0] : [0, 1];
-  if (check(failures, 'serve', serve, serveExit)) answered(failures, 'serve', serve.stdout.toString('utf8').split('\n').filter((l) => l.trim() !== ''), requests, clean);
+  if (check(failures, 'serve', serve, serveExit))
+    answered(
+      failures,
+      'serve',
+      serve.stdout
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== ''),
+      requests,
+      clean,
+    );
   if (check(failures, 'serve --listen', served.ran, serveExit)) answered(failures, 'serve --listen', served.answers, requests, clean);
   check(failures, 'probe', probe, [0, 1, 2]);
-  if (probe.code === 2 && !/never answered|did not answer/.test(probe.stderr)) failures.push(`probe: exit 2 without saying the server never answered — stderr: ${probe.stderr.trim().slice(0, 300)}`);
+  if (probe.code === 2 && !/never answered|did not answer/.test(probe.stderr))
+    failures.push(`probe: exit 2 without saying the server never answered — stderr: ${probe.stderr.trim().slice(0, 300)}`);
   if (failures.length === 0) rmSync(dir, { recursive: true, force: true });
   return failures;
 }
@@ -250,7 +302,8 @@ function jsonAnswer(frame: Buffer | undefined): boolean {
 
 /** Every request got its answer (`exact`: one each), each a JSON-RPC response or error. */
 function answered(failures: string[], step: string, answers: string[], requests: number, exact: boolean): void {
-  if (exact ? answers.length !== requests : answers.length < requests) failures.push(`${step}: ${String(answers.length)} answers to ${String(requests)} requests`);
+  if (exact ? answers.length !== requests : answers.length < requests)
+    failures.push(`${step}: ${String(answers.length)} answers to ${String(requests)} requests`);
   for (const a of answers) {
     let v: unknown;
     try {
@@ -288,7 +341,8 @@ async function serveOverHttp(cassette: string, requests: Buffer[]): Promise<{ ra
       const text = await res.body.text();
       if (res.statusCode === 202 || text === '') continue;
       if (String(res.headers['content-type']).startsWith('text/event-stream')) {
-        for (const line of text.split('\n')) if (line.startsWith('data:') && line.slice(5).trim() !== '') answers.push(line.slice(5).trim());
+        for (const line of text.split('\n'))
+          if (line.startsWith('data:') && line.slice(5).trim() !== '') answers.push(line.slice(5).trim());
       } else answers.push(text);
     }
     child.kill('SIGTERM');

@@ -26,7 +26,11 @@ for (const f of chosen) {
   const violations = [...validateSessions(sessions, options), ...validateRecordings(sessions, options)];
   const findings = fixtureFindings(f, violations);
   console.log(`${f.rule}/${f.name}: ${f.description}`);
-  findings.forEach((x, i) => console.log(`  ${x.rule} ${x.session === undefined ? '' : `session ${x.session} `}#${x.seq} ${x.direction} ${JSON.stringify(x.path)}: ${violations[i]!.message}`));
+  findings.forEach((x, i) =>
+    console.log(
+      `  ${x.rule} ${x.session === undefined ? '' : `session ${x.session} `}#${x.seq} ${x.direction} ${JSON.stringify(x.path)}: ${violations[i]!.message}`,
+    ),
+  );
   if (write && !f.findings) save(f, findings);
 }
 
@@ -43,5 +47,8 @@ function save(f: RuleFixture, findings: FixtureFinding[]): void {
   const comma = expect[0].endsWith(',\n') ? ',' : '';
   const block = comma ? `  "findings": ${list},\n` : undefined;
   // `expect` last: a comma after it, then the list.
-  writeFileSync(file, block ? text.slice(0, at) + block + text.slice(at) : `${text.slice(0, at - 1)},\n  "findings": ${list}\n${text.slice(at)}`);
+  writeFileSync(
+    file,
+    block ? text.slice(0, at) + block + text.slice(at) : `${text.slice(0, at - 1)},\n  "findings": ${list}\n${text.slice(at)}`,
+  );
 }

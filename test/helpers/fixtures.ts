@@ -39,7 +39,20 @@ export interface FixtureFinding {
   path: string;
 }
 
-type FixtureExchange = { t?: number; path?: string; method?: string; status?: number; endT?: number; outcome?: HttpExchange['outcome']; mcp?: boolean; requestHeaders?: Record<string, string | null>; responseHeaders?: Record<string, string>; responseBody?: string; tokenClaims?: TokenClaims; caller?: string };
+type FixtureExchange = {
+  t?: number;
+  path?: string;
+  method?: string;
+  status?: number;
+  endT?: number;
+  outcome?: HttpExchange['outcome'];
+  mcp?: boolean;
+  requestHeaders?: Record<string, string | null>;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+  tokenClaims?: TokenClaims;
+  caller?: string;
+};
 
 /** One session of a multi-session fixture. `at`: when it starts, in ms after the first one
  * (default 100 ms after the previous start); `durationMs` defaults to one ms per message; `end`
@@ -54,10 +67,17 @@ export interface FixtureSessionPart {
 }
 
 export function loadFixtures(): RuleFixture[] {
-  return readdirSync(fixtureRoot).sort().flatMap((rule) =>
-    readdirSync(join(fixtureRoot, rule)).filter((f) => f.endsWith('.json')).map((f) => ({
-      rule, name: f.replace(/\.json$/, ''), ...(JSON.parse(readFileSync(join(fixtureRoot, rule, f), 'utf8')) as Omit<RuleFixture, 'rule' | 'name'>),
-    })));
+  return readdirSync(fixtureRoot)
+    .sort()
+    .flatMap((rule) =>
+      readdirSync(join(fixtureRoot, rule))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => ({
+          rule,
+          name: f.replace(/\.json$/, ''),
+          ...(JSON.parse(readFileSync(join(fixtureRoot, rule, f), 'utf8')) as Omit<RuleFixture, 'rule' | 'name'>),
+        })),
+    );
 }
 
 /**
@@ -109,26 +129,52 @@ function buildSession(f: RuleFixture, createExchanges: boolean): RecordedSession
   const messages: RecordedMessage[] = (f.messages ?? []).map(([kind, value, exchange], i) => {
     const fromClient = kind.startsWith('c');
     const sse = kind === 's-sse';
-    const bytes = kind.endsWith('-b64') ? Buffer.from(String(value), 'base64') : kind.endsWith('-raw') ? Buffer.from(String(value)) : Buffer.from(JSON.stringify(value));
+    const bytes = kind.endsWith('-b64')
+      ? Buffer.from(String(value), 'base64')
+      : kind.endsWith('-raw')
+        ? Buffer.from(String(value))
+        : Buffer.from(JSON.stringify(value));
     const http = f.transport === 'streamable-http';
     const x = exchange ?? 1;
-    if (http && !exchanges.has(x)) exchanges.set(x, { id: x, t: i, method: 'POST', path: '/mcp', requestHeaders: { accept: 'application/json, text/event-stream' }, status: 200, contentType: 'application/json', responseHeaders: { 'content-type': 'application/json' }, outcome: 'complete', mcp: true });
+    if (http && !exchanges.has(x))
+      exchanges.set(x, {
+        id: x,
+        t: i,
+        method: 'POST',
+        path: '/mcp',
+        requestHeaders: { accept: 'application/json, text/event-stream' },
+        status: 200,
+        contentType: 'application/json',
+        responseHeaders: { 'content-type': 'application/json' },
+        outcome: 'complete',
+        mcp: true,
+      });
     if (sse) {
       exchanges.get(x)!.contentType = 'text/event-stream';
       exchanges.get(x)!.responseHeaders = { 'content-type': 'text/event-stream' };
     }
     if (http && fromClient && kind === 'c') Object.assign(exchanges.get(x)!.requestHeaders, correctHeaders(value));
     return frameToMessage(bytes, {
-      seq: i + 1, t: i,
+      seq: i + 1,
+      t: i,
       direction: fromClient ? 'client-to-server' : 'server-to-client',
       channel: http ? 'http' : fromClient ? 'stdin' : 'stdout',
       terminated: true,
-      ...(http ? { http: { exchange: x, part: fromClient ? 'request' as const : sse ? 'sse' as const : 'response' as const } } : {}),
+      ...(http ? { http: { exchange: x, part: fromClient ? ('request' as const) : sse ? ('sse' as const) : ('response' as const) } } : {}),
     });
   });
   for (const [x, h] of Object.entries(f.exchanges ?? {})) {
     if (createExchanges && f.transport === 'streamable-http' && !exchanges.has(Number(x))) {
-      exchanges.set(Number(x), { id: Number(x), t: 0, method: 'GET', path: '/mcp', requestHeaders: {}, status: 200, outcome: 'complete', mcp: h.mcp ?? false });
+      exchanges.set(Number(x), {
+        id: Number(x),
+        t: 0,
+        method: 'GET',
+        path: '/mcp',
+        requestHeaders: {},
+        status: 200,
+        outcome: 'complete',
+        mcp: h.mcp ?? false,
+      });
     }
     const ex = exchanges.get(Number(x));
     if (!ex) continue;
@@ -152,9 +198,15 @@ function buildSession(f: RuleFixture, createExchanges: boolean): RecordedSession
     if (h.caller) ex.caller = h.caller;
   }
   return {
-    id: `${f.rule}/${f.name}`, transport: f.transport, startedAt: START,
-    target: f.transport === 'stdio' ? { command: ['fixture'], cwd: '/' } : { url: f.target ?? 'https://mcp.example.com/mcp', listen: 'http://127.0.0.1/mcp' },
-    protocol: {}, proxy: { pid: 0, version: 'fixture' },
+    id: `${f.rule}/${f.name}`,
+    transport: f.transport,
+    startedAt: START,
+    target:
+      f.transport === 'stdio'
+        ? { command: ['fixture'], cwd: '/' }
+        : { url: f.target ?? 'https://mcp.example.com/mcp', listen: 'http://127.0.0.1/mcp' },
+    protocol: {},
+    proxy: { pid: 0, version: 'fixture' },
     ...(f.transport === 'streamable-http' ? { exchanges: [...exchanges.values()] } : {}),
     messages,
   };
@@ -188,5 +240,10 @@ export function fixtureFindings(f: RuleFixture, violations: readonly Violation[]
 
 /** Findings as sortable lines (`RULE 2#5 S>C /result`), to compare as a multiset. */
 export function findingLines(findings: readonly FixtureFinding[]): string[] {
-  return findings.map((x) => `${x.rule} ${x.session === undefined ? '' : `${x.session}`}#${x.seq} ${x.direction === 'client-to-server' ? 'C>S' : 'S>C'} ${x.path}`).sort();
+  return findings
+    .map(
+      (x) =>
+        `${x.rule} ${x.session === undefined ? '' : `${x.session}`}#${x.seq} ${x.direction === 'client-to-server' ? 'C>S' : 'S>C'} ${x.path}`,
+    )
+    .sort();
 }

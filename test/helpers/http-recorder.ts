@@ -14,7 +14,12 @@ export interface RunningHttpRecorder {
 }
 
 /** `mcp-cassette record --upstream <url>` as a subprocess; resolves once it printed its URL. */
-export async function startHttpRecorder(t: ExecutionContext, upstream: string, cassette: string, extra: string[] = []): Promise<RunningHttpRecorder> {
+export async function startHttpRecorder(
+  t: ExecutionContext,
+  upstream: string,
+  cassette: string,
+  extra: string[] = [],
+): Promise<RunningHttpRecorder> {
   const child = spawnTracked(t, node, [cli, 'record', '--upstream', upstream, '--cassette', cassette, '--log-level', 'warn', ...extra]);
   const finished = collect(child);
   const out = await waitForOutput(child.stdout!, (s) => s.includes('\n'));

@@ -31,7 +31,10 @@ export async function startTappedUpstream(t: ExecutionContext, handler: (req: In
     const outChunks: Buffer[] = [];
     // Joined on read: concatenating on every write would be quadratic for long streams.
     const ex: TappedExchange = {
-      method: req.method ?? '', path: req.url ?? '', headers: req.headers, ended: false,
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      ended: false,
       get requestBody() {
         return exchangeBytes(inChunks);
       },
@@ -52,7 +55,11 @@ export async function startTappedUpstream(t: ExecutionContext, handler: (req: In
     const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
     const keep = (chunk: unknown, enc?: unknown): void => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      outChunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (typeof enc === 'string' ? enc : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array));
+      outChunks.push(
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, (typeof enc === 'string' ? enc : 'utf8') as BufferEncoding)
+          : Buffer.from(chunk as Uint8Array),
+      );
     };
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
       keep(chunk, rest[0]);
@@ -74,10 +81,13 @@ export async function startTappedUpstream(t: ExecutionContext, handler: (req: In
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  t.teardown(() => new Promise<void>((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { url, exchanges, server };
 }
 
@@ -96,7 +106,13 @@ export function tappedFetch(): { fetch: typeof fetch; exchanges: ClientExchange[
     const body = init?.body;
     const requestBody = typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? Buffer.from(body) : Buffer.alloc(0);
     const response = await fetch(input, init);
-    const ex: ClientExchange = { method: (init?.method ?? 'GET').toUpperCase(), requestBody, status: response.status, responseBody: Buffer.alloc(0), done: Promise.resolve() };
+    const ex: ClientExchange = {
+      method: (init?.method ?? 'GET').toUpperCase(),
+      requestBody,
+      status: response.status,
+      responseBody: Buffer.alloc(0),
+      done: Promise.resolve(),
+    };
     exchanges.push(ex);
     if (!response.body) return response;
     // Pass the body through a stream that records each chunk; cancelling it (a client that is
@@ -140,7 +156,12 @@ export function tappedFetch(): { fetch: typeof fetch; exchanges: ClientExchange[
  * got is a prefix of what was written), and the cassette holds each JSON-RPC message with the same
  * bytes, SSE events included.
  */
-export async function assertHttpTransparent(t: ExecutionContext, client: ClientExchange[], upstream: TappedExchange[], cassette: Cassette): Promise<void> {
+export async function assertHttpTransparent(
+  t: ExecutionContext,
+  client: ClientExchange[],
+  upstream: TappedExchange[],
+  cassette: Cassette,
+): Promise<void> {
   await Promise.all(client.map((c) => c.done));
   t.true(client.length > 0, 'the client made requests');
   const pool = [...upstream];
@@ -150,13 +171,20 @@ export async function assertHttpTransparent(t: ExecutionContext, client: ClientE
     if (i === -1) continue;
     const u = pool.splice(i, 1)[0]!;
     t.is(c.status, u.status ?? c.status, 'same status');
-    if (u.ended && !u.closedEarly) t.true(c.responseBody.equals(u.responseBody), `${c.method}: the client got exactly what the upstream wrote`);
-    else t.true(u.responseBody.subarray(0, c.responseBody.length).equals(c.responseBody), `${c.method}: an early-closed stream is a prefix`);
+    if (u.ended && !u.closedEarly)
+      t.true(c.responseBody.equals(u.responseBody), `${c.method}: the client got exactly what the upstream wrote`);
+    else
+      t.true(u.responseBody.subarray(0, c.responseBody.length).equals(c.responseBody), `${c.method}: an early-closed stream is a prefix`);
   }
   const exchanges = cassette.sessions.flatMap((s) => (s.exchanges ?? []).map((x) => ({ s, x })));
   for (const u of upstream.filter((e) => e.ended && !e.closedEarly)) {
-    const match = exchanges.find(({ s, x }) => x.method === u.method && x.status === u.status &&
-      (u.requestBody.length === 0 || s.messages.some((m) => m.http?.exchange === x.id && m.http.part === 'request' && messageBytes(m).equals(u.requestBody))));
+    const match = exchanges.find(
+      ({ s, x }) =>
+        x.method === u.method &&
+        x.status === u.status &&
+        (u.requestBody.length === 0 ||
+          s.messages.some((m) => m.http?.exchange === x.id && m.http.part === 'request' && messageBytes(m).equals(u.requestBody))),
+    );
     t.truthy(match, `the cassette has the ${u.method} exchange`);
     if (!match) continue;
     const { s, x } = match;
@@ -166,7 +194,11 @@ export async function assertHttpTransparent(t: ExecutionContext, client: ClientE
       const splitter = new SseSplitter((e) => events.push(e.data));
       splitter.push(u.responseBody);
       splitter.end();
-      t.deepEqual(mine.map((m) => messageBytes(m).toString('utf8')), events, 'every SSE event is in the cassette, in order, byte for byte');
+      t.deepEqual(
+        mine.map((m) => messageBytes(m).toString('utf8')),
+        events,
+        'every SSE event is in the cassette, in order, byte for byte',
+      );
     } else if (u.responseBody.length > 0 && x.mcp) {
       t.is(mine.length, 1);
       t.true(messageBytes(mine[0]!).equals(u.responseBody), 'the JSON response body is in the cassette byte for byte');

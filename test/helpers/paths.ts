@@ -16,8 +16,11 @@ export const sharedDir = join(root, '..', 'shared');
 /** The official MCP schemas (`<revision>/schema.json`, 2026-07-28 `examples/`), a test oracle
  * only: `$MCP_SPEC_DIR`, else the spec folder this project's CI lays beside the checkout; absent in
  * a plain clone, where the tests that need them are reported as skipped. */
-export const specDir: string | undefined = process.env.MCP_SPEC_DIR ?? (existsSync(join(sharedDir, 'spec')) ? join(sharedDir, 'spec') : undefined);
+export const specDir: string | undefined =
+  process.env.MCP_SPEC_DIR ?? (existsSync(join(sharedDir, 'spec')) ? join(sharedDir, 'spec') : undefined);
 /** The rule catalogue (RULES.md): `$MCP_RULES_FILE`, else the one beside the checkout in CI. */
-export const rulesFile: string | undefined = process.env.MCP_RULES_FILE ?? (existsSync(join(sharedDir, 'RULES.md')) ? join(sharedDir, 'RULES.md') : undefined);
-export const SPEC_DIR_HINT = 'set MCP_SPEC_DIR to a folder holding the official schemas (<revision>/schema.json, 2026-07-28/examples) to run it';
+export const rulesFile: string | undefined =
+  process.env.MCP_RULES_FILE ?? (existsSync(join(sharedDir, 'RULES.md')) ? join(sharedDir, 'RULES.md') : undefined);
+export const SPEC_DIR_HINT =
+  'set MCP_SPEC_DIR to a folder holding the official schemas (<revision>/schema.json, 2026-07-28/examples) to run it';
 export const RULES_FILE_HINT = 'set MCP_RULES_FILE to the rule catalogue (RULES.md) to run it';

@@ -94,7 +94,12 @@ class PipeTransport implements Transport {
 }
 
 /** `record -- <server>` with the v2 client on the recorder's stdio, then `validate`. */
-export async function recordRealStdio(t: ExecutionContext, server: string[], steps: ClientSteps, options: { env?: Record<string, string>; cwd?: string } = {}): Promise<RealRecording> {
+export async function recordRealStdio(
+  t: ExecutionContext,
+  server: string[],
+  steps: ClientSteps,
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<RealRecording> {
   const path = join(tempDir(t), 'real.cassette.json');
   const recorder = startRecorder(t, path, server, options);
   recorder.stderr!.on('data', () => {});

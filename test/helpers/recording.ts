@@ -12,7 +12,12 @@ export function recordArgs(cassette: string, server: string[], extra: string[] =
 }
 
 /** Starts `mcp-cassette record` as a host would: our process is the host, its pipes the host's. */
-export function startRecorder(t: ExecutionContext, cassette: string, server: string[], options: { extra?: string[]; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+export function startRecorder(
+  t: ExecutionContext,
+  cassette: string,
+  server: string[],
+  options: { extra?: string[]; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+) {
   return spawnTracked(t, node, recordArgs(cassette, server, options.extra), {
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -25,7 +30,11 @@ export function line(obj: unknown): string {
 
 /** The exact bytes a recorded session holds for one channel, newlines restored. */
 export function channelBytes(session: RecordedSession, channel: 'stdin' | 'stdout' | 'stderr'): Buffer {
-  return Buffer.concat(session.messages.filter((m) => m.channel === channel).flatMap((m) => [messageBytes(m), m.unterminated ? Buffer.alloc(0) : Buffer.from('\n')]));
+  return Buffer.concat(
+    session.messages
+      .filter((m) => m.channel === channel)
+      .flatMap((m) => [messageBytes(m), m.unterminated ? Buffer.alloc(0) : Buffer.from('\n')]),
+  );
 }
 
 export function readCassette(path: string): Cassette {
@@ -43,16 +52,18 @@ export interface TapPair {
 /** Pairs what the client-side and server-side byte taps saw, per proxy process. */
 export function tapPairs(dir: string): TapPair[] {
   const read = (d: string, f: string): Buffer => (existsSync(join(dir, d, f)) ? readFileSync(join(dir, d, f)) : Buffer.alloc(0));
-  return readdirSync(dir).filter((d) => d.startsWith('client-')).map((d) => {
-    const pid = d.slice('client-'.length);
-    return {
-      proxyPid: Number(pid),
-      clientIn: read(d, 'in.bin'),
-      clientOut: read(d, 'out.bin'),
-      serverIn: read(`server-${pid}`, 'in.bin'),
-      serverOut: read(`server-${pid}`, 'out.bin'),
-    };
-  });
+  return readdirSync(dir)
+    .filter((d) => d.startsWith('client-'))
+    .map((d) => {
+      const pid = d.slice('client-'.length);
+      return {
+        proxyPid: Number(pid),
+        clientIn: read(d, 'in.bin'),
+        clientOut: read(d, 'out.bin'),
+        serverIn: read(`server-${pid}`, 'in.bin'),
+        serverOut: read(`server-${pid}`, 'out.bin'),
+      };
+    });
 }
 
 /**
@@ -73,7 +84,10 @@ export function assertTransparent(t: ExecutionContext, tapDir: string, cassette:
     if (!session) continue;
     t.true(channelBytes(session, 'stdin').equals(p.clientIn), `proxy ${p.proxyPid}: cassette holds every client frame in order`);
     t.true(channelBytes(session, 'stdout').equals(p.serverOut), `proxy ${p.proxyPid}: cassette holds every server frame in order`);
-    t.deepEqual(session.messages.map((m) => m.seq), session.messages.map((_, i) => i + 1));
+    t.deepEqual(
+      session.messages.map((m) => m.seq),
+      session.messages.map((_, i) => i + 1),
+    );
   }
 }
 

@@ -13,7 +13,10 @@ import { tempDir } from './tmp.js';
  * would send it (the SDK always offers its latest): everything else is the real client.
  */
 class OfferingTransport extends StdioClientTransport {
-  constructor(params: ConstructorParameters<typeof StdioClientTransport>[0], private readonly offer: string) {
+  constructor(
+    params: ConstructorParameters<typeof StdioClientTransport>[0],
+    private readonly offer: string,
+  ) {
     super(params);
   }
 
@@ -30,11 +33,22 @@ class OfferingTransport extends StdioClientTransport {
  * the client's `initialize` offers instead of the SDK's latest; `env`: extra environment for the
  * server, given the test's folder.
  */
-export async function recordSdkSession(t: ExecutionContext, server: string[], steps: (c: Client) => Promise<void>, options: { offer?: string; env?: (dir: string) => Record<string, string> } = {}): Promise<{ dir: string; cassette: Cassette }> {
+export async function recordSdkSession(
+  t: ExecutionContext,
+  server: string[],
+  steps: (c: Client) => Promise<void>,
+  options: { offer?: string; env?: (dir: string) => Record<string, string> } = {},
+): Promise<{ dir: string; cassette: Cassette }> {
   const dir = tempDir(t);
   const path = join(dir, 'real.cassette.json');
   const client = new Client({ name: 'mcp-cassette-real-traffic', version: '1.0.0' }, { capabilities: {} });
-  const params = { command: node, args: recordArgs(path, server), stderr: 'pipe' as const, cwd: dir, env: { ...(process.env as Record<string, string>), ...options.env?.(dir) } };
+  const params = {
+    command: node,
+    args: recordArgs(path, server),
+    stderr: 'pipe' as const,
+    cwd: dir,
+    env: { ...(process.env as Record<string, string>), ...options.env?.(dir) },
+  };
   const transport = options.offer ? new OfferingTransport(params, options.offer) : new StdioClientTransport(params);
   transport.stderr?.on('data', () => {});
   await client.connect(transport);

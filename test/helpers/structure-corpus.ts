@@ -23,7 +23,8 @@ export function officialOracle(revision: Revision): (type: string, value: unknow
   const key = isObject(doc.$defs) ? '$defs' : 'definitions';
   const defs = doc[key] as Record<string, unknown>;
   // Formats are annotations in these dialects (the oracle the spec's own examples were checked with).
-  const ajv = key === 'definitions' ? new Ajv({ strict: false, validateFormats: false }) : new Ajv2020({ strict: false, validateFormats: false });
+  const ajv =
+    key === 'definitions' ? new Ajv({ strict: false, validateFormats: false }) : new Ajv2020({ strict: false, validateFormats: false });
   ajv.addSchema({ ...doc, $id: 'mcp://oracle' });
   const cache = new Map<string, ValidateFunction>();
   return (type, value) => {
@@ -31,7 +32,8 @@ export function officialOracle(revision: Revision): (type: string, value: unknow
     let v = cache.get(type);
     if (!v) cache.set(type, (v = ajv.getSchema(`mcp://oracle#/${key}/${type}`)!));
     // The 2025-06-18 file types requests and notifications as method + params only.
-    if (key === 'definitions' && isObject(value) && typeof value.method === 'string') value = { method: value.method, ...(value.params !== undefined ? { params: value.params } : {}) };
+    if (key === 'definitions' && isObject(value) && typeof value.method === 'string')
+      value = { method: value.method, ...(value.params !== undefined ? { params: value.params } : {}) };
     return v(value);
   };
 }
@@ -43,13 +45,19 @@ export function officialOracle(revision: Revision): (type: string, value: unknow
  */
 export function officialExamples(): CorpusItem[] {
   const base = join(specDir!, '2026-07-28', 'examples');
-  return readdirSync(base).sort().flatMap((type) => readdirSync(join(base, type)).sort().flatMap((f) => {
-    const value = JSON.parse(readFileSync(join(base, type, f), 'utf8')) as unknown;
-    // Bare results too: the same value is a result of that type in every revision that has it.
-    const fragment = !/(Request|Notification|Response|Error|Params|Requests|Responses)$/.test(type);
-    const revisions: readonly Revision[] = fragment ? REVISIONS : ['2026-07-28'];
-    return revisions.map((revision) => ({ revision, type, value, origin: `example ${type}/${f}@${revision}` }));
-  }));
+  return readdirSync(base)
+    .sort()
+    .flatMap((type) =>
+      readdirSync(join(base, type))
+        .sort()
+        .flatMap((f) => {
+          const value = JSON.parse(readFileSync(join(base, type, f), 'utf8')) as unknown;
+          // Bare results too: the same value is a result of that type in every revision that has it.
+          const fragment = !/(Request|Notification|Response|Error|Params|Requests|Responses)$/.test(type);
+          const revisions: readonly Revision[] = fragment ? REVISIONS : ['2026-07-28'];
+          return revisions.map((revision) => ({ revision, type, value, origin: `example ${type}/${f}@${revision}` }));
+        }),
+    );
 }
 
 const LEGACY = REVISIONS.filter((r) => r !== '2026-07-28');
@@ -57,7 +65,9 @@ const LEGACY = REVISIONS.filter((r) => r !== '2026-07-28');
 /** Every message of our cassettes (examples and rule fixtures), typed as the validator types them. */
 export function cassetteMessages(): CorpusItem[] {
   const sessions = [
-    ...readdirSync(join(root, 'cassettes', 'examples')).filter((f) => f.endsWith('.json')).flatMap((f) => loadCassette(join(root, 'cassettes', 'examples', f)).sessions),
+    ...readdirSync(join(root, 'cassettes', 'examples'))
+      .filter((f) => f.endsWith('.json'))
+      .flatMap((f) => loadCassette(join(root, 'cassettes', 'examples', f)).sessions),
     ...loadFixtures().map(fixtureSession),
   ];
   const out: CorpusItem[] = [];
@@ -78,7 +88,8 @@ export function cassetteMessages(): CorpusItem[] {
   return out;
 }
 
-const swap = (v: unknown): unknown => (typeof v === 'string' ? 42 : typeof v === 'number' ? 'x' : typeof v === 'boolean' ? 'x' : v === null ? 0 : Array.isArray(v) ? {} : []);
+const swap = (v: unknown): unknown =>
+  typeof v === 'string' ? 42 : typeof v === 'number' ? 'x' : typeof v === 'boolean' ? 'x' : v === null ? 0 : Array.isArray(v) ? {} : [];
 
 /**
  * Mutated copies: every member removed, every value replaced by one of another JSON type, an
@@ -96,7 +107,8 @@ export function mutations(item: CorpusItem, maxDepth = 6): CorpusItem[] {
     }
     const at = path.join('/');
     out.push({ ...item, value: setAt(item.value, path, swap(node)), origin: `${item.origin} ${at}=${JSON.stringify(swap(node))}` });
-    if (typeof path[path.length - 1] === 'string') out.push({ ...item, value: setAt(item.value, path, undefined), origin: `${item.origin} -${at}` });
+    if (typeof path[path.length - 1] === 'string')
+      out.push({ ...item, value: setAt(item.value, path, undefined), origin: `${item.origin} -${at}` });
   };
   visit(item.value, []);
   return out;

@@ -8,9 +8,23 @@ import { root } from '../helpers/paths.js';
 
 function session(id: string, startedAt: string): RecordedSession {
   return {
-    id, transport: 'stdio', startedAt, target: { command: ['srv'], cwd: '/' }, protocol: {},
+    id,
+    transport: 'stdio',
+    startedAt,
+    target: { command: ['srv'], cwd: '/' },
+    protocol: {},
     proxy: { pid: 1, version: 'test' },
-    messages: [{ seq: 1, t: 0, direction: 'client-to-server', channel: 'stdin', kind: 'request', bytes: 40, json: { jsonrpc: '2.0', id: 1, method: 'ping' } }],
+    messages: [
+      {
+        seq: 1,
+        t: 0,
+        direction: 'client-to-server',
+        channel: 'stdin',
+        kind: 'request',
+        bytes: 40,
+        json: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      },
+    ],
   };
 }
 
@@ -22,9 +36,15 @@ test('sessions append in start order, pretty-printed with a stable layout', asyn
   const text = readFileSync(path, 'utf8');
   t.true(text.startsWith('{\n  "format": "mcp-cassette",\n  "version": 2,\n  "sessions": ['));
   t.true(text.endsWith('}\n'));
-  t.deepEqual(loadCassette(path).sessions.map((s) => s.id), ['a', 'b']);
+  t.deepEqual(
+    loadCassette(path).sessions.map((s) => s.id),
+    ['a', 'b'],
+  );
   await appendSessions(path, [session('c', '2026-01-01T00:00:03.000Z')], { overwrite: true });
-  t.deepEqual(loadCassette(path).sessions.map((s) => s.id), ['c']);
+  t.deepEqual(
+    loadCassette(path).sessions.map((s) => s.id),
+    ['c'],
+  );
 });
 
 test('concurrent writers in one process never lose a session', async (t) => {
@@ -44,7 +64,16 @@ test('a file that is not JSON gets an error naming the file and is left untouche
 });
 
 test('a schema problem names the path inside the cassette', (t) => {
-  const bad = { format: 'mcp-cassette', version: 1, sessions: [{ ...session('x', '2026-01-01T00:00:00.000Z'), messages: [{ seq: 0, t: 0, direction: 'sideways', channel: 'stdin', kind: 'request', bytes: 1, json: {} }] }] };
+  const bad = {
+    format: 'mcp-cassette',
+    version: 1,
+    sessions: [
+      {
+        ...session('x', '2026-01-01T00:00:00.000Z'),
+        messages: [{ seq: 0, t: 0, direction: 'sideways', channel: 'stdin', kind: 'request', bytes: 1, json: {} }],
+      },
+    ],
+  };
   const err = t.throws(() => parseCassette('/x.cassette.json', JSON.stringify(bad)));
   t.is((err as { code?: string }).code, 'MCPC_CASSETTE_INVALID');
   t.regex(err!.message, /\/sessions\/0\/messages\/0\/(seq|direction)/);
@@ -72,5 +101,8 @@ test('a format v1 cassette is migrated on load, and rewritten as v2 when a sessi
   await appendSessions(path, [session('new', '2030-01-01T00:00:00.000Z')]);
   const rewritten = JSON.parse(readFileSync(path, 'utf8')) as { version: number; sessions: { id: string }[] };
   t.is(rewritten.version, 2);
-  t.deepEqual(rewritten.sessions.map((s) => s.id), [loaded.sessions[0]!.id, 'new']);
+  t.deepEqual(
+    rewritten.sessions.map((s) => s.id),
+    [loaded.sessions[0]!.id, 'new'],
+  );
 });

@@ -39,7 +39,7 @@ for (const args of [['rules'], ['rules', '--json'], ['show', '--messages', examp
       child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
       const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       t.is(stderr, '', 'no EPIPE stack trace');
-      t.is(code, 0, 'the command\'s own status');
+      t.is(code, 0, "the command's own status");
     }
   });
 }
@@ -50,7 +50,10 @@ test('serve --listen on a port in use: exit 2 naming the address and the fix', a
   const port = await portInUse(t);
   const r = await run(t, ['serve', example, '--listen', `127.0.0.1:${port}`]);
   t.is(r.code, 2);
-  t.is(r.stderr, `mcp-cassette: cannot listen on 127.0.0.1:${port}: the address is already in use (another process listens there); stop it, or give another port with --listen host:port (port 0 picks a free one)\n`);
+  t.is(
+    r.stderr,
+    `mcp-cassette: cannot listen on 127.0.0.1:${port}: the address is already in use (another process listens there); stop it, or give another port with --listen host:port (port 0 picks a free one)\n`,
+  );
 });
 
 test('record --upstream --listen on a port in use: exit 2 naming the address, nothing left behind', async (t) => {
@@ -67,14 +70,25 @@ test('record --upstream --listen on a port in use: exit 2 naming the address, no
 test('record --upstream --listen on an address this machine does not have: exit 2 naming it', async (t) => {
   const dir = tempDir(t);
   // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never a local address, so nothing is ever bound.
-  const r = await run(t, ['record', '--upstream', 'http://127.0.0.1:1/mcp', '--listen', '192.0.2.1:0', '--cassette', join(dir, 'x.cassette.json')]);
+  const r = await run(t, [
+    'record',
+    '--upstream',
+    'http://127.0.0.1:1/mcp',
+    '--listen',
+    '192.0.2.1:0',
+    '--cassette',
+    join(dir, 'x.cassette.json'),
+  ]);
   t.is(r.code, 2);
-  t.is(r.stderr, 'mcp-cassette: cannot listen on 192.0.2.1:0: this machine has no such address; give one of its own addresses with --listen, for example 127.0.0.1:0\n');
+  t.is(
+    r.stderr,
+    'mcp-cassette: cannot listen on 192.0.2.1:0: this machine has no such address; give one of its own addresses with --listen, for example 127.0.0.1:0\n',
+  );
 });
 
 // --- report files -------------------------------------------------------------------------------
 
-test('validate --output creates missing folders, like replay\'s and serve\'s reports', async (t) => {
+test("validate --output creates missing folders, like replay's and serve's reports", async (t) => {
   const dir = tempDir(t);
   const out = join(dir, 'reports', 'today', 'validate.json');
   const r = await run(t, ['validate', example, '--format', 'json', '--output', out]);
@@ -120,7 +134,10 @@ test('serve --report - over stdio is a usage error: stdout carries the protocol'
 
 test('an unreadable cassette (a folder): exit 2 naming it, for validate and show', async (t) => {
   const dir = tempDir(t);
-  for (const args of [['validate', dir], ['show', dir]]) {
+  for (const args of [
+    ['validate', dir],
+    ['show', dir],
+  ]) {
     const r = await run(t, args);
     t.is(r.code, 2, args[0]);
     t.is(r.stderr, `mcp-cassette: cassette ${dir} cannot be read (it is a folder)\n`);
@@ -203,7 +220,12 @@ test('record (stdio) into a folder that cannot be created: exit 2 naming it, the
   child.stdin!.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
   const r = await done; // the server it spawned first does not keep it alive
   t.is(r.code, 2);
-  t.true(r.stderr.endsWith(`mcp-cassette: cannot write the session journal next to the cassette ${cassette} (a part of the path is a file, not a folder); give a --cassette path in a folder you can write\n`), r.stderr);
+  t.true(
+    r.stderr.endsWith(
+      `mcp-cassette: cannot write the session journal next to the cassette ${cassette} (a part of the path is a file, not a folder); give a --cassette path in a folder you can write\n`,
+    ),
+    r.stderr,
+  );
   t.notRegex(r.stderr, noStack);
 });
 
@@ -231,6 +253,9 @@ test('a bug of ours (an unexpected exception) ends with exit 70 and the stack tr
   const fault = 'data:text/javascript,process.stdout.write=()=>{throw new TypeError("injected fault")}';
   const r = await collect(spawnTracked(t, node, ['--import', fault, cli, 'rules'], { stdio: ['ignore', 'pipe', 'pipe'] }));
   t.is(r.code, 70);
-  t.regex(r.stderr, /^mcp-cassette: internal error \(a bug in mcp-cassette, not in your server or input: please report it with this stack trace\): TypeError: injected fault\n\s+at /);
+  t.regex(
+    r.stderr,
+    /^mcp-cassette: internal error \(a bug in mcp-cassette, not in your server or input: please report it with this stack trace\): TypeError: injected fault\n\s+at /,
+  );
   t.regex(r.stderr, /rules-command\.js/, 'the trace names where it happened');
 });

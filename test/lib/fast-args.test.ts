@@ -3,7 +3,10 @@ import { parseFast } from '../../lib/fast-args.js';
 import { RECORD_OPTIONS } from '../../recorder/record-options.js';
 
 test('options end at `--` and the rest is the server argv, untouched', (t) => {
-  const p = parseFast(['--cassette', 'a.json', '--overwrite', '--redact-arg', 'x', '--', 'node', 'srv.js', '--cassette', 'b'], RECORD_OPTIONS)!;
+  const p = parseFast(
+    ['--cassette', 'a.json', '--overwrite', '--redact-arg', 'x', '--', 'node', 'srv.js', '--cassette', 'b'],
+    RECORD_OPTIONS,
+  )!;
   t.is(p.cassette, 'a.json');
   t.true(p.overwrite);
   t.deepEqual(p['redact-arg'], ['x']);

@@ -1,5 +1,14 @@
 import test from 'ava';
-import { deepStandIn, DEEP_TEXT, MAX_JSON_DEPTH, messageText, shallowEnvelope, stringifyDeep, textTooDeep, valueTooDeep } from '../../lib/json-depth.js';
+import {
+  deepStandIn,
+  DEEP_TEXT,
+  MAX_JSON_DEPTH,
+  messageText,
+  shallowEnvelope,
+  stringifyDeep,
+  textTooDeep,
+  valueTooDeep,
+} from '../../lib/json-depth.js';
 import { frameToMessage, messageBytes } from '../../lib/message.js';
 
 const nested = (n: number, leaf = '0') => '['.repeat(n) + leaf + ']'.repeat(n);

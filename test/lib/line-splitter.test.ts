@@ -51,7 +51,10 @@ test('every way of cutting the stream into chunks gives the same frames', (t) =>
 
 test('a long line in many chunks is joined once and reported once', (t) => {
   const line = Buffer.alloc(3 * 1024 * 1024, 0x61);
-  const chunks = splitAt(Buffer.concat([line, Buffer.from('\n')]), Array.from({ length: 50 }, (_, i) => (i + 1) * 60_000));
+  const chunks = splitAt(
+    Buffer.concat([line, Buffer.from('\n')]),
+    Array.from({ length: 50 }, (_, i) => (i + 1) * 60_000),
+  );
   const got = frames(chunks);
   t.is(got.length, 1);
   t.is(got[0]!.frame.length, line.length);
@@ -60,12 +63,20 @@ test('a long line in many chunks is joined once and reported once', (t) => {
 
 test('with maxFrame, a longer line is counted, not kept: onOversize hears its length, in order with the frames around it', (t) => {
   const out: string[] = [];
-  const s = new LineSplitter((f, terminated) => out.push(`frame ${Buffer.from(f).toString('latin1')} ${terminated}`), 10, (bytes, terminated) => out.push(`oversize ${bytes} ${terminated}`));
+  const s = new LineSplitter(
+    (f, terminated) => out.push(`frame ${Buffer.from(f).toString('latin1')} ${terminated}`),
+    10,
+    (bytes, terminated) => out.push(`oversize ${bytes} ${terminated}`),
+  );
   const stream = Buffer.from('short\n0123456789\n0123456789ABCDEF\nok\n' + 'x'.repeat(25) + '\n' + 'y'.repeat(12));
   for (let cut = 0; cut <= stream.length; cut++) {
     out.length = 0;
     for (const c of splitAt(stream, [cut, cut + 3])) s.push(c);
     s.end();
-    t.deepEqual(out, ['frame short true', 'frame 0123456789 true', 'oversize 16 true', 'frame ok true', 'oversize 25 true', 'oversize 12 false'], `cut at ${cut}`);
+    t.deepEqual(
+      out,
+      ['frame short true', 'frame 0123456789 true', 'oversize 16 true', 'frame ok true', 'oversize 25 true', 'oversize 12 false'],
+      `cut at ${cut}`,
+    );
   }
 });

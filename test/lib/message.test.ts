@@ -23,7 +23,12 @@ test('a compact JSON frame is stored as json only, and its bytes are rebuilt exa
 });
 
 test('frames that JSON.stringify cannot rebuild keep their raw text', (t) => {
-  for (const raw of ['{ "jsonrpc": "2.0", "method": "x" }', '{"jsonrpc":"2.0","method":"x"}\r', '{"n":12345678901234567890}', '{"a":1.0}']) {
+  for (const raw of [
+    '{ "jsonrpc": "2.0", "method": "x" }',
+    '{"jsonrpc":"2.0","method":"x"}\r',
+    '{"n":12345678901234567890}',
+    '{"a":1.0}',
+  ]) {
     const m = frameToMessage(Buffer.from(raw), info);
     t.is(m.raw, raw);
     t.not(m.json, undefined);

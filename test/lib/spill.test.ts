@@ -16,19 +16,82 @@ import { root } from '../helpers/paths.js';
 /** Every frame of the example cassettes: real traffic of both eras. */
 function corpus(): string[] {
   const dir = join(root, 'cassettes', 'examples');
-  return readdirSync(dir).filter((f) => f.endsWith('.cassette.json'))
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cassette.json'))
     .flatMap((f) => loadCassette(join(dir, f)).sessions.flatMap((s) => s.messages.map((m) => messageBytes(m).toString('utf8'))));
 }
 
 /** Frames that exercise every branch of the grammar and of the canonical check. */
 const EDGES = [
-  '', ' ', '{}', '[]', '[ ]', '{ }', 'null', 'true', 'false', 'nul', 'truex', '0', '-0', '01', '1.', '.5', '1.5', '1e5', '1E5', '1e+5', '-1.25e-7',
-  '12345678901234567890', '1e400', '"a"', '"\\u0041"', '"\\u001f"', '"\\u001F"', '"\\u0008"', '"\\b\\f\\n\\r\\t\\"\\\\"', '"\\/"', '"\\x"', '"\\u12"',
-  '"tab\there"', '"\ud83d\ude00 é ✓"', '"\\ud83d\\ude00"', '"\\ud800"', '{"a":1,"a":2}', '{"b":1,"1":2}', '{"__proto__":1}', '{"a":1,}', '[1,]', '[,1]', '{"a"}', '{"a":}',
-  '{"a" : 1}', '{"a":1} ', ' {"a":1}', '{"a":1}\r', '{"a":1}x', '{"a":1}{}', '\ufeff{}', '[[[[[]]]]]', '{"a":{"b":[1,{"c":[]},{}]}}', '[1,[2,[3]],{"x":"y"}]',
-  '{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","method":"notifications/x"}', '{"jsonrpc":"2.0","id":1,"result":{}}', '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}',
-  '{"jsonrpc":"1.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":1,"method":5}', '{"jsonrpc":"2.0","method":"x","method":7}', '{"jsonrpc":"2.0","jsonrpc":"1"}', '{"jsonrpc":"2\\u002e0","id":1,"result":1}',
-  '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","params":{"method":"x","id":1}}', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', '"x"', '42', '{"k\\"ey":"v\\u0000"}',
+  '',
+  ' ',
+  '{}',
+  '[]',
+  '[ ]',
+  '{ }',
+  'null',
+  'true',
+  'false',
+  'nul',
+  'truex',
+  '0',
+  '-0',
+  '01',
+  '1.',
+  '.5',
+  '1.5',
+  '1e5',
+  '1E5',
+  '1e+5',
+  '-1.25e-7',
+  '12345678901234567890',
+  '1e400',
+  '"a"',
+  '"\\u0041"',
+  '"\\u001f"',
+  '"\\u001F"',
+  '"\\u0008"',
+  '"\\b\\f\\n\\r\\t\\"\\\\"',
+  '"\\/"',
+  '"\\x"',
+  '"\\u12"',
+  '"tab\there"',
+  '"\ud83d\ude00 é ✓"',
+  '"\\ud83d\\ude00"',
+  '"\\ud800"',
+  '{"a":1,"a":2}',
+  '{"b":1,"1":2}',
+  '{"__proto__":1}',
+  '{"a":1,}',
+  '[1,]',
+  '[,1]',
+  '{"a"}',
+  '{"a":}',
+  '{"a" : 1}',
+  '{"a":1} ',
+  ' {"a":1}',
+  '{"a":1}\r',
+  '{"a":1}x',
+  '{"a":1}{}',
+  '\ufeff{}',
+  '[[[[[]]]]]',
+  '{"a":{"b":[1,{"c":[]},{}]}}',
+  '[1,[2,[3]],{"x":"y"}]',
+  '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","method":"notifications/x"}',
+  '{"jsonrpc":"2.0","id":1,"result":{}}',
+  '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}',
+  '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"method":5}',
+  '{"jsonrpc":"2.0","method":"x","method":7}',
+  '{"jsonrpc":"2.0","jsonrpc":"1"}',
+  '{"jsonrpc":"2\\u002e0","id":1,"result":1}',
+  '{"jsonrpc":"2.0","id":1}',
+  '{"jsonrpc":"2.0","params":{"method":"x","id":1}}',
+  '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+  '"x"',
+  '42',
+  '{"k\\"ey":"v\\u0000"}',
 ];
 
 /** Variants of a real frame that change its text but (mostly) not its value. */
@@ -36,7 +99,14 @@ function mutations(text: string): string[] {
   const out = [text];
   try {
     const v = JSON.parse(text) as unknown;
-    out.push(JSON.stringify(v, null, 1), text.replaceAll('/', '\\/'), text.replace(/"(\w)/, '"\\u00$1'.replace('$1', '41')), `${text} `, text.slice(0, -1), text.replace(/:(\d+)/, ':$1.0'));
+    out.push(
+      JSON.stringify(v, null, 1),
+      text.replaceAll('/', '\\/'),
+      text.replace(/"(\w)/, '"\\u00$1'.replace('$1', '41')),
+      `${text} `,
+      text.slice(0, -1),
+      text.replace(/:(\d+)/, ':$1.0'),
+    );
   } catch {
     // text frames stay as they are
   }
@@ -111,7 +181,7 @@ test('invalid UTF-8 is found whatever the split', (t) => {
   }
 });
 
-test('the indented writer gives stringify\'s layout for every frame and the same value for changed ones', (t) => {
+test("the indented writer gives stringify's layout for every frame and the same value for changed ones", (t) => {
   const frames = [...EDGES, ...corpus().flatMap(mutations)];
   for (const text of frames) {
     let value: unknown;
@@ -121,7 +191,11 @@ test('the indented writer gives stringify\'s layout for every frame and the same
       continue;
     }
     const r = scan(text, 4096);
-    for (const [size, margin] of [[1, 0], [5, 6], [4096, 2]] as const) {
+    for (const [size, margin] of [
+      [1, 0],
+      [5, 6],
+      [4096, 2],
+    ] as const) {
       const out = collect((sink) => writeIndented(pieces(text, size), margin, sink));
       const expected = JSON.stringify(value, null, 2).replaceAll('\n', '\n' + ' '.repeat(margin));
       if (r.json?.canonical) t.is(out, expected, text.slice(0, 200));
@@ -132,7 +206,11 @@ test('the indented writer gives stringify\'s layout for every frame and the same
 
 test('the JSON string writer is JSON.stringify of the text', (t) => {
   for (const text of [...EDGES, 'line\nbreak\u0001\u007f\u2028 "q" \\ é'].concat(corpus().slice(0, 200))) {
-    for (const size of [1, 3, 4096]) t.is(collect((sink) => writeJsonString(pieces(text, size), sink)), JSON.stringify(text));
+    for (const size of [1, 3, 4096])
+      t.is(
+        collect((sink) => writeJsonString(pieces(text, size), sink)),
+        JSON.stringify(text),
+      );
   }
 });
 
@@ -149,13 +227,29 @@ test('writeCassetteFile writes exactly the text stringifyCassette gives', (t) =>
   const empty: Cassette = { ...loadCassette(join(examples, 'example-server.cassette.json')), sessions: [] };
   writeCassetteFile(join(dir, 'empty.json'), empty);
   t.is(readFileSync(join(dir, 'empty.json'), 'utf8'), stringifyCassette(empty));
-  t.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), [], 'no temporary file left behind');
+  t.deepEqual(
+    readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+    [],
+    'no temporary file left behind',
+  );
 });
 
 /** A stdio journal with these stdout lines, split into small chunks as a pipe would. */
 function journalWith(dir: string, lines: Buffer[], chunk: number): string {
   const path = join(dir, `j-${chunk}.journal`);
-  const w = new JournalWriter(path, { format: JOURNAL_FORMAT, version: 1, sessionId: `s-${chunk}`, startedAt: new Date(0).toISOString(), pid: 1, hostname: 'h', session: { transport: 'stdio', target: { command: ['x'], cwd: '/' }, proxy: { pid: 1, version: '0' } } }, performance.now());
+  const w = new JournalWriter(
+    path,
+    {
+      format: JOURNAL_FORMAT,
+      version: 1,
+      sessionId: `s-${chunk}`,
+      startedAt: new Date(0).toISOString(),
+      pid: 1,
+      hostname: 'h',
+      session: { transport: 'stdio', target: { command: ['x'], cwd: '/' }, proxy: { pid: 1, version: '0' } },
+    },
+    performance.now(),
+  );
   const all = Buffer.concat(lines);
   for (let i = 0; i < all.length; i += chunk) w.chunk('stdout', all.subarray(i, i + chunk));
   w.event('exit', { code: 0, signal: null });
@@ -166,7 +260,14 @@ function journalWith(dir: string, lines: Buffer[], chunk: number): string {
 test('a fold through the spill file writes the same cassette as a fold in memory', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-spill-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const big = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'z'.repeat(5000) + '"\\\n\u0001é' }], structuredContent: { n: [1, 2.5, -3e-9, true, null, {}] } } };
+  const big = {
+    jsonrpc: '2.0',
+    id: 7,
+    result: {
+      content: [{ type: 'text', text: 'z'.repeat(5000) + '"\\\n\u0001é' }],
+      structuredContent: { n: [1, 2.5, -3e-9, true, null, {}] },
+    },
+  };
   const lines = [
     JSON.stringify({ jsonrpc: '2.0', id: 1, result: { ok: true } }),
     JSON.stringify(big),
@@ -189,8 +290,14 @@ test('a fold through the spill file writes the same cassette as a fold in memory
       writeFileSync(a, stringifyCassette(cassette(inMemory)));
       writeCassetteFile(b, cassette(spilled));
       t.deepEqual(JSON.parse(readFileSync(b, 'utf8')), JSON.parse(readFileSync(a, 'utf8')));
-      t.deepEqual(spilled[0]!.messages.map((m) => m.kind), inMemory[0]!.messages.map((m) => m.kind));
-      t.deepEqual(spilled[0]!.messages.map((m) => 'raw' in m), inMemory[0]!.messages.map((m) => 'raw' in m));
+      t.deepEqual(
+        spilled[0]!.messages.map((m) => m.kind),
+        inMemory[0]!.messages.map((m) => m.kind),
+      );
+      t.deepEqual(
+        spilled[0]!.messages.map((m) => 'raw' in m),
+        inMemory[0]!.messages.map((m) => 'raw' in m),
+      );
     } finally {
       spill.dispose();
     }
@@ -201,7 +308,23 @@ test('an HTTP fold through the spill file (JSON bodies and SSE events) writes th
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-spill-http-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'http.journal');
-  const w = new JournalWriter(path, { format: JOURNAL_FORMAT, version: 1, sessionId: 'h', startedAt: new Date(0).toISOString(), pid: 1, hostname: 'h', session: { transport: 'streamable-http', target: { url: 'http://127.0.0.1:1/mcp', listen: 'http://127.0.0.1:2/mcp' }, proxy: { pid: 1, version: '0' } } }, performance.now());
+  const w = new JournalWriter(
+    path,
+    {
+      format: JOURNAL_FORMAT,
+      version: 1,
+      sessionId: 'h',
+      startedAt: new Date(0).toISOString(),
+      pid: 1,
+      hostname: 'h',
+      session: {
+        transport: 'streamable-http',
+        target: { url: 'http://127.0.0.1:1/mcp', listen: 'http://127.0.0.1:2/mcp' },
+        proxy: { pid: 1, version: '0' },
+      },
+    },
+    performance.now(),
+  );
   const send = (x: number, body: string, type: string, answer: Buffer): void => {
     w.event('http-request', { x, method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json' }, mcp: true }, true);
     const b = Buffer.from(body);
@@ -212,9 +335,26 @@ test('an HTTP fold through the spill file (JSON bodies and SSE events) writes th
     w.event('http-end', { x, outcome: 'complete' });
   };
   const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'q'.repeat(6000) + '\n"é' }] } });
-  send(1, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big', arguments: { pad: 'p'.repeat(3000) } } }), 'application/json', Buffer.from(big));
-  send(2, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call' }), 'text/event-stream', Buffer.from(`id: 9\nevent: message\ndata: ${big.replace('"id":1', '"id":2')}\n\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`));
-  send(3, '{"jsonrpc":"2.0","id":3,"method":"x"}', 'text/event-stream', Buffer.from(`data: ${'{"a": 1, '.repeat(400)}"z":0${'}'.repeat(1)}\ndata: second line\n\n`));
+  send(
+    1,
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big', arguments: { pad: 'p'.repeat(3000) } } }),
+    'application/json',
+    Buffer.from(big),
+  );
+  send(
+    2,
+    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call' }),
+    'text/event-stream',
+    Buffer.from(
+      `id: 9\nevent: message\ndata: ${big.replace('"id":1', '"id":2')}\n\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`,
+    ),
+  );
+  send(
+    3,
+    '{"jsonrpc":"2.0","id":3,"method":"x"}',
+    'text/event-stream',
+    Buffer.from(`data: ${'{"a": 1, '.repeat(400)}"z":0${'}'.repeat(1)}\ndata: second line\n\n`),
+  );
   w.event('stopped');
   w.close();
   const inMemory = await foldSessions(openJournal(path));

@@ -16,10 +16,35 @@ function both(chunks: Buffer[], spill?: SpillFile, above?: number): { reference:
   r.end();
   b.end();
   const text = (d: Buffer | SpilledBytes): string => (d instanceof SpilledBytes ? d.read() : d).toString('utf8');
-  return { reference, bytes: raw.map((e) => ({ ...e, data: text(e.data) })), spilled: raw.filter((e) => e.data instanceof SpilledBytes).length };
+  return {
+    reference,
+    bytes: raw.map((e) => ({ ...e, data: text(e.data) })),
+    spilled: raw.filter((e) => e.data instanceof SpilledBytes).length,
+  };
 }
 
-const PARTS = ['data', 'data:', 'data: ', 'id: 7', 'id:\0x', 'event: message', 'retry: 12', 'retry: x', ': comment', '{"a":1}', 'é€😀', '\n', '\r', '\r\n', '\n\n', ':', ' ', 'dat', 'unknown: v', '\xff'];
+const PARTS = [
+  'data',
+  'data:',
+  'data: ',
+  'id: 7',
+  'id:\0x',
+  'event: message',
+  'retry: 12',
+  'retry: x',
+  ': comment',
+  '{"a":1}',
+  'é€😀',
+  '\n',
+  '\r',
+  '\r\n',
+  '\n\n',
+  ':',
+  ' ',
+  'dat',
+  'unknown: v',
+  '\xff',
+];
 
 test('the same events as the string splitter, for random streams cut into random chunks', (t) => {
   let seed = 7;
@@ -35,7 +60,7 @@ test('the same events as the string splitter, for random streams cut into random
     }
     const stream = Buffer.concat(parts);
     const chunks: Buffer[] = [];
-    for (let i = 0; i < stream.length;) {
+    for (let i = 0; i < stream.length; ) {
       const n = 1 + random(9);
       chunks.push(stream.subarray(i, i + n));
       i += n;

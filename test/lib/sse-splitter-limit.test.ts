@@ -66,10 +66,34 @@ class Reference {
 
 /** A deterministic generator, so that a failure can be replayed. */
 function random(seed: number): () => number {
-  return () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
 
-const PIECES = ['data', 'data:', 'data: ', 'id: ', 'id:x\0', 'event:', 'retry: 12', 'retry:x', ':', ' ', 'x', '{"a":1}', 'é', '€', '😀', '\n', '\r', '\r\n', '\n\n', '\r\r', 'dat', 'a', '\0'];
+const PIECES = [
+  'data',
+  'data:',
+  'data: ',
+  'id: ',
+  'id:x\0',
+  'event:',
+  'retry: 12',
+  'retry:x',
+  ':',
+  ' ',
+  'x',
+  '{"a":1}',
+  'é',
+  '€',
+  '😀',
+  '\n',
+  '\r',
+  '\r\n',
+  '\n\n',
+  '\r\r',
+  'dat',
+  'a',
+  '\0',
+];
 
 function run(make: (out: unknown[]) => { push(b: Buffer): void; end(): void }, chunks: Buffer[]): unknown[] {
   const out: unknown[] = [];
@@ -87,18 +111,42 @@ test('the same events as the reference splitter, for random streams cut into ran
     for (let i = 0; i < n; i++) text += PIECES[Math.floor(next() * PIECES.length)];
     const bytes = Buffer.from(text);
     const chunks: Buffer[] = [];
-    for (let at = 0; at < bytes.length;) {
+    for (let at = 0; at < bytes.length; ) {
       const size = Math.floor(next() * 6); // empty chunks too
       chunks.push(bytes.subarray(at, at + size));
       at += size;
     }
     const expected = run((out) => new Reference((e) => out.push(e)), chunks);
-    t.deepEqual(run((out) => new SseSplitter((e) => out.push(e)), chunks), expected, JSON.stringify(text));
+    t.deepEqual(
+      run((out) => new SseSplitter((e) => out.push(e)), chunks),
+      expected,
+      JSON.stringify(text),
+    );
     // With a limit no event reaches, the limit changes nothing.
-    t.deepEqual(run((out) => new SseSplitter((e) => out.push(e), 1000, (b) => out.push(b)), chunks), expected, JSON.stringify(text));
+    t.deepEqual(
+      run(
+        (out) =>
+          new SseSplitter(
+            (e) => out.push(e),
+            1000,
+            (b) => out.push(b),
+          ),
+        chunks,
+      ),
+      expected,
+      JSON.stringify(text),
+    );
     // With a small one: each event is the reference's or, in its place, a size; every event
     // whose data is above the limit is a size.
-    const limited = run((out) => new SseSplitter((e) => out.push(e), 8, (b) => out.push(b)), chunks);
+    const limited = run(
+      (out) =>
+        new SseSplitter(
+          (e) => out.push(e),
+          8,
+          (b) => out.push(b),
+        ),
+      chunks,
+    );
     t.is(limited.length, expected.length);
     limited.forEach((e, i) => {
       const data = Buffer.byteLength((expected[i] as SseEvent).data);
@@ -118,7 +166,15 @@ test('an event above the limit is counted, not kept, and takes its place among t
     const chunks: Buffer[] = [];
     const bytes = Buffer.from(stream);
     for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
-    const out = run((o) => new SseSplitter((e) => o.push(e.data), 30, (b) => o.push(b)), chunks);
+    const out = run(
+      (o) =>
+        new SseSplitter(
+          (e) => o.push(e.data),
+          30,
+          (b) => o.push(b),
+        ),
+      chunks,
+    );
     // The second event's data as joined: 100 + LF + 102 bytes; a long comment changes nothing; a
     // long id makes its event too large too (counted whole, with its data); 20 bytes of é is under 30.
     t.deepEqual(out, ['a', 203, 'b', 4 + 100 + 1, 'é'.repeat(10)], `chunks of ${size}`);

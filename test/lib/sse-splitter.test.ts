@@ -1,7 +1,11 @@
 import test from 'ava';
 import { SseSplitter, type SseEvent } from '../../lib/framing/sse-splitter.js';
 
-const text = ': comment\r\n\r\nid: a\r\nretry: 10\r\ndata:\r\r' + 'event: message\ndata: {"x":\ndata: 1}\nid: b\n\n' + 'data: é ünïcode\r\n\r\n' + 'data: unterminated';
+const text =
+  ': comment\r\n\r\nid: a\r\nretry: 10\r\ndata:\r\r' +
+  'event: message\ndata: {"x":\ndata: 1}\nid: b\n\n' +
+  'data: é ünïcode\r\n\r\n' +
+  'data: unterminated';
 
 function events(chunks: Buffer[]): SseEvent[] {
   const out: SseEvent[] = [];

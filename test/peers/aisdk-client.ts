@@ -16,12 +16,14 @@ const client = await createMCPClient({
 try {
   const tools = await client.listTools();
   const add = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
-  process.stdout.write(JSON.stringify({
-    serverInfo: client.serverInfo,
-    protocolVersion: (client.initializeResult as { protocolVersion?: string } | undefined)?.protocolVersion,
-    tools: tools.tools.map((t) => t.name),
-    add: (add as { structuredContent?: unknown }).structuredContent,
-  }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      serverInfo: client.serverInfo,
+      protocolVersion: (client.initializeResult as { protocolVersion?: string } | undefined)?.protocolVersion,
+      tools: tools.tools.map((t) => t.name),
+      add: (add as { structuredContent?: unknown }).structuredContent,
+    }) + '\n',
+  );
 } finally {
   await client.close();
 }

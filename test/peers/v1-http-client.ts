@@ -3,7 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-export async function runV1HttpScenario(url: string, steps: (client: Client) => Promise<Record<string, unknown>>, fetchImpl?: typeof fetch): Promise<Record<string, unknown>> {
+export async function runV1HttpScenario(
+  url: string,
+  steps: (client: Client) => Promise<Record<string, unknown>>,
+  fetchImpl?: typeof fetch,
+): Promise<Record<string, unknown>> {
   const client = new Client({ name: 'mcp-cassette-v1-http-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { ok: true } }));
   const transport = new StreamableHTTPClientTransport(new URL(url), fetchImpl ? { fetch: fetchImpl } : {});

@@ -22,12 +22,18 @@ const WHERE = ['result', 'error-data', 'meta', 'params'] as const;
 
 /** The client's side of a session, as lines: the handshake, then a call whose own params are
  * deep (so both directions carry a too-deep frame). */
-const clientLines = [
-  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-  '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
-  `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deep","arguments":{"v":${deepText('asked')}}}}`,
-].join('\n') + '\n';
+const clientLines =
+  [
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+    `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deep","arguments":{"v":${deepText('asked')}}}}`,
+  ].join('\n') + '\n';
 
 async function run(t: ExecutionContext, args: string[], input?: string) {
   const child = spawnTracked(t, node, args);
@@ -41,7 +47,13 @@ async function recordDeep(t: ExecutionContext, where: string, lines = clientLine
   const dir = tempDir(t);
   const cassette = join(dir, `${where}.cassette.json`);
   const taps = join(dir, 'taps');
-  const child = spawnTracked(t, node, [byteTap, taps, 'client', node, ...recordArgs(cassette, [node, byteTap, taps, 'server', node, deepServer, where])]);
+  const child = spawnTracked(t, node, [
+    byteTap,
+    taps,
+    'client',
+    node,
+    ...recordArgs(cassette, [node, byteTap, taps, 'server', node, deepServer, where]),
+  ]);
   const done = collect(child);
   // EOF only once the last answer is through: a host that hangs up at once leaves a slow server
   // (on a loaded machine) only the shutdown grace to answer in.
@@ -59,13 +71,21 @@ for (const where of WHERE) {
     const c = await waitForSessions(cassette, 1);
     assertTransparent(t, taps, c);
     const deep = c.sessions[0]!.messages.filter((m) => m.tooDeep);
-    t.deepEqual(deep.map((m) => m.direction).sort(), ['client-to-server', 'server-to-client'], 'the deep request and the deep server frame are marked');
+    t.deepEqual(
+      deep.map((m) => m.direction).sort(),
+      ['client-to-server', 'server-to-client'],
+      'the deep request and the deep server frame are marked',
+    );
     for (const m of deep) {
       t.is(typeof m.raw, 'string');
       t.is(messageBytes(m).length, m.bytes);
     }
     const answerFrame = deep.find((m) => m.direction === 'server-to-client')!;
-    t.like(answerFrame.json, where === 'params' ? { jsonrpc: '2.0', method: 'notifications/message' } : { jsonrpc: '2.0', id: 3 }, 'json keeps the top-level scalars');
+    t.like(
+      answerFrame.json,
+      where === 'params' ? { jsonrpc: '2.0', method: 'notifications/message' } : { jsonrpc: '2.0', id: 3 },
+      'json keeps the top-level scalars',
+    );
 
     for (const format of ['text', 'json'] as const) {
       const v = await run(t, [cli, 'validate', '--format', format, cassette]);
@@ -108,12 +128,17 @@ for (const where of WHERE) {
     t.true(served.stdout.equals(clientOut), 'serve answers with the recorded bytes, matching the deep request by its text');
     const otherAsk = clientLines.replace(deepText('asked'), deepText('something else'));
     const unmatched = await run(t, [cli, 'serve', cassette], otherAsk);
-    t.false(unmatched.stdout.includes(Buffer.from(deepText('bottom'))), 'a different deep request is not answered with the recorded deep answer');
+    t.false(
+      unmatched.stdout.includes(Buffer.from(deepText('bottom'))),
+      'a different deep request is not answered with the recorded deep answer',
+    );
   });
 }
 
 test('a request whose id is nested 100,000 deep: recorded byte-exact, validated, shown and served', async (t) => {
-  const lines = clientLines.split('\n').slice(0, 3).join('\n') + `\n{"jsonrpc":"2.0","id":${deepText('id')},"method":"tools/call","params":{"name":"deep"}}\n`;
+  const lines =
+    clientLines.split('\n').slice(0, 3).join('\n') +
+    `\n{"jsonrpc":"2.0","id":${deepText('id')},"method":"tools/call","params":{"name":"deep"}}\n`;
   const { cassette, taps, clientOut } = await recordDeep(t, 'result', lines, '"id":null,');
   const c = await waitForSessions(cassette, 1);
   assertTransparent(t, taps, c);
@@ -146,13 +171,20 @@ test('recover folds a journal that holds a deep frame', async (t) => {
   child.stdin!.write(clientLines);
   // Once the whole deep answer came through (to its newline: its first bytes arrive long before
   // its last), the proxy dies without folding; it journals each chunk before forwarding the next.
-  await waitForOutput(child.stdout!, (s) => {
-    const at = s.indexOf('"id":3,');
-    return at >= 0 && s.indexOf('\n', at) >= 0;
-  }, 60_000);
+  await waitForOutput(
+    child.stdout!,
+    (s) => {
+      const at = s.indexOf('"id":3,');
+      return at >= 0 && s.indexOf('\n', at) >= 0;
+    },
+    60_000,
+  );
   child.kill('SIGKILL');
   if (child.exitCode === null && child.signalCode === null) await once(child, 'close');
-  t.true(readdirSync(dir).some((f) => f.endsWith('.journal')), 'the journal is left behind');
+  t.true(
+    readdirSync(dir).some((f) => f.endsWith('.journal')),
+    'the journal is left behind',
+  );
   const r = await run(t, [cli, 'recover', cassette]);
   t.is(r.code, 0, r.stderr);
   const c = readCassette(cassette);
@@ -201,7 +233,11 @@ for (const sse of [false, true]) {
     const proxy = await startHttpRecorder(t, upstream.url, cassette);
     const client = tappedFetch();
     const body = clientLines.split('\n')[3]!;
-    const res = await client.fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const res = await client.fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
     const got = Buffer.from(await res.arrayBuffer());
     t.true(got.equals(upstream.exchanges[0]!.responseBody), 'the client got exactly what the upstream wrote');
     t.true(Buffer.from(body).equals(upstream.exchanges[0]!.requestBody), 'the upstream got exactly what the client sent');

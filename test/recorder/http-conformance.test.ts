@@ -14,13 +14,21 @@ import { tempDir } from '../helpers/tmp.js';
 const run = promisify(execFile);
 const conformance = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
-interface Check { scenario: string; id: string; status: string; errorMessage?: string }
+interface Check {
+  scenario: string;
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
 
 /** Runs the official conformance suite (Node 22) against a URL; returns every check and the exit code. */
 async function runConformance(url: string, requirements: string, out: string): Promise<{ code: number; checks: Check[] }> {
   let code = 0;
   try {
-    await run(node22, [conformance, 'server', '--url', url, '--requirements', requirements, '-o', out], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+    await run(node22, [conformance, 'server', '--url', url, '--requirements', requirements, '-o', out], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    });
   } catch (err) {
     code = (err as { code?: number }).code ?? -1;
   }
@@ -39,7 +47,10 @@ async function runConformance(url: string, requirements: string, out: string): P
 
 /** Ports and clock values differ between two runs; nothing else may. */
 function normalise(text: string): string {
-  return text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').replace(/localhost:\d+/g, 'localhost:PORT').replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, 'TIME');
+  return text
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+    .replace(/localhost:\d+/g, 'localhost:PORT')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, 'TIME');
 }
 
 for (const requirements of ['2026-07-28', '2025-11-25']) {
@@ -51,8 +62,13 @@ for (const requirements of ['2026-07-28', '2025-11-25']) {
     const upstream = await startTappedUpstream(t, (req, res) => {
       const host = req.headers.host ?? '';
       const origin = req.headers.origin;
-      if (!/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host) || (origin && !/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin))) {
-        res.writeHead(403, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden"}}');
+      if (
+        !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host) ||
+        (origin && !/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin))
+      ) {
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden"}}');
         return;
       }
       void handler(req, res);
@@ -66,8 +82,14 @@ for (const requirements of ['2026-07-28', '2025-11-25']) {
     t.deepEqual(proxied.checks, direct.checks, 'same checks pass, same checks fail, same messages');
     t.is(proxied.code, direct.code);
     const rebinding = proxied.checks.filter((c) => c.scenario === 'dns-rebinding-protection');
-    t.deepEqual(rebinding.map((c) => [c.id, c.status]), [['localhost-host-rebinding-rejected', 'SUCCESS'], ['localhost-host-valid-accepted', 'SUCCESS']],
-      "the proxy's own listener passes dns-rebinding-protection");
+    t.deepEqual(
+      rebinding.map((c) => [c.id, c.status]),
+      [
+        ['localhost-host-rebinding-rejected', 'SUCCESS'],
+        ['localhost-host-valid-accepted', 'SUCCESS'],
+      ],
+      "the proxy's own listener passes dns-rebinding-protection",
+    );
     t.true(cassette.sessions.length > 20, 'the conformance traffic was recorded');
   });
 }

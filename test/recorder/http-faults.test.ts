@@ -18,8 +18,18 @@ test('every header and status passes both ways; secrets are forwarded but masked
     req.resume();
     req.on('end', () => {
       res.writeHead(401, [
-        'WWW-Authenticate', 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
-        'Mcp-Session-Id', 'sess-1', 'X-Custom', 'a', 'X-Custom', 'b', 'Set-Cookie', 'sid=topsecret-cookie', 'Content-Type', 'application/json',
+        'WWW-Authenticate',
+        'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+        'Mcp-Session-Id',
+        'sess-1',
+        'X-Custom',
+        'a',
+        'X-Custom',
+        'b',
+        'Set-Cookie',
+        'sid=topsecret-cookie',
+        'Content-Type',
+        'application/json',
       ]);
       res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'unauthorized' } }));
     });
@@ -27,9 +37,16 @@ test('every header and status passes both ways; secrets are forwarded but masked
   const cassettePath = join(dir, 'headers.cassette.json');
   const proxy = await startHttpRecorder(t, upstream.url, cassettePath, ['--redact-header', 'X-Secret']);
   const headers = {
-    'content-type': 'application/json', accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'add', 'mcp-param-region': 'eu-west',
-    'mcp-param-unknown-future': 'x', 'last-event-id': 'evt-42', authorization: 'Bearer sk-live-topsecret', cookie: 'session=cookie-topsecret',
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'add',
+    'mcp-param-region': 'eu-west',
+    'mcp-param-unknown-future': 'x',
+    'last-event-id': 'evt-42',
+    authorization: 'Bearer sk-live-topsecret',
+    cookie: 'session=cookie-topsecret',
     'x-secret': 'custom-topsecret',
   };
   const res = await request(proxy.url, { method: 'POST', headers, body: rpc(1, 'tools/call') });
@@ -95,7 +112,11 @@ test('an upstream that resets mid-stream: the client sees the cut, the cassette 
     setTimeout(() => res.socket?.destroy(), 100);
   });
   const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'reset.cassette.json'));
-  const res = await request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: rpc(1, 'tools/call') });
+  const res = await request(proxy.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: rpc(1, 'tools/call'),
+  });
   t.is(res.statusCode, 200);
   await t.throwsAsync(res.body.text());
   const { cassette } = await proxy.stop();
@@ -117,7 +138,12 @@ test('a client that drops the connection mid-SSE aborts the upstream request, an
   });
   const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'abort.cassette.json'));
   const controller = new AbortController();
-  const res = await request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: rpc(1, 'tools/call'), signal: controller.signal });
+  const res = await request(proxy.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: rpc(1, 'tools/call'),
+    signal: controller.signal,
+  });
   await new Promise<void>((r) => res.body.once('data', () => r()));
   controller.abort();
   await closed; // the upstream saw its request end
@@ -140,7 +166,11 @@ test('a body over the limit gets 413 and never reaches the upstream', async (t) 
   t.is(declared.statusCode, 413);
   t.regex(((await declared.body.json()) as { error: { message: string } }).error.message, /over the limit of 1000.*--max-body-size/);
   // The same without a Content-Length (chunked): refused while streaming.
-  const chunked = await request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from([big.slice(0, 800), big.slice(800)]) });
+  const chunked = await request(proxy.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: Readable.from([big.slice(0, 800), big.slice(800)]),
+  });
   t.is(chunked.statusCode, 413);
   await chunked.body.text();
   t.is(upstream.exchanges.length, 0);
@@ -157,10 +187,14 @@ test('a foreign Origin or Host gets 403 (DNS rebinding protection); loopback one
   });
   const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'origin.cassette.json'));
   const port = new URL(proxy.url).port;
-  const send = (headers: Record<string, string>) => request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rpc(1, 'ping') });
+  const send = (headers: Record<string, string>) =>
+    request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rpc(1, 'ping') });
   const evilOrigin = await send({ origin: 'http://evil.example.com' });
   t.is(evilOrigin.statusCode, 403);
-  t.regex(((await evilOrigin.body.json()) as { error: { message: string } }).error.message, /Origin "http:\/\/evil\.example\.com" is not allowed.*--allow-origin/);
+  t.regex(
+    ((await evilOrigin.body.json()) as { error: { message: string } }).error.message,
+    /Origin "http:\/\/evil\.example\.com" is not allowed.*--allow-origin/,
+  );
   const evilHost = await send({ host: `evil.example.com:${port}` });
   t.is(evilHost.statusCode, 403);
   await evilHost.body.text();
@@ -174,7 +208,9 @@ test('a foreign Origin or Host gets 403 (DNS rebinding protection); loopback one
 
 test('a slow client does not make the proxy buffer the stream: RSS stays bounded, every byte arrives', async (t) => {
   const dir = tempDir(t);
-  const chunk = Buffer.from(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(64 * 1024) } })}\n\n`);
+  const chunk = Buffer.from(
+    `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(64 * 1024) } })}\n\n`,
+  );
   const count = 1600; // about 100 MB
   const hash = createHash('sha256');
   for (let i = 0; i < count; i++) hash.update(chunk);
@@ -204,15 +240,16 @@ test('a slow client does not make the proxy buffer the stream: RSS stays bounded
     pump();
   });
   /** Resolves once the upstream is blocked by backpressure (or has written everything). */
-  const upstreamHeld = (): Promise<void> => new Promise((resolve) => {
-    const check = (): void => {
-      if (!upstreamState.blocked && !upstreamState.ended) return;
-      stalledOrEnded.off('change', check);
-      resolve();
-    };
-    stalledOrEnded.on('change', check);
-    check();
-  });
+  const upstreamHeld = (): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (!upstreamState.blocked && !upstreamState.ended) return;
+        stalledOrEnded.off('change', check);
+        resolve();
+      };
+      stalledOrEnded.on('change', check);
+      check();
+    });
   // Forwarding and recording only: the live validator's worker keeps its own bound (64 MB of
   // unjudged traffic, then it stops for the session) and would blur what this test measures.
   const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'slow.cassette.json'), ['--no-validate']);
@@ -239,7 +276,10 @@ test('a slow client does not make the proxy buffer the stream: RSS stays bounded
   }
   t.true(upstreamState.stalls > 10, 'the upstream was held back by the slow client again and again');
   t.log(`proxy RSS ${before.toFixed(0)} MB before the stream, at most ${maxRss.toFixed(0)} MB during it`);
-  t.true(maxRss - before < 85, `proxy RSS grew by ${(maxRss - before).toFixed(0)} MB (from ${before.toFixed(0)} to ${maxRss.toFixed(0)} MB) while a 100 MB stream waited on a slow client`);
+  t.true(
+    maxRss - before < 85,
+    `proxy RSS grew by ${(maxRss - before).toFixed(0)} MB (from ${before.toFixed(0)} to ${maxRss.toFixed(0)} MB) while a 100 MB stream waited on a slow client`,
+  );
   t.is(got.digest('hex'), hash.digest('hex'));
   await proxy.stop();
 });
@@ -271,8 +311,14 @@ test('SSE framing survives byte for byte: event ids, retry, comments, CRLF, mult
   t.is(await res.body.text(), stream.join(''));
   const { cassette } = await proxy.stop();
   const events = cassette.sessions[0]!.messages.filter((m) => m.http?.part === 'sse');
-  t.deepEqual(events.map((m) => m.http!.sse), [{ id: 'prime-1', retry: 3000 }, { id: '2', event: 'message' }, { id: '3' }]);
+  t.deepEqual(
+    events.map((m) => m.http!.sse),
+    [{ id: 'prime-1', retry: 3000 }, { id: '2', event: 'message' }, { id: '3' }],
+  );
   t.like(events[0], { kind: 'text', raw: '', bytes: 0 });
-  t.like(events[1], { kind: 'notification', raw: '{"jsonrpc":"2.0","method":"notifications/progress",\n"params":{"progressToken":"t","progress":1}}' });
+  t.like(events[1], {
+    kind: 'notification',
+    raw: '{"jsonrpc":"2.0","method":"notifications/progress",\n"params":{"progressToken":"t","progress":1}}',
+  });
   t.is(events[2]!.kind, 'response');
 });

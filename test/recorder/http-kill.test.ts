@@ -49,9 +49,16 @@ test('SIGKILL of the HTTP proxy right after an answer: recover finds every excha
     t.is(recovered.code, 0, recovered.stderr);
     const c = readCassette(cassette);
     const exchanges = c.sessions.flatMap((s) => s.exchanges ?? []);
-    t.deepEqual(exchanges.map((x) => x.outcome), ['complete', 'complete'], 'each exchange ended as the client saw it end');
+    t.deepEqual(
+      exchanges.map((x) => x.outcome),
+      ['complete', 'complete'],
+      'each exchange ended as the client saw it end',
+    );
     for (const [i, text] of seen.entries()) t.true(text.includes(answer(id + 2 * i)));
-    const answers = c.sessions.flatMap((s) => s.messages).filter((m) => m.kind === 'response').map((m) => (m.json as { id: number }).id);
+    const answers = c.sessions
+      .flatMap((s) => s.messages)
+      .filter((m) => m.kind === 'response')
+      .map((m) => (m.json as { id: number }).id);
     t.deepEqual(answers, [id, id + 2]);
   }
 });

@@ -40,7 +40,9 @@ test('v1 SDK sessionful server: Mcp-Session-Id, GET stream push during an open P
   const push = s.messages.find((m) => (m.json as { method?: string }).method === 'elicitation/create')!;
   t.is(push.http?.exchange, get.id, 'the elicitation came on the GET stream');
   t.is(push.http?.part, 'sse');
-  const call = s.exchanges!.find((x) => s.messages.some((m) => m.http?.exchange === x.id && (m.json as { params?: { name?: string } }).params?.name === 'confirm'))!;
+  const call = s.exchanges!.find((x) =>
+    s.messages.some((m) => m.http?.exchange === x.id && (m.json as { params?: { name?: string } }).params?.name === 'confirm'),
+  )!;
   t.true(call.t < push.t && push.t < call.endT!, 'while the tools/call POST stream was open');
   const answer = s.messages.find((m) => m.direction === 'client-to-server' && m.kind === 'response')!;
   const answerExchange = s.exchanges!.find((x) => x.id === answer.http?.exchange)!;
@@ -59,8 +61,15 @@ async function freePort(): Promise<number> {
 test('server-everything (streamableHttp, forced onto 127.0.0.1): priming events with empty data are recorded', async (t) => {
   const dir = tempDir(t);
   const port = await freePort();
-  const everything = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'], { env: { ...process.env, PORT: String(port) } });
-  await waitForOutput(everything.stderr!, (s) => s.includes(String(port))).catch(() => waitForOutput(everything.stdout!, (s) => s.includes(String(port))));
+  const everything = spawnTracked(
+    t,
+    node,
+    ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'],
+    { env: { ...process.env, PORT: String(port) } },
+  );
+  await waitForOutput(everything.stderr!, (s) => s.includes(String(port))).catch(() =>
+    waitForOutput(everything.stdout!, (s) => s.includes(String(port))),
+  );
   const upstreamUrl = `http://127.0.0.1:${port}/mcp`;
   const steps = async (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => ({
     tools: (await client.listTools()).tools.map((x) => x.name).sort(),

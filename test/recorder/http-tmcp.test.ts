@@ -35,7 +35,14 @@ for (const mode of ['auto', 'legacy'] as const) {
     await assertHttpTransparent(t, tap.exchanges, upstream.exchanges, cassette);
     const answers = cassette.sessions.flatMap((s) => s.messages).filter((m) => m.kind === 'response');
     t.true(answers.length >= 3);
-    t.true(answers.every((m) => m.http?.part === 'sse'), 'tmcp frames its answers as SSE events');
-    if (mode === 'legacy') t.true(cassette.sessions.some((s) => s.mcpSessionId), 'tmcp keeps 2025 clients in a session');
+    t.true(
+      answers.every((m) => m.http?.part === 'sse'),
+      'tmcp frames its answers as SSE events',
+    );
+    if (mode === 'legacy')
+      t.true(
+        cassette.sessions.some((s) => s.mcpSessionId),
+        'tmcp keeps 2025 clients in a session',
+      );
   });
 }

@@ -30,16 +30,34 @@ for (const mode of ['auto', 'legacy'] as const) {
     const revision = mode === 'auto' ? '2026-07-28' : '2025-11-25';
     t.is(got.protocolVersion, revision);
     t.true(cassette.sessions.every((s) => s.transport === 'streamable-http'));
-    t.true(cassette.sessions.every((s) => s.exchanges!.length === 1), 'stateless: one session per exchange');
+    t.true(
+      cassette.sessions.every((s) => s.exchanges!.length === 1),
+      'stateless: one session per exchange',
+    );
     t.true(cassette.sessions.filter((s) => s.messages.length > 0).every((s) => s.protocol.revision === revision));
     // count_slowly answers over SSE: progress and (2025 only: a 2026-07-28 request that does not
     // ask for logs gets none, LOG-OPT-IN) log notifications, then the result.
-    const counting = cassette.sessions.find((s) => s.messages.some((m) => (m.json as { params?: { name?: string } }).params?.name === 'count_slowly'))!;
+    const counting = cassette.sessions.find((s) =>
+      s.messages.some((m) => (m.json as { params?: { name?: string } }).params?.name === 'count_slowly'),
+    )!;
     t.regex(counting.exchanges![0]!.contentType!, /^text\/event-stream/);
     const fromServer = counting.messages.filter((m) => m.direction === 'server-to-client');
-    const kinds = fromServer.filter((m) => m.kind !== 'text').map((m) => (m.kind === 'response' ? 'result' : (m.json as { method: string }).method));
+    const kinds = fromServer
+      .filter((m) => m.kind !== 'text')
+      .map((m) => (m.kind === 'response' ? 'result' : (m.json as { method: string }).method));
     const logs = mode === 'legacy';
-    t.deepEqual(kinds, ['notifications/progress', 'notifications/message', 'notifications/progress', 'notifications/message', 'notifications/progress', 'notifications/message', 'result'].filter((k) => logs || k !== 'notifications/message'));
+    t.deepEqual(
+      kinds,
+      [
+        'notifications/progress',
+        'notifications/message',
+        'notifications/progress',
+        'notifications/message',
+        'notifications/progress',
+        'notifications/message',
+        'result',
+      ].filter((k) => logs || k !== 'notifications/message'),
+    );
     t.true(fromServer.every((m) => m.http?.part === 'sse'));
     const post = counting.exchanges![0]!;
     t.like(post, { method: 'POST', path: '/mcp', status: 200, outcome: 'complete', mcp: true });

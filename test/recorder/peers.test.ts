@@ -16,7 +16,13 @@ test('v1 SDK client ↔ server-everything through the proxy: same answers, byte-
   const cassette = join(dir, 'everything.cassette.json');
   const taps = join(dir, 'taps');
   const direct = await runV1EverythingScenario(node, [everythingServer, 'stdio']);
-  const proxied = await runV1EverythingScenario(node, [byteTap, taps, 'client', node, ...recordArgs(cassette, [node, byteTap, taps, 'server', node, everythingServer, 'stdio'])]);
+  const proxied = await runV1EverythingScenario(node, [
+    byteTap,
+    taps,
+    'client',
+    node,
+    ...recordArgs(cassette, [node, byteTap, taps, 'server', node, everythingServer, 'stdio']),
+  ]);
   t.deepEqual(proxied, direct);
   t.true((direct.tools as string[]).includes('get-sum'));
   const c = await waitForSessions(cassette, 1);
@@ -26,21 +32,34 @@ test('v1 SDK client ↔ server-everything through the proxy: same answers, byte-
   t.like(c.sessions[0]!.clientInfo, { name: 'mcp-cassette-v1-test' });
 });
 
-for (const [serverMode, revision] of [['stdio', '2026-07-28'], ['stdio-legacy', '2025-11-25']] as const) {
+for (const [serverMode, revision] of [
+  ['stdio', '2026-07-28'],
+  ['stdio-legacy', '2025-11-25'],
+] as const) {
   test(`@ai-sdk/mcp (Node 22) probes in place and negotiates ${revision} through the proxy exactly as directly`, async (t) => {
     t.true(existsSync(node22), `Node 22 is missing at ${node22}; run node test/setup/ensure-node22.mjs`);
     const dir = tempDir(t);
     const cassette = join(dir, 'aisdk.cassette.json');
     const taps = join(dir, 'taps');
     const direct = await run(node22, [aisdkClient, node, exampleServer, serverMode]);
-    const proxied = await run(node22, [aisdkClient, node, byteTap, taps, 'client', node, ...recordArgs(cassette, [node, byteTap, taps, 'server', node, exampleServer, serverMode])]);
+    const proxied = await run(node22, [
+      aisdkClient,
+      node,
+      byteTap,
+      taps,
+      'client',
+      node,
+      ...recordArgs(cassette, [node, byteTap, taps, 'server', node, exampleServer, serverMode]),
+    ]);
     t.is(proxied.stdout, direct.stdout);
     t.is((JSON.parse(direct.stdout) as { protocolVersion: string }).protocolVersion, revision);
     const c = await waitForSessions(cassette, 1);
     t.is(c.sessions.length, 1, 'in-place probing: one process, one session');
     assertTransparent(t, taps, c);
     const s = c.sessions[0]!;
-    const methods = s.messages.filter((m) => m.direction === 'client-to-server' && m.kind === 'request').map((m) => (m.json as { method: string }).method);
+    const methods = s.messages
+      .filter((m) => m.direction === 'client-to-server' && m.kind === 'request')
+      .map((m) => (m.json as { method: string }).method);
     t.is(methods[0], 'server/discover');
     if (revision === '2026-07-28') {
       t.false(methods.includes('initialize'));

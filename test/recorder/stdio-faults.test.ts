@@ -54,7 +54,10 @@ test('non-JSON lines, invalid UTF-8, CRLF and a line written byte by byte pass t
   const s = readCassette(cassette).sessions[0]!;
   t.true(channelBytes(s, 'stdout').equals(expected), 'the cassette holds the same bytes');
   const out = s.messages.filter((m) => m.channel === 'stdout');
-  t.deepEqual(out.map((m) => m.kind), ['text', 'text', 'notification', 'notification', 'response', 'text']);
+  t.deepEqual(
+    out.map((m) => m.kind),
+    ['text', 'text', 'notification', 'notification', 'response', 'text'],
+  );
   t.truthy(out[1]!.rawBase64);
   t.is(out[2]!.raw, '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"crlf"}}\r');
   t.true(out[5]!.unterminated);
@@ -118,7 +121,10 @@ test('host closes stdin early: answers still in flight are forwarded, then the s
 
 test('a server that ignores EOF is terminated after the grace period; one that ignores SIGTERM is killed', async (t) => {
   const dir = tempDir(t);
-  for (const [mode, signal] of [['ignore-eof', 'SIGTERM'], ['ignore-term', 'SIGKILL']] as const) {
+  for (const [mode, signal] of [
+    ['ignore-eof', 'SIGTERM'],
+    ['ignore-term', 'SIGKILL'],
+  ] as const) {
     const cassette = join(dir, `${mode}.cassette.json`);
     const proxy = startRecorder(t, cassette, [node, rawServer, mode], { extra: ['--shutdown-grace', '1000'] });
     const done = collect(proxy);
@@ -132,7 +138,10 @@ test('a server that ignores EOF is terminated after the grace period; one that i
     // the wait longer, never shorter), then, if it ignored SIGTERM, SIGKILL.
     const term = /raw-server: (?:ignoring )?SIGTERM \(after stdin closed, at (\d+)\)/.exec(r.stderr);
     t.truthy(term, `${mode}: the server got SIGTERM after its stdin closed`);
-    t.true(Number(term?.[1]) - eofAt >= 1000, `${mode}: SIGTERM came ${Number(term?.[1]) - eofAt} ms after EOF, not before the 1000 ms grace`);
+    t.true(
+      Number(term?.[1]) - eofAt >= 1000,
+      `${mode}: SIGTERM came ${Number(term?.[1]) - eofAt} ms after EOF, not before the 1000 ms grace`,
+    );
     t.is(r.signal, signal, `${mode}: the proxy ends the way its server ended`);
     const s = readCassette(cassette).sessions[0]!;
     t.like(s.end, { signal, initiatedBy: 'host-eof' });
@@ -170,7 +179,10 @@ test('a server that cannot be started: one clear line on stderr, non-zero exit, 
   const r = await collect(proxy);
   t.is(r.code, 127);
   t.is(r.stdout.length, 0);
-  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('mcp-cassette:'));
+  const lines = r.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('mcp-cassette:'));
   t.is(lines.length, 1);
   t.regex(lines[0]!, /cannot start the server "\/no\/such\/mcp-server" \(command not found\)/);
   t.false(existsSync(cassette));
@@ -199,7 +211,10 @@ test('SIGKILL of the proxy: recover restores every forwarded message, and so doe
   t.regex(recovered.stdout.toString(), /recovered session .* \(10 messages/);
   const s = readCassette(cassette).sessions[0]!;
   t.is(s.end?.reason, 'recovered');
-  t.deepEqual(s.messages.filter((m) => m.channel === 'stdout').map((m) => (m.json as { id: number }).id), [1, 2, 3, 4, 5]);
+  t.deepEqual(
+    s.messages.filter((m) => m.channel === 'stdout').map((m) => (m.json as { id: number }).id),
+    [1, 2, 3, 4, 5],
+  );
   t.deepEqual(journals(dir), []);
 
   // The same through the next `record` on that cassette.
@@ -246,11 +261,19 @@ test('concurrent recorders into one cassette keep every session', async (t) => {
   await Promise.all(proxies.map((p) => waitForOutput(p.stdout!, (s) => s.includes('"id":1'))));
   proxies.forEach((p) => p.stdin!.end()); // all finish at the same moment
   const results = await Promise.all(done);
-  t.deepEqual(results.map((r) => r.code), Array(n).fill(0));
+  t.deepEqual(
+    results.map((r) => r.code),
+    Array(n).fill(0),
+  );
   const c = await waitForSessions(cassette, n);
   t.is(c.sessions.length, n);
-  const seen = c.sessions.map((s) => (s.messages.find((m) => m.channel === 'stdin')!.json as { params: { proxy: number } }).params.proxy).sort();
-  t.deepEqual(seen, Array.from({ length: n }, (_, i) => i));
+  const seen = c.sessions
+    .map((s) => (s.messages.find((m) => m.channel === 'stdin')!.json as { params: { proxy: number } }).params.proxy)
+    .sort();
+  t.deepEqual(
+    seen,
+    Array.from({ length: n }, (_, i) => i),
+  );
 });
 
 test('a corrupt cassette: clear error, exit 73, file untouched, session kept for recovery', async (t) => {
@@ -261,7 +284,7 @@ test('a corrupt cassette: clear error, exit 73, file untouched, session kept for
   const done = collect(proxy);
   proxy.stdin!.end(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
   const r = await done;
-  t.is(r.code, 73, 'a session that could not be saved ends record with its own status, whatever the server\'s');
+  t.is(r.code, 73, "a session that could not be saved ends record with its own status, whatever the server's");
   t.is(r.stdout.toString(), '{"jsonrpc":"2.0","id":1,"result":{"echo":null}}\n');
   t.regex(r.stderr, /corrupt\.cassette\.json is not valid JSON/);
   t.true(r.stderr.includes(`\n  mcp-cassette recover ${cassette}\n`), r.stderr);
@@ -288,10 +311,21 @@ test('discover → -32601 → initialize on the same pipe (in-place probing) is 
   const cassette = join(dir, 'inplace.cassette.json');
   const proxy = startRecorder(t, cassette, [node, exampleServer, 'stdio-legacy']);
   const done = collect(proxy);
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  };
   proxy.stdin!.write(line({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } }));
   await waitForOutput(proxy.stdout!, (s) => s.includes('-32601'));
-  proxy.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+  proxy.stdin!.write(
+    line({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  );
   await waitForOutput(proxy.stdout!, (s) => s.includes('"id":1'));
   proxy.stdin!.end(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   const r = await done;

@@ -16,7 +16,9 @@ async function throughProxy(dir: string, mode: NegotiationMode, serverMode = 'st
 }
 
 const requests = (messages: RecordedMessage[], direction: string) =>
-  messages.filter((m) => m.kind === 'request' && m.direction === direction).map((m) => m.json as { id: unknown; method: string; params?: Record<string, unknown> });
+  messages
+    .filter((m) => m.kind === 'request' && m.direction === direction)
+    .map((m) => m.json as { id: unknown; method: string; params?: Record<string, unknown> });
 
 test('2025-11-25 (legacy negotiation): same results as direct, byte-transparent, colliding server→client ids recorded', async (t) => {
   const dir = tempDir(t);
@@ -39,8 +41,12 @@ test('2025-11-25 (legacy negotiation): same results as direct, byte-transparent,
   t.truthy(elicit);
   const clientIds = requests(s.messages, 'client-to-server').map((r) => JSON.stringify(r.id));
   t.true(clientIds.includes(JSON.stringify(elicit!.id)), 'the server→client id collides with a client id');
-  const answer = s.messages.find((m) => m.direction === 'client-to-server' && m.kind === 'response' &&
-    JSON.stringify((m.json as { id: unknown }).id) === JSON.stringify(elicit!.id));
+  const answer = s.messages.find(
+    (m) =>
+      m.direction === 'client-to-server' &&
+      m.kind === 'response' &&
+      JSON.stringify((m.json as { id: unknown }).id) === JSON.stringify(elicit!.id),
+  );
   t.deepEqual((answer!.json as { result?: unknown }).result, { action: 'accept', content: { ok: true } });
 });
 
@@ -56,19 +62,26 @@ for (const mode of ['auto', 'pin'] as const) {
     t.is(c.sessions.length, 2, 'the SDK spawns a probe process and then the real one');
     assertTransparent(t, taps, c);
     const [probe, real] = c.sessions;
-    t.deepEqual(requests(probe!.messages, 'client-to-server').map((r) => r.method), ['server/discover']);
+    t.deepEqual(
+      requests(probe!.messages, 'client-to-server').map((r) => r.method),
+      ['server/discover'],
+    );
     t.like(probe!.protocol, { revision: '2026-07-28', negotiation: 'discover', discover: { supportedVersions: ['2026-07-28'] } });
 
     const first = real!.messages[0]!;
     t.is(first.direction, 'client-to-server');
     t.is((first.json as { method: string }).method, 'tools/list', 'the real process starts with an enveloped request, no handshake');
     t.like(real!.protocol, { revision: '2026-07-28', era: 'modern', negotiation: 'envelope' });
-    const calls = requests(real!.messages, 'client-to-server').filter((r) => r.method === 'tools/call' && r.params?.name === 'confirm_action');
+    const calls = requests(real!.messages, 'client-to-server').filter(
+      (r) => r.method === 'tools/call' && r.params?.name === 'confirm_action',
+    );
     t.is(calls.length, 2, 'input_required, then the retry');
     t.not(JSON.stringify(calls[0]!.id), JSON.stringify(calls[1]!.id), 'the retry has a new id');
     t.is(calls[1]!.params?.requestState, 'round-1');
     t.deepEqual(calls[1]!.params?.inputResponses, { confirm: { action: 'accept', content: { ok: true } } });
-    const inputRequired = real!.messages.find((m) => (m.json as { result?: { resultType?: string } }).result?.resultType === 'input_required');
+    const inputRequired = real!.messages.find(
+      (m) => (m.json as { result?: { resultType?: string } }).result?.resultType === 'input_required',
+    );
     t.truthy(inputRequired);
   });
 }

@@ -18,9 +18,30 @@ const fixtures = join(root, 'cassettes', 'fixtures', 'host-configs');
 type Entry = { command?: string; args?: string[]; env?: Record<string, string>; url?: string; type?: string };
 
 const cases = [
-  { file: 'claude_desktop_config.json', key: 'mcpServers', stdio: ['filesystem', 'github'], http: ['remote'], left: [], keep: '"globalShortcut": "Ctrl+Space"' },
-  { file: 'vscode-mcp.json', key: 'servers', stdio: ['memory', 'bare'], http: ['docs'], left: [], keep: '{ "type": "promptString", "id": "api-key", "description": "API key", "password": true },' },
-  { file: 'cursor-mcp.json', key: 'mcpServers', stdio: ['everything'], http: [], left: ['sse-server'], keep: '"url": "http://localhost:8000/sse"' },
+  {
+    file: 'claude_desktop_config.json',
+    key: 'mcpServers',
+    stdio: ['filesystem', 'github'],
+    http: ['remote'],
+    left: [],
+    keep: '"globalShortcut": "Ctrl+Space"',
+  },
+  {
+    file: 'vscode-mcp.json',
+    key: 'servers',
+    stdio: ['memory', 'bare'],
+    http: ['docs'],
+    left: [],
+    keep: '{ "type": "promptString", "id": "api-key", "description": "API key", "password": true },',
+  },
+  {
+    file: 'cursor-mcp.json',
+    key: 'mcpServers',
+    stdio: ['everything'],
+    http: [],
+    left: ['sse-server'],
+    keep: '"url": "http://localhost:8000/sse"',
+  },
 ];
 
 for (const c of cases) {
@@ -34,7 +55,10 @@ for (const c of cases) {
 
     const report = await wrapConfig(config, { cassetteDir });
     t.deepEqual(report.changed.map((x) => x.name).sort(), [...c.stdio, ...c.http].sort());
-    t.deepEqual(report.skipped.map((x) => x.name), c.left);
+    t.deepEqual(
+      report.skipped.map((x) => x.name),
+      c.left,
+    );
     t.is(readFileSync(backupPath(config), 'utf8'), original, 'the backup is the original file');
     const wrappedText = readFileSync(config, 'utf8');
     const after = (parse(wrappedText) as Record<string, Record<string, Entry>>)[c.key]!;
@@ -42,7 +66,17 @@ for (const c of cases) {
       const was = before[name]!;
       const now = after[name]!;
       t.is(now.command, process.execPath, 'absolute node path');
-      t.deepEqual(now.args, [cli, 'record', '--cassette', join(cassetteDir, `${name}.cassette.json`), '--label', name, '--', was.command!, ...(was.args ?? [])]);
+      t.deepEqual(now.args, [
+        cli,
+        'record',
+        '--cassette',
+        join(cassetteDir, `${name}.cassette.json`),
+        '--label',
+        name,
+        '--',
+        was.command!,
+        ...(was.args ?? []),
+      ]);
       t.deepEqual(now.env, was.env, 'env stays explicit and unchanged');
       t.is(now.type, was.type);
     }
@@ -53,7 +87,19 @@ for (const c of cases) {
       const port = new URL(now.url!).port;
       t.is(now.url, `http://127.0.0.1:${port}${new URL(was.url!).pathname}`, 'the entry points at the local proxy, same path');
       t.deepEqual({ ...now, url: was.url }, was, 'nothing else in the entry changes');
-      t.deepEqual(change.command, [process.execPath, cli, 'record', '--upstream', was.url, '--listen', `127.0.0.1:${port}`, '--cassette', join(cassetteDir, `${name}.cassette.json`), '--label', name]);
+      t.deepEqual(change.command, [
+        process.execPath,
+        cli,
+        'record',
+        '--upstream',
+        was.url,
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--cassette',
+        join(cassetteDir, `${name}.cassette.json`),
+        '--label',
+        name,
+      ]);
     }
     for (const name of c.left) t.deepEqual(after[name], before[name], 'legacy HTTP+SSE entries are left alone');
     if (c.file === 'vscode-mcp.json') {
@@ -106,7 +152,10 @@ test('wrap names a server that does not exist, and a broken config, with clear e
 test('a wrapped entry works when a host starts it from / with only its own env', async (t) => {
   const dir = tempDir(t);
   const config = join(dir, 'claude_desktop_config.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { example: { command: node, args: [exampleServer, 'stdio'], env: { EXAMPLE: '1' } } } }, null, 2));
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { example: { command: node, args: [exampleServer, 'stdio'], env: { EXAMPLE: '1' } } } }, null, 2),
+  );
   const cassetteDir = join(dir, 'cassettes');
   const out = await collect(spawnTracked(t, node, [cli, 'wrap', config, '--cassette-dir', cassetteDir]));
   t.is(out.code, 0, out.stderr);
@@ -131,7 +180,11 @@ test('a wrapped HTTP entry: the printed record command serves the new URL and re
   t.is(out.code, 0, out.stderr);
   const printed = out.stdout.toString();
   t.regex(printed, /wrapped "example" \(HTTP\): it now points at http:\/\/127\.0\.0\.1:\d+\/mcp; start the recording proxy with/);
-  const commandLine = printed.split('\n').find((l) => l.includes(' record --upstream '))!.trim().split(' ');
+  const commandLine = printed
+    .split('\n')
+    .find((l) => l.includes(' record --upstream '))!
+    .trim()
+    .split(' ');
   const entry = (JSON.parse(readFileSync(config, 'utf8')) as { servers: { example: Entry } }).servers.example;
   // Run exactly what wrap printed, then use the entry's URL as the host would.
   const proxy = spawnTracked(t, commandLine[0]!, commandLine.slice(1));

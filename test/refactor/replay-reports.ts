@@ -21,7 +21,8 @@ import { packageRoot } from '../../lib/paths.js';
 const examples = join(packageRoot, 'cassettes', 'examples');
 
 /** Keys whose values are times, process ids or random ids: dropped from JSON reports. */
-const VOLATILE_KEYS = /^(t|endT|durationMs|duration|elapsedMs|startedAt|endedAt|recordedAt|timestamp|time|pid|id|mcpSessionId|mcp-session-id|date|sentAt|doneAt)$/i;
+const VOLATILE_KEYS =
+  /^(t|endT|durationMs|duration|elapsedMs|startedAt|endedAt|recordedAt|timestamp|time|pid|id|mcpSessionId|mcp-session-id|date|sentAt|doneAt)$/i;
 
 /** Timing and addresses in text (console, Markdown, JUnit, error messages). */
 function scrubText(text: string): string {
@@ -104,7 +105,15 @@ async function capture(out: string, root: string): Promise<void> {
       writeFileSync(join(out, `${name}.${f}`), scrubbed);
     }
   };
-  const reports = (dir: string) => ['--report', `json=${join(dir, 'replay.json')}`, '--report', `junit=${join(dir, 'replay.junit.xml')}`, '--report', `markdown=${join(dir, 'replay.md')}`, '--no-progress'];
+  const reports = (dir: string) => [
+    '--report',
+    `json=${join(dir, 'replay.json')}`,
+    '--report',
+    `junit=${join(dir, 'replay.junit.xml')}`,
+    '--report',
+    `markdown=${join(dir, 'replay.md')}`,
+    '--no-progress',
+  ];
   const scenario = (name: string) => {
     const dir = join(work, name);
     mkdirSync(dir, { recursive: true });
@@ -122,26 +131,58 @@ async function capture(out: string, root: string): Promise<void> {
   for (const [played, served, serveArgs] of pairs) {
     const name = `stdio-${basename(played, '.cassette.json')}-vs-serve-${basename(served, '.cassette.json')}${serveArgs.length ? `-${serveArgs.filter((a) => !a.startsWith('--')).join('-')}` : ''}`;
     const dir = scenario(name);
-    const r = await run(node, [cli, 'replay', join(examples, played), ...reports(dir), '--', node, cli, 'serve', join(examples, served), '--report', join(dir, 'serve.json'), ...serveArgs], work);
+    const r = await run(
+      node,
+      [
+        cli,
+        'replay',
+        join(examples, played),
+        ...reports(dir),
+        '--',
+        node,
+        cli,
+        'serve',
+        join(examples, served),
+        '--report',
+        join(dir, 'serve.json'),
+        ...serveArgs,
+      ],
+      work,
+    );
     keep(name, dir, r);
   }
 
   // Against the live example server (stdio).
   {
     const dir = scenario('stdio-example-server-vs-live');
-    const r = await run(node, [cli, 'replay', join(examples, 'example-server.cassette.json'), ...reports(dir), '--', node, exampleServer, 'stdio'], work);
+    const r = await run(
+      node,
+      [cli, 'replay', join(examples, 'example-server.cassette.json'), ...reports(dir), '--', node, exampleServer, 'stdio'],
+      work,
+    );
     keep('stdio-example-server-vs-live', dir, r);
   }
 
   // HTTP: serve the cassette on a port, replay against it.
   const httpCassette = 'example-server-http.cassette.json';
-  for (const [name, played] of [['http-vs-serve', httpCassette], ['http-example-server-stdio-cassette-vs-serve-http', 'example-server.cassette.json']] as const) {
+  for (const [name, played] of [
+    ['http-vs-serve', httpCassette],
+    ['http-example-server-stdio-cassette-vs-serve-http', 'example-server.cassette.json'],
+  ] as const) {
     const dir = scenario(name);
-    const serve = await listen(node, [cli, 'serve', join(examples, httpCassette), '--listen', '127.0.0.1:0', '--report', join(dir, 'serve.json')], work);
+    const serve = await listen(
+      node,
+      [cli, 'serve', join(examples, httpCassette), '--listen', '127.0.0.1:0', '--report', join(dir, 'serve.json')],
+      work,
+    );
     const r = await run(node, [cli, 'replay', join(examples, played), '--url', serve.url, ...reports(dir)], work);
     serve.child.kill('SIGTERM');
     const s = await serve.closed;
-    keep(name, dir, { code: r.code, stdout: `${r.stdout}--- serve exit ${s.code}\n${s.stdout}`, stderr: `${r.stderr}--- serve stderr\n${sortedLines(s.stderr)}` });
+    keep(name, dir, {
+      code: r.code,
+      stdout: `${r.stdout}--- serve exit ${s.code}\n${s.stdout}`,
+      stderr: `${r.stderr}--- serve stderr\n${sortedLines(s.stderr)}`,
+    });
   }
 
   // HTTP fallback: serve with a real server behind it records what it forwarded.
@@ -151,14 +192,22 @@ async function capture(out: string, root: string): Promise<void> {
     const copy = join(work, `${name}.cassette.json`);
     if (mode === 'new_episodes') copyFileSync(join(examples, httpCassette), copy);
     const real = await listen(node, [exampleServer, 'http', '0'], work);
-    const serve = await listen(node, [cli, 'serve', copy, '--listen', '127.0.0.1:0', '--mode', mode, '--upstream', real.url, '--report', join(dir, 'serve.json')], work);
+    const serve = await listen(
+      node,
+      [cli, 'serve', copy, '--listen', '127.0.0.1:0', '--mode', mode, '--upstream', real.url, '--report', join(dir, 'serve.json')],
+      work,
+    );
     const r = await run(node, [cli, 'replay', join(examples, httpCassette), '--url', serve.url, ...reports(dir)], work);
     serve.child.kill('SIGTERM');
     const s = await serve.closed;
     real.child.kill('SIGTERM');
     await real.closed;
     if (existsSync(copy)) copyFileSync(copy, join(dir, 'written.cassette.json'));
-    keep(name, dir, { code: r.code, stdout: `${r.stdout}--- serve exit ${s.code}\n${s.stdout}`, stderr: `${r.stderr}--- serve stderr\n${sortedLines(s.stderr)}` });
+    keep(name, dir, {
+      code: r.code,
+      stdout: `${r.stdout}--- serve exit ${s.code}\n${s.stdout}`,
+      stderr: `${r.stderr}--- serve stderr\n${sortedLines(s.stderr)}`,
+    });
   }
   rmSync(work, { recursive: true, force: true });
 }
@@ -170,7 +219,9 @@ function sortedLines(text: string): string {
 
 function compare(a: string, b: string): number {
   const names = [...new Set([...readdirSync(a), ...readdirSync(b)])].sort();
-  const differ = names.filter((n) => !existsSync(join(a, n)) || !existsSync(join(b, n)) || readFileSync(join(a, n), 'utf8') !== readFileSync(join(b, n), 'utf8'));
+  const differ = names.filter(
+    (n) => !existsSync(join(a, n)) || !existsSync(join(b, n)) || readFileSync(join(a, n), 'utf8') !== readFileSync(join(b, n), 'utf8'),
+  );
   for (const n of differ) console.log(`differs: ${n}`);
   console.log(`${names.length - differ.length} of ${names.length} files identical`);
   return differ.length === 0 ? 0 : 1;

@@ -78,7 +78,12 @@ function outputsOf(root: string): Output[] {
 function capture(root: string, output: Output): Captured {
   const cli = join(root, 'dist', 'lib', 'cli.js');
   // FORCE_COLOR=0: the text report is the same whatever terminal runs this script.
-  const run = spawnSync(process.execPath, [cli, ...output.args], { cwd: root, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024, env: { ...process.env, FORCE_COLOR: '0' } });
+  const run = spawnSync(process.execPath, [cli, ...output.args], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   if (run.error) throw run.error;
   const clean = (s: string): string => s.replaceAll(root, '<root>');
   return { args: output.args, exitCode: run.status, stderr: clean(run.stderr), stdout: clean(run.stdout) };
@@ -176,7 +181,8 @@ function jsonDiff(a: unknown, b: unknown, at: string, out: string[]): void {
     for (const key of new Set([...ka, ...kb])) {
       jsonDiff((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${at}${pointer([key])}`, out);
     }
-    if (ka.join('\0') !== kb.join('\0') && ka.length === kb.length && ka.every((k) => kb.includes(k))) out.push(`${at || '/'}: member order ${ka.join(',')} → ${kb.join(',')}`);
+    if (ka.join('\0') !== kb.join('\0') && ka.length === kb.length && ka.every((k) => kb.includes(k)))
+      out.push(`${at || '/'}: member order ${ka.join(',')} → ${kb.join(',')}`);
     return;
   }
   if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`${at || '/'}: ${show(a)} → ${show(b)}`);

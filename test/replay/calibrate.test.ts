@@ -25,12 +25,19 @@ const recorded = join(dir, 'volatile.cassette.json');
 
 /** One client session through the recorder: over stdio (`record -- server`), or to a recording proxy's URL. */
 async function recordSession(mode: 'legacy' | 'pin', proxyUrl?: string): Promise<void> {
-  const client = new Client({ name: 'calibrate-test-client', version: '1.0.0' }, { versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'legacy' } });
+  const client = new Client(
+    { name: 'calibrate-test-client', version: '1.0.0' },
+    { versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'legacy' } },
+  );
   let transport: Transport;
   if (proxyUrl) {
     transport = new StreamableHTTPClientTransport(new URL(proxyUrl));
   } else {
-    const stdio = new StdioClientTransport({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', recorded, '--', node, server], stderr: 'pipe' });
+    const stdio = new StdioClientTransport({
+      command: node,
+      args: [cli, 'record', '--log-level', 'warn', '--cassette', recorded, '--', node, server],
+      stderr: 'pipe',
+    });
     stdio.stderr?.on('data', () => {});
     transport = stdio;
   }
@@ -71,7 +78,11 @@ async function replay(t: ExecutionContext, args: string[], cwd = root) {
 }
 
 /** Replays with a JSON report; returns the exit code, the console text and the (schema-checked) report. */
-async function replayWithReport(t: ExecutionContext, args: string[], cwd = root): Promise<{ code: number | null; stdout: string; stderr: string; report: ReplayResult }> {
+async function replayWithReport(
+  t: ExecutionContext,
+  args: string[],
+  cwd = root,
+): Promise<{ code: number | null; stdout: string; stderr: string; report: ReplayResult }> {
   const file = join(tempDir(t), 'report.json');
   // Before the server command (and after the cassette: --report takes every word up to the next option).
   const end = args.indexOf('--');
@@ -81,14 +92,17 @@ async function replayWithReport(t: ExecutionContext, args: string[], cwd = root)
   return { ...r, report };
 }
 
-const differencesOf = (r: ReplayResult, name: string) => r.sessions.flatMap((s) => s.interactions.filter((i) => i.name === name).flatMap((i) => i.differences));
+const differencesOf = (r: ReplayResult, name: string) =>
+  r.sessions.flatMap((s) => s.interactions.filter((i) => i.name === name).flatMap((i) => i.differences));
 const target = ['--', node, server];
 const changed = ['--', node, server, '--regression', 'add-changed'];
 
-test('without calibration, a replay against the very build that recorded it reports get_env\'s pid and nonce (exit 1)', async (t) => {
+test("without calibration, a replay against the very build that recorded it reports get_env's pid and nonce (exit 1)", async (t) => {
   const r = await replayWithReport(t, [recorded, ...target]);
   t.is(r.code, 1, r.stdout + r.stderr);
-  const paths = differencesOf(r.report, 'get_env').map((d) => d.path).sort();
+  const paths = differencesOf(r.report, 'get_env')
+    .map((d) => d.path)
+    .sort();
   t.deepEqual([...new Set(paths)], ['/result/content/0/text', '/result/structuredContent/nonce', '/result/structuredContent/pid']);
   t.deepEqual(differencesOf(r.report, 'add'), []);
   t.is(r.report.summary.volatileSkipped, 0);
@@ -100,7 +114,10 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   const cal = await replayWithReport(t, ['--calibrate', cassette, ...target]);
   t.is(cal.code, 0, cal.stdout + cal.stderr);
   t.regex(cal.stdout, /calibrate .*c\.cassette\.json against .*: 2 runs/);
-  t.regex(cal.stdout, /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/);
+  t.regex(
+    cal.stdout,
+    /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/,
+  );
   t.regex(cal.stdout, /calibrated .*: 6 volatile paths in 2 interactions; later replays skip them for those interactions only/);
   t.notRegex(cal.stdout, /NOT VOLATILITY/);
   t.is(cal.report.calibration?.written, true);
@@ -112,14 +129,20 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   t.is(calibration.version, 1);
   t.is(calibration.runs, 2);
   t.false(Number.isNaN(Date.parse(calibration.calibratedAt)));
-  const calling = after.sessions.filter((s) => s.messages.some((m) => m.kind === 'request' && JSON.stringify(m.json).includes('"get_env"')));
+  const calling = after.sessions.filter((s) =>
+    s.messages.some((m) => m.kind === 'request' && JSON.stringify(m.json).includes('"get_env"')),
+  );
   t.is(calling.length, 2);
   t.deepEqual(Object.keys(calibration.sessions).sort(), calling.map((s) => s.id).sort());
   for (const s of calling) {
     const entries = Object.entries(calibration.sessions[s.id]!);
     t.is(entries.length, 1, 'only get_env is volatile');
     const [index, entry] = entries[0]!;
-    t.deepEqual(entry, { method: 'tools/call', name: 'get_env', paths: ['/result/content/0/text', '/result/structuredContent/nonce', '/result/structuredContent/pid'] });
+    t.deepEqual(entry, {
+      method: 'tools/call',
+      name: 'get_env',
+      paths: ['/result/content/0/text', '/result/structuredContent/nonce', '/result/structuredContent/pid'],
+    });
     // The key is the request's index among the session's client requests.
     const requests = s.messages.filter((m) => m.direction === 'client-to-server' && m.kind === 'request');
     t.is((requests[Number(index) - 1]!.json as { params: { name: string } }).params.name, 'get_env');
@@ -127,7 +150,11 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   // The sessions are kept byte for byte; only the field is new.
   const { calibration: _c, ...rest } = after;
   t.is(stringifyCassette(rest as Cassette), before);
-  t.is(readFileSync(cassette, 'utf8'), stringifyCassette({ format: after.format, version: after.version, calibration, sessions: after.sessions }), 'the field sits before the sessions');
+  t.is(
+    readFileSync(cassette, 'utf8'),
+    stringifyCassette({ format: after.format, version: after.version, calibration, sessions: after.sessions }),
+    'the field sits before the sessions',
+  );
 
   for (const run of [1, 2]) {
     const r = await replayWithReport(t, [cassette, ...target]);
@@ -136,7 +163,13 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
     t.regex(r.stdout, /^6 volatile values skipped, as calibrated \(--calibrate\)$/m);
     t.is(r.report.summary.volatileSkipped, 6);
     const getEnv = r.report.sessions.flatMap((s) => s.interactions.filter((i) => i.name === 'get_env'));
-    t.deepEqual(getEnv.map((i) => [i.outcome, i.volatileSkipped]), [['same', 3], ['same', 3]]);
+    t.deepEqual(
+      getEnv.map((i) => [i.outcome, i.volatileSkipped]),
+      [
+        ['same', 3],
+        ['same', 3],
+      ],
+    );
   }
 
   // A real change in the same cassette is still reported, also at a path calibrated for get_env
@@ -144,8 +177,21 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   const regressed = await replayWithReport(t, [cassette, ...changed]);
   t.is(regressed.code, 1, regressed.stdout);
   t.deepEqual(differencesOf(regressed.report, 'get_env'), []);
-  t.deepEqual(differencesOf(regressed.report, 'add').map((d) => `${d.kind} ${d.path}`).sort(), ['result-content-changed /result/content/0/text', 'result-content-changed /result/structuredContent/sum', 'result-content-changed /result/content/0/text', 'result-content-changed /result/structuredContent/sum'].sort());
-  t.deepEqual(differencesOf(regressed.report, 'describe').map((d) => `${d.kind} ${d.path} ${String(d.live)}`), ['result-content-changed /result/structuredContent/nonce changed', 'result-content-changed /result/structuredContent/nonce changed']);
+  t.deepEqual(
+    differencesOf(regressed.report, 'add')
+      .map((d) => `${d.kind} ${d.path}`)
+      .sort(),
+    [
+      'result-content-changed /result/content/0/text',
+      'result-content-changed /result/structuredContent/sum',
+      'result-content-changed /result/content/0/text',
+      'result-content-changed /result/structuredContent/sum',
+    ].sort(),
+  );
+  t.deepEqual(
+    differencesOf(regressed.report, 'describe').map((d) => `${d.kind} ${d.path} ${String(d.live)}`),
+    ['result-content-changed /result/structuredContent/nonce changed', 'result-content-changed /result/structuredContent/nonce changed'],
+  );
 
   // --update re-records both sessions (they changed) and keeps the calibration, under the same keys.
   const updated = await replay(t, [cassette, '--update', ...changed]);
@@ -159,11 +205,20 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
 
 test('replayCassette({ calibrate }) says what it stored; a breaking change that is not volatility is stored all the same but called out', async (t) => {
   const cassette = copy(t);
-  const r = await replayCassette(cassette, { command: [node, server, '--regression', 'describe-removed'], calibrate: 1, config: false, timeoutMs: 5000 });
+  const r = await replayCassette(cassette, {
+    command: [node, server, '--regression', 'describe-removed'],
+    calibrate: 1,
+    config: false,
+    timeoutMs: 5000,
+  });
   t.true(validateReport(JSON.parse(JSON.stringify(r))), ajv.errorsText(validateReport.errors));
   t.is(r.calibration!.written, true);
   t.is(r.calibration!.runs, 1);
-  t.deepEqual(r.calibration!.sessions.map((s) => s.index), [1, 3], "the sessions that call get_env (2 is the client's discover probe)");
+  t.deepEqual(
+    r.calibration!.sessions.map((s) => s.index),
+    [1, 3],
+    "the sessions that call get_env (2 is the client's discover probe)",
+  );
   t.true(r.calibration!.notVolatile.some((n) => n.kind === 'tool-removed' && n.method === 'tools/list'));
   t.is(loadCassette(cassette).calibration!.runs, 1);
 
@@ -192,30 +247,50 @@ test('--calibrate: exit 2 and nothing written when the replay cannot run; a bad 
 });
 
 test('volatile paths: changed values at their path, an array whose length differs at the array, a key on one side at the key', (t) => {
-  t.deepEqual(volatilePaths({ result: { a: 1, list: [1, 2], o: { k: 1 } } }, { result: { a: 2, list: [1, 2, 3], o: { k: 1, extra: true } } }), ['/result/a', '/result/list', '/result/o/extra']);
-  t.deepEqual(volatilePaths({ result: { list: [{ x: 1 }, { x: 2 }] } }, { result: { list: [{ x: 9 }] } }), ['/result/list'], 'a path under another one is left out');
+  t.deepEqual(
+    volatilePaths({ result: { a: 1, list: [1, 2], o: { k: 1 } } }, { result: { a: 2, list: [1, 2, 3], o: { k: 1, extra: true } } }),
+    ['/result/a', '/result/list', '/result/o/extra'],
+  );
+  t.deepEqual(
+    volatilePaths({ result: { list: [{ x: 1 }, { x: 2 }] } }, { result: { list: [{ x: 9 }] } }),
+    ['/result/list'],
+    'a path under another one is left out',
+  );
 });
 
 test('ignore grammar: one part is global (a pointer may hold spaces), two scope to a method, three to a method and a name', (t) => {
   t.like(parseIgnore('/result/my key'), { segments: ['result', 'my key'], method: undefined });
   t.like(parseIgnore('timestamp'), { segments: ['**', 'timestamp'], method: undefined });
   t.like(parseIgnore('tools/call /result/x'), { segments: ['result', 'x'], method: 'tools/call', name: undefined });
-  t.like(parseIgnore(' resources/read  file:///tmp/a.txt /result/contents/0/text '), { segments: ['result', 'contents', '0', 'text'], method: 'resources/read', name: 'file:///tmp/a.txt' });
+  t.like(parseIgnore(' resources/read  file:///tmp/a.txt /result/contents/0/text '), {
+    segments: ['result', 'contents', '0', 'text'],
+    method: 'resources/read',
+    name: 'file:///tmp/a.txt',
+  });
   const all = ['/result/a', 'tools/call /result/b', 'tools/call get_env /result/c', 'prompts/get greet /result/d'].map(parseIgnore);
-  t.deepEqual(patternsFor(all, 'tools/call', 'get_env').map((p) => p.source), ['/result/a', 'tools/call /result/b', 'tools/call get_env /result/c']);
-  t.deepEqual(patternsFor(all, 'tools/call', 'add').map((p) => p.source), ['/result/a', 'tools/call /result/b']);
-  t.deepEqual(patternsFor(all, 'initialize').map((p) => p.source), ['/result/a']);
+  t.deepEqual(
+    patternsFor(all, 'tools/call', 'get_env').map((p) => p.source),
+    ['/result/a', 'tools/call /result/b', 'tools/call get_env /result/c'],
+  );
+  t.deepEqual(
+    patternsFor(all, 'tools/call', 'add').map((p) => p.source),
+    ['/result/a', 'tools/call /result/b'],
+  );
+  t.deepEqual(
+    patternsFor(all, 'initialize').map((p) => p.source),
+    ['/result/a'],
+  );
   t.deepEqual(normalise({ result: { a: 1, b: 2, c: 3 } }, patternsFor(all, 'tools/call', 'add')), { result: { c: 3 } });
 });
 
-test('scoped --ignore: only the named tool\'s path is ignored; a global one hides the same path everywhere', async (t) => {
+test("scoped --ignore: only the named tool's path is ignored; a global one hides the same path everywhere", async (t) => {
   const getEnv = ['--ignore', 'tools/call get_env /result/content/0/text', '--ignore', 'tools/call get_env /result/structuredContent/*'];
   const plain = await replay(t, [recorded, ...getEnv, ...target]);
   t.is(plain.code, 0, plain.stdout);
   const scoped = await replayWithReport(t, [recorded, ...getEnv, ...changed]);
   t.is(scoped.code, 1);
   t.deepEqual(differencesOf(scoped.report, 'get_env'), []);
-  t.is(differencesOf(scoped.report, 'describe').length, 2, 'describe\'s nonce is still compared');
+  t.is(differencesOf(scoped.report, 'describe').length, 2, "describe's nonce is still compared");
   t.is(differencesOf(scoped.report, 'add').length, 4);
   // Scoped to the method only: every tools/call; tools/list and initialize are still compared.
   const method = await replayWithReport(t, [recorded, '--ignore', 'tools/call /result', ...changed]);
@@ -230,22 +305,51 @@ test('scoped --ignore reaches the progress notifications of its request; one sco
   const plain = await replayWithReport(t, ['--strict', recorded, ...pidInProgress]);
   t.is(plain.code, 1, plain.stdout);
   t.deepEqual([...new Set(differencesOf(plain.report, 'count').map((d) => d.kind))], ['progress-changed']);
-  t.true(plain.report.sessions.some((s) => s.interactions.some((i) => i.differences.some((d) => d.kind === 'notifications-changed' && d.message.startsWith('notifications/message')))));
+  t.true(
+    plain.report.sessions.some((s) =>
+      s.interactions.some((i) =>
+        i.differences.some((d) => d.kind === 'notifications-changed' && d.message.startsWith('notifications/message')),
+      ),
+    ),
+  );
   // get_env's own volatility is not what this test is about.
   const logs = ['--ignore', 'notifications/message /data', '--ignore', 'tools/call get_env /result'];
   for (const spec of ['tools/call count /message', 'notifications/progress count /message', 'notifications/progress /message']) {
     const r = await replay(t, ['--strict', recorded, '--ignore', spec, ...logs, ...pidInProgress]);
     t.is(r.code, 0, `${spec}: ${r.stdout}`);
   }
-  const elsewhere = await replayWithReport(t, ['--strict', recorded, '--ignore', 'tools/call add /message', '--ignore', 'notifications/progress add /message', ...logs, ...pidInProgress]);
-  t.is(elsewhere.code, 1, 'scoped to another tool: count\'s progress is still compared');
+  const elsewhere = await replayWithReport(t, [
+    '--strict',
+    recorded,
+    '--ignore',
+    'tools/call add /message',
+    '--ignore',
+    'notifications/progress add /message',
+    ...logs,
+    ...pidInProgress,
+  ]);
+  t.is(elsewhere.code, 1, "scoped to another tool: count's progress is still compared");
   t.deepEqual([...new Set(differencesOf(elsewhere.report, 'count').map((d) => d.kind))], ['progress-changed']);
 });
 
 test('scoped ignores in mcp-cassette.config.json: strings and { method, name, paths }; bad entries name their path', async (t) => {
   const cwd = tempDir(t);
   const config = join(cwd, 'mcp-cassette.config.json');
-  writeFileSync(config, JSON.stringify({ replay: { ignore: ['tools/call get_env /result/content/0/text'], cassettes: { '**/*.cassette.json': { ignore: [{ method: 'tools/call', name: 'get_env', paths: ['/result/structuredContent/pid', '/result/structuredContent/nonce'] }] } } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      replay: {
+        ignore: ['tools/call get_env /result/content/0/text'],
+        cassettes: {
+          '**/*.cassette.json': {
+            ignore: [
+              { method: 'tools/call', name: 'get_env', paths: ['/result/structuredContent/pid', '/result/structuredContent/nonce'] },
+            ],
+          },
+        },
+      },
+    }),
+  );
   const plain = await replay(t, [recorded, ...target], cwd);
   t.is(plain.code, 0, plain.stdout + plain.stderr);
   const regressed = await replayWithReport(t, [recorded, ...changed], cwd);
@@ -255,7 +359,10 @@ test('scoped ignores in mcp-cassette.config.json: strings and { method, name, pa
   writeFileSync(config, JSON.stringify({ replay: { ignore: ['/ok', 'tools/call get_env text'] } }));
   const badString = await replay(t, [recorded, ...target], cwd);
   t.is(badString.code, 2);
-  t.regex(badString.stderr, /mcp-cassette\.config\.json is invalid: \/replay\/ignore\/1 "tools\/call get_env text" is not an ignore pattern: its pattern "text" does not start with \/; use "<pattern>", "<method> <pattern>" or "<method> <name> <pattern>"/);
+  t.regex(
+    badString.stderr,
+    /mcp-cassette\.config\.json is invalid: \/replay\/ignore\/1 "tools\/call get_env text" is not an ignore pattern: its pattern "text" does not start with \/; use "<pattern>", "<method> <pattern>" or "<method> <name> <pattern>"/,
+  );
   writeFileSync(config, JSON.stringify({ replay: { cassettes: { 'x/*.json': { ignore: [{ method: 'tools/call', path: '/result' }] } } } }));
   const badObject = await replay(t, [recorded, ...target], cwd);
   t.is(badObject.code, 2);
@@ -270,7 +377,10 @@ test('scoped --ignore with bad syntax: exit 2 showing the right form', async (t)
     const r = await replay(t, [recorded, '--ignore', spec, ...target]);
     t.is(r.code, 2, r.stdout);
     t.regex(r.stderr, problem);
-    t.regex(r.stderr, /use "<pattern>", "<method> <pattern>" or "<method> <name> <pattern>", e\.g\. --ignore "tools\/call get_env \/result\/content\/\*\/text"/);
+    t.regex(
+      r.stderr,
+      /use "<pattern>", "<method> <pattern>" or "<method> <name> <pattern>", e\.g\. --ignore "tools\/call get_env \/result\/content\/\*\/text"/,
+    );
   }
 });
 
@@ -297,9 +407,15 @@ test('--calibrate over --url: the paths are learned and stored, and later replay
   t.is(plain.code, 1, plain.stdout);
   const cal = await replay(t, ['--calibrate', '--url', live, cassette]);
   t.is(cal.code, 0, cal.stdout + cal.stderr);
-  t.regex(cal.stdout, /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/);
+  t.regex(
+    cal.stdout,
+    /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/,
+  );
   const stored = Object.values(loadCassette(cassette).calibration!.sessions).flatMap((s) => Object.values(s));
-  t.deepEqual(stored.map((e) => e.name), ['get_env']);
+  t.deepEqual(
+    stored.map((e) => e.name),
+    ['get_env'],
+  );
   for (const run of [1, 2]) {
     const r = await replay(t, [cassette, '--url', live]);
     t.is(r.code, 0, `run ${run}: ${r.stdout}`);

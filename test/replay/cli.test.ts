@@ -59,7 +59,22 @@ test('exit 0 and a clean report when nothing changed', async (t) => {
 
 test('exit 1 on a breaking change, with JSON (schema-valid), JUnit, Markdown and GitHub reports', async (t) => {
   const out = tempDir(t);
-  const r = await run(t, [cassette, '--report', `json=${join(out, 'r.json')}`, '--report', `junit=${join(out, 'r.xml')}`, '--report', `markdown=${join(out, 'r.md')}`, '--report', 'github', '--', node, replayTarget, '--regression', 'is-error']);
+  const r = await run(t, [
+    cassette,
+    '--report',
+    `json=${join(out, 'r.json')}`,
+    '--report',
+    `junit=${join(out, 'r.xml')}`,
+    '--report',
+    `markdown=${join(out, 'r.md')}`,
+    '--report',
+    'github',
+    '--',
+    node,
+    replayTarget,
+    '--regression',
+    'is-error',
+  ]);
   t.is(r.code, 1, r.stderr);
   t.regex(r.stdout, /BREAKING #\d+ tools\/call search/);
   t.regex(r.stdout, /tool-call-is-error: the tool call now fails with isError: true \("search backend is down"\)/);
@@ -92,7 +107,15 @@ test('--ignore and mcp-cassette.config.json (with a per-cassette override) silen
   const ignored = await run(t, [cassette, '--ignore', '/result/content/*/text', '--ignore', 'hits', ...args]);
   t.is(ignored.code, 0, ignored.stdout);
   const cwd = tempDir(t);
-  writeFileSync(join(cwd, 'mcp-cassette.config.json'), JSON.stringify({ replay: { timeoutMs: 5000, cassettes: { '**/target.cassette.json': { ignore: ['/result/content/*/text', '/result/structuredContent/hits'] } } } }));
+  writeFileSync(
+    join(cwd, 'mcp-cassette.config.json'),
+    JSON.stringify({
+      replay: {
+        timeoutMs: 5000,
+        cassettes: { '**/target.cassette.json': { ignore: ['/result/content/*/text', '/result/structuredContent/hits'] } },
+      },
+    }),
+  );
   const viaConfig = await run(t, [cassette, ...args], cwd);
   t.is(viaConfig.code, 0, viaConfig.stdout + viaConfig.stderr);
   writeFileSync(join(cwd, 'mcp-cassette.config.json'), JSON.stringify({ replay: { ignore: 'not-a-list' } }));
@@ -108,7 +131,21 @@ for (const [kind, code, message] of [
   test(`a server that ${kind === 'crash' ? 'crashes' : 'hangs'} mid-replay: exit 2, clear message, partial report, no stray process`, async (t) => {
     const out = tempDir(t);
     const marker = `--marker=${randomUUID()}`;
-    const r = await run(t, [cassette, '--timeout', '1500', '--report', `json=${join(out, 'r.json')}`, '--report', `junit=${join(out, 'r.xml')}`, '--', node, replayTarget, '--regression', kind, marker]);
+    const r = await run(t, [
+      cassette,
+      '--timeout',
+      '1500',
+      '--report',
+      `json=${join(out, 'r.json')}`,
+      '--report',
+      `junit=${join(out, 'r.xml')}`,
+      '--',
+      node,
+      replayTarget,
+      '--regression',
+      kind,
+      marker,
+    ]);
     t.is(r.code, 2, r.stdout + r.stderr);
     t.regex(r.stdout, message);
     t.regex(r.stdout, /the report above is partial/);
@@ -117,7 +154,10 @@ for (const [kind, code, message] of [
     t.is(report.error.code, code);
     t.is(report.error.session, 1);
     const first = report.sessions[0];
-    t.true(first.interactions.some((i: any) => i.method === 'initialize' && i.outcome === 'same'), 'what ran before the failure is reported');
+    t.true(
+      first.interactions.some((i: any) => i.method === 'initialize' && i.outcome === 'same'),
+      'what ran before the failure is reported',
+    );
     t.true(first.interactions.some((i: any) => i.name === 'search' && i.outcome === 'unanswered'));
     t.true(report.sessions.slice(1).every((s: any) => s.outcome === 'skipped'));
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' }).parse(readFileSync(join(out, 'r.xml'), 'utf8'));

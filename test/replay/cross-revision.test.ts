@@ -23,7 +23,10 @@ const examples = join(root, 'cassettes', 'examples');
 test.before(async () => {
   // The official v2 client in `auto` mode against the example server's 2025-only mode: a probe
   // process whose server/discover gets -32601, then the 2025 initialize session.
-  await runExampleScenario({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', legacyOnly, '--', node, exampleServer, 'stdio-legacy'] }, 'auto');
+  await runExampleScenario(
+    { command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', legacyOnly, '--', node, exampleServer, 'stdio-legacy'] },
+    'auto',
+  );
   await waitForSessions(legacyOnly, 2);
   await recordTargetCassette(target);
   await recordTargetCassette(counterOffered, { serverArgs: OLDER });
@@ -55,10 +58,16 @@ test('the 2025 session of a both-era cassette against the replay target stays in
   const legacy = byRevision(r, '2025-11-25');
   t.is(legacy.length, 1);
   t.deepEqual(diffs(legacy[0]!), []);
-  t.true(legacy[0]!.interactions.some((i) => i.method === 'initialize' && i.outcome === 'same'), 'initialize negotiated the recorded revision again');
+  t.true(
+    legacy[0]!.interactions.some((i) => i.method === 'initialize' && i.outcome === 'same'),
+    'initialize negotiated the recorded revision again',
+  );
 });
 
-for (const [mode, code] of [['reject', -32022], ['missing', -32601]] as const) {
+for (const [mode, code] of [
+  ['reject', -32022],
+  ['missing', -32601],
+] as const) {
   test(`a server that no longer speaks the recorded 2025 era (initialize answered ${code}) is a breaking change; the rest of that session is not replayed`, async (t) => {
     const r = await replayCassette(target, { command: [node, replayTarget, '--legacy', mode], config: false, timeoutMs: 5000 });
     t.is(r.outcome, 'breaking');
@@ -73,7 +82,10 @@ for (const [mode, code] of [['reject', -32022], ['missing', -32601]] as const) {
     t.is((d.live as { code: number }).code, code);
     const rest = legacy!.interactions.filter((i) => i !== init);
     t.true(rest.length > 5);
-    t.true(rest.every((i: InteractionResult) => i.outcome === 'skipped' && refusedNote.test(i.note ?? '')), JSON.stringify(rest.map((i) => i.note)));
+    t.true(
+      rest.every((i: InteractionResult) => i.outcome === 'skipped' && refusedNote.test(i.note ?? '')),
+      JSON.stringify(rest.map((i) => i.note)),
+    );
     // The 2026-07-28 sessions of the same cassette still pass against this server.
     for (const s of byRevision(r, '2026-07-28')) t.deepEqual(diffs(s), []);
     t.is(r.summary.breaking, 1);
@@ -81,7 +93,12 @@ for (const [mode, code] of [['reject', -32022], ['missing', -32601]] as const) {
 }
 
 test('a 2026-07-28 cassette against a 2025-only server (example server, stdio-legacy) is a breaking change', async (t) => {
-  const r = await replayCassette(join(examples, 'example-server.cassette.json'), { command: [node, exampleServer, 'stdio-legacy'], config: false, cwd: root, timeoutMs: 5000 });
+  const r = await replayCassette(join(examples, 'example-server.cassette.json'), {
+    command: [node, exampleServer, 'stdio-legacy'],
+    config: false,
+    cwd: root,
+    timeoutMs: 5000,
+  });
   t.is(r.outcome, 'breaking');
   const [probe, modern, legacy] = r.sessions;
   t.deepEqual(diffs(probe!), ['server/discover:breaking:protocol-version-dropped']);
@@ -106,13 +123,21 @@ test('over Streamable HTTP: 2025 sessions against the example server with the 20
   t.is(listen.length, 1);
   t.like(listen[0]!.interactions, [{ method: 'GET', outcome: 'same' }]);
   for (const s of legacy) {
-    t.true(s.interactions.every((i) => i.differences.some((d) => d.kind === 'protocol-version-dropped' && d.verdict === 'breaking')), `session ${s.index}: ${diffs(s).join(', ')}`);
+    t.true(
+      s.interactions.every((i) => i.differences.some((d) => d.kind === 'protocol-version-dropped' && d.verdict === 'breaking')),
+      `session ${s.index}: ${diffs(s).join(', ')}`,
+    );
   }
   for (const s of byRevision(r, '2026-07-28')) t.deepEqual(diffs(s), [], `session ${s.index}`);
 });
 
 test('negotiation is judged by what the client asked for: granting it where the recording had a counter-offer is compatible, a new counter-offer breaks', async (t) => {
-  const initialize = (r: ReplayResult) => r.sessions.flatMap((s) => s.interactions.filter((i) => i.method === 'initialize').flatMap((i) => i.differences.map((d) => `${d.verdict}:${d.kind}:${String(d.recorded)}->${String(d.live)}`)));
+  const initialize = (r: ReplayResult) =>
+    r.sessions.flatMap((s) =>
+      s.interactions
+        .filter((i) => i.method === 'initialize')
+        .flatMap((i) => i.differences.map((d) => `${d.verdict}:${d.kind}:${String(d.recorded)}->${String(d.live)}`)),
+    );
   // The recorded server answered 2025-06-18 to a client asking for 2025-11-25; the new build grants it.
   const upgraded = await replayCassette(counterOffered, { command: [node, replayTarget], config: false, timeoutMs: 5000 });
   t.deepEqual(initialize(upgraded), ['compatible:protocol-version-negotiated:2025-06-18->2025-11-25']);

@@ -30,7 +30,10 @@ const listenCassette = join(dir, 'listen.cassette.json');
 const v2Cassette = join(dir, 'v2.cassette.json');
 
 async function v2Scenario(url: string): Promise<void> {
-  const client = new V2Client({ name: 'replay-streams-v2', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } });
+  const client = new V2Client(
+    { name: 'replay-streams-v2', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } },
+  );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
   await client.connect(new V2Transport(new URL(url)));
   try {
@@ -42,15 +45,19 @@ async function v2Scenario(url: string): Promise<void> {
 }
 
 test.before(async () => {
-  await recordSessionful(v1Cassette, (url) => runV1HttpScenario(url, async (client) => ({
-    add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-    announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-    confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
-  })));
-  await recordSessionful(listenCassette, (url) => runV1HttpScenario(url, async (client) => ({
-    add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-    announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-  })));
+  await recordSessionful(v1Cassette, (url) =>
+    runV1HttpScenario(url, async (client) => ({
+      add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+      announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
+      confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
+    })),
+  );
+  await recordSessionful(listenCassette, (url) =>
+    runV1HttpScenario(url, async (client) => ({
+      add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+      announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
+    })),
+  );
   await recordSessionful(v2Cassette, v2Scenario);
 });
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,22 +69,29 @@ const replayAgainst = async (t: ExecutionContext, cassette: string, args: string
 
 /** `<method>[ <name>]: <verdict> <kind>` for every difference. */
 const found = (r: ReplayResult): string[] =>
-  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method}${i.name ? ` ${i.name}` : ''}: ${d.verdict} ${d.kind}`)));
-const exchangeSteps = (r: ReplayResult): InteractionResult[] => r.sessions.flatMap((s) => s.interactions.filter((i) => i.exchange !== undefined));
+  r.sessions.flatMap((s) =>
+    s.interactions.flatMap((i) => i.differences.map((d) => `${i.method}${i.name ? ` ${i.name}` : ''}: ${d.verdict} ${d.kind}`)),
+  );
+const exchangeSteps = (r: ReplayResult): InteractionResult[] =>
+  r.sessions.flatMap((s) => s.interactions.filter((i) => i.exchange !== undefined));
 const exchangeOf = (s: RecordedSession, method: string): HttpExchange => s.exchanges!.find((x) => x.method === method)!;
-const onExchange = (s: RecordedSession, x: HttpExchange) => s.messages.filter((m) => m.http?.exchange === x.id && m.json !== undefined).map((m) => m.json as { method?: string; params?: unknown });
+const onExchange = (s: RecordedSession, x: HttpExchange) =>
+  s.messages.filter((m) => m.http?.exchange === x.id && m.json !== undefined).map((m) => m.json as { method?: string; params?: unknown });
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats(ajv);
 const validateReport = ajv.compile(JSON.parse(readFileSync(join(root, 'replay', 'replay-report.schema.json'), 'utf8')) as object);
 
-test('the recordings hold the client\'s GET stream (with its notifications and the elicitation) and its DELETE', (t) => {
+test("the recordings hold the client's GET stream (with its notifications and the elicitation) and its DELETE", (t) => {
   const s = loadCassette(v1Cassette).sessions[0]!;
   t.truthy(s.mcpSessionId);
   const get = exchangeOf(s, 'GET');
   t.is(get.status, 200);
-  t.deepEqual(onExchange(s, get).map((j) => j.method), ['notifications/message', 'notifications/resources/list_changed', 'elicitation/create']);
+  t.deepEqual(
+    onExchange(s, get).map((j) => j.method),
+    ['notifications/message', 'notifications/resources/list_changed', 'elicitation/create'],
+  );
   t.is(exchangeOf(s, 'DELETE').status, 200);
   const v2 = loadCassette(v2Cassette).sessions[0]!;
   t.is(exchangeOf(v2, 'GET').outcome, 'client-aborted', 'the v2 client closed its stream itself');
@@ -96,8 +110,14 @@ test('v1 SDK sessionful server: the GET stream and the DELETE replay clean again
     { seq: 0, method: 'DELETE', name: 'session end', exchange: exchangeOf(recorded, 'DELETE').id, outcome: 'same' },
   ]);
   // In recorded order: initialize, then the GET, the calls, the DELETE last.
-  t.deepEqual(s.interactions.map((i) => `${i.method}${i.name ? ` ${i.name}` : ''}`), ['initialize', 'GET listen stream', 'tools/call add', 'tools/call announce', 'tools/call confirm', 'DELETE session end']);
-  t.like(s.interactions.find((i) => i.name === 'confirm'), { outcome: 'same' });
+  t.deepEqual(
+    s.interactions.map((i) => `${i.method}${i.name ? ` ${i.name}` : ''}`),
+    ['initialize', 'GET listen stream', 'tools/call add', 'tools/call announce', 'tools/call confirm', 'DELETE session end'],
+  );
+  t.like(
+    s.interactions.find((i) => i.name === 'confirm'),
+    { outcome: 'same' },
+  );
 });
 
 test('a notification missing on the GET stream is a warning on the GET interaction; JSON report valid', async (t) => {
@@ -128,7 +148,11 @@ test('a DELETE now answered 405 is a warning (the spec lets servers refuse clien
 test('a DELETE now answered 404 is breaking', async (t) => {
   const r = await replayAgainst(t, v1Cassette, ['--regression', 'delete-404']);
   t.deepEqual(found(r), ['DELETE session end: breaking http-status-changed']);
-  t.like(exchangeSteps(r)[1]!.differences[0], { recorded: 200, live: 404, message: 'HTTP status 200 became 404 for the DELETE that ends the session' });
+  t.like(exchangeSteps(r)[1]!.differences[0], {
+    recorded: 200,
+    live: 404,
+    message: 'HTTP status 200 became 404 for the DELETE that ends the session',
+  });
   t.is(r.outcome, 'breaking');
   t.is(exitCodeFor(r), 1);
 });
@@ -136,11 +160,21 @@ test('a DELETE now answered 404 is breaking', async (t) => {
 test('a GET now answered 405 (no listen stream) is a warning, and what the stream carried is reported missing', async (t) => {
   const r = await replayAgainst(t, listenCassette, ['--regression', 'get-405']);
   t.is(r.error, undefined);
-  t.deepEqual(found(r).sort(), ['GET listen stream: warning listen-stream-refused', 'GET listen stream: warning notifications-changed', 'GET listen stream: warning notifications-changed']);
-  t.deepEqual(exchangeSteps(r)[0]!.differences.map((d) => d.message).slice(1).sort(), [
-    'notifications/message on the GET stream: 1 recorded, 0 live',
-    'notifications/resources/list_changed on the GET stream: 1 recorded, 0 live',
+  t.deepEqual(found(r).sort(), [
+    'GET listen stream: warning listen-stream-refused',
+    'GET listen stream: warning notifications-changed',
+    'GET listen stream: warning notifications-changed',
   ]);
+  t.deepEqual(
+    exchangeSteps(r)[0]!
+      .differences.map((d) => d.message)
+      .slice(1)
+      .sort(),
+    [
+      'notifications/message on the GET stream: 1 recorded, 0 live',
+      'notifications/resources/list_changed on the GET stream: 1 recorded, 0 live',
+    ],
+  );
   t.is(r.outcome, 'passed');
 });
 
@@ -148,7 +182,10 @@ test('a client that closes its GET stream itself (v2 SDK client, no DELETE): clo
   const clean = await replayAgainst(t, v2Cassette);
   t.deepEqual(found(clean), []);
   t.is(clean.summary.skipped, 0);
-  t.deepEqual(exchangeSteps(clean).map((i) => `${i.method} ${i.outcome}`), ['GET same']);
+  t.deepEqual(
+    exchangeSteps(clean).map((i) => `${i.method} ${i.outcome}`),
+    ['GET same'],
+  );
   const seeded = await replayAgainst(t, v2Cassette, ['--regression', 'get-notification-missing']);
   t.deepEqual(found(seeded), ['GET listen stream: warning notifications-changed']);
 });
@@ -167,12 +204,20 @@ test('--update re-records the GET and DELETE exchanges with the session; replayi
   const s = loadCassette(cassette).sessions[0]!;
   const old = loadCassette(v1Cassette).sessions[0]!;
   t.not(s.mcpSessionId, old.mcpSessionId, 'the live session id');
-  t.deepEqual(s.exchanges!.map((x) => x.method), old.exchanges!.map((x) => x.method), 'the same exchanges: POSTs, the GET, the DELETE');
+  t.deepEqual(
+    s.exchanges!.map((x) => x.method),
+    old.exchanges!.map((x) => x.method),
+    'the same exchanges: POSTs, the GET, the DELETE',
+  );
   const get = exchangeOf(s, 'GET');
   t.like(get, { id: exchangeOf(old, 'GET').id, status: 200, outcome: 'complete' });
   t.is(get.requestHeaders['mcp-session-id'], s.mcpSessionId);
   t.regex(String(get.contentType), /^text\/event-stream/);
-  t.deepEqual(onExchange(s, get).map((j) => j.method), ['notifications/message', 'elicitation/create'], 'what the live stream carried');
+  t.deepEqual(
+    onExchange(s, get).map((j) => j.method),
+    ['notifications/message', 'elicitation/create'],
+    'what the live stream carried',
+  );
   t.like(exchangeOf(s, 'DELETE'), { status: 200, outcome: 'complete' });
   t.is(exchangeOf(s, 'DELETE').requestHeaders['mcp-session-id'], s.mcpSessionId);
 
@@ -201,8 +246,16 @@ async function freePort(): Promise<number> {
 /** server-everything in streamableHttp mode, forced onto 127.0.0.1 (REAL-PEERS §1.3). */
 async function startEverything(t: ExecutionContext): Promise<string> {
   const port = await freePort();
-  const child = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'], { env: { ...process.env, PORT: String(port) } });
-  await Promise.race([waitForOutput(child.stderr!, (s) => s.includes(String(port))), waitForOutput(child.stdout!, (s) => s.includes(String(port)))]);
+  const child = spawnTracked(
+    t,
+    node,
+    ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'],
+    { env: { ...process.env, PORT: String(port) } },
+  );
+  await Promise.race([
+    waitForOutput(child.stderr!, (s) => s.includes(String(port))),
+    waitForOutput(child.stdout!, (s) => s.includes(String(port))),
+  ]);
   return `http://127.0.0.1:${port}/mcp`;
 }
 
@@ -228,7 +281,10 @@ test('server-everything (streamableHttp): its subscribe/unsubscribe logs on the 
   const r = await replayCassette(cassette, { url: await startEverything(t), config: false, timeoutMs: 5000 });
   t.deepEqual(found(r), []);
   t.is(r.summary.skipped, 0);
-  t.deepEqual(exchangeSteps(r).map((i) => `${i.method} ${i.outcome}`), ['GET same', 'DELETE same']);
+  t.deepEqual(
+    exchangeSteps(r).map((i) => `${i.method} ${i.outcome}`),
+    ['GET same', 'DELETE same'],
+  );
 
   // Seeded in the cassette: the recording never got the unsubscribe log on its GET stream, and
   // its DELETE was refused with 405.

@@ -9,13 +9,23 @@ import { tempDir } from '../helpers/tmp.js';
 // What a user gets from `npm install mcp-cassette`: the package is packed exactly as it would be
 // published (`npm pack`), unpacked into a consumer project's node_modules, and imported there by
 // its name. Its runtime dependencies are linked from this checkout (no registry needed).
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string>; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+};
 
 function installPacked(t: import('ava').ExecutionContext): string {
   const consumer = tempDir(t, 'mcp-cassette-consumer-');
   const packs = join(consumer, '.packs');
   mkdirSync(packs);
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as Array<{ filename: string }>;
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '--ignore-scripts'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  ) as Array<{ filename: string }>;
   const modules = join(consumer, 'node_modules');
   mkdirSync(modules);
   execFileSync('tar', ['-xzf', join(packs, packed[0]!.filename), '-C', modules]);
@@ -24,7 +34,10 @@ function installPacked(t: import('ava').ExecutionContext): string {
     mkdirSync(join(modules, dep, '..'), { recursive: true });
     symlinkSync(join(root, 'node_modules', dep), join(modules, dep), 'dir');
   }
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: '*' } }));
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: '*' } }),
+  );
   rmSync(packs, { recursive: true, force: true });
   return consumer;
 }
@@ -34,7 +47,9 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
   const installed = join(consumer, 'node_modules', pkg.name);
   // The consumer's test: replay the example cassette shipped in the package against the example
   // server shipped in the package.
-  writeFileSync(join(consumer, 'check.mjs'), `
+  writeFileSync(
+    join(consumer, 'check.mjs'),
+    `
     import { replayCassette, renderConsole, exitCodeFor } from 'mcp-cassette/replay';
     import * as main from 'mcp-cassette';
     import { createRequire } from 'node:module';
@@ -48,7 +63,8 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
     }
     out.resolved = createRequire(import.meta.url).resolve('mcp-cassette/replay');
     console.log(JSON.stringify(out));
-  `);
+  `,
+  );
   const run = await collect(spawnTracked(t, node, ['check.mjs'], { cwd: consumer }));
   t.is(run.code, 0, run.stderr);
   const out = JSON.parse(run.stdout.toString('utf8')) as Record<string, unknown>;
@@ -67,6 +83,21 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
   const bin = join(installed, pkg.bin['mcp-cassette']!);
   const version = await collect(spawnTracked(t, node, [bin, '--version'], { cwd: consumer }));
   t.is(version.stdout.toString('utf8').trim(), JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version);
-  const replay = await collect(spawnTracked(t, node, [bin, 'replay', 'node_modules/mcp-cassette/cassettes/examples/example-server.cassette.json', '--', node, 'node_modules/mcp-cassette/dist/recorder/demo/example-server.js', 'stdio'], { cwd: consumer }));
+  const replay = await collect(
+    spawnTracked(
+      t,
+      node,
+      [
+        bin,
+        'replay',
+        'node_modules/mcp-cassette/cassettes/examples/example-server.cassette.json',
+        '--',
+        node,
+        'node_modules/mcp-cassette/dist/recorder/demo/example-server.js',
+        'stdio',
+      ],
+      { cwd: consumer },
+    ),
+  );
   t.is(replay.code, 0, replay.stdout.toString('utf8') + replay.stderr);
 });

@@ -21,9 +21,12 @@ test.before(async () => {
 });
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
-const replay = (cassette: string, serverArgs: string[]) => replayCassette(cassette, { command: [node, replayTarget, ...serverArgs], config: false, timeoutMs: 5000 });
-const listings = (r: ReplayResult): InteractionResult[] => r.sessions.flatMap((s) => s.interactions.filter((i) => i.method === 'resources/list'));
-const differences = (r: ReplayResult) => r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method}: ${d.verdict} ${d.kind}`)));
+const replay = (cassette: string, serverArgs: string[]) =>
+  replayCassette(cassette, { command: [node, replayTarget, ...serverArgs], config: false, timeoutMs: 5000 });
+const listings = (r: ReplayResult): InteractionResult[] =>
+  r.sessions.flatMap((s) => s.interactions.filter((i) => i.method === 'resources/list'));
+const differences = (r: ReplayResult) =>
+  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method}: ${d.verdict} ${d.kind}`)));
 
 test('fewer live pages: the pages the live server no longer needs are not sent, the items are compared as one list', async (t) => {
   for (const size of ['2', '3']) {
@@ -56,7 +59,10 @@ test('a real change in a paged list is reported once, not page by page', async (
   // A build that pages two a page and has one tool more: the resource pages line up differently
   // with the recorded ones, yet the only difference is the new tool, never a resource added or removed.
   const r = await replay(threePages, ['--resource-page-size', '2', '--regression', 'tool-added']);
-  t.deepEqual(differences(r).filter((d) => d.startsWith('resources/list')), []);
+  t.deepEqual(
+    differences(r).filter((d) => d.startsWith('resources/list')),
+    [],
+  );
   t.deepEqual([...new Set(differences(r))], ['tools/list: compatible tool-added']);
 });
 

@@ -61,10 +61,25 @@ test('the bar counts sessions and breaking interactions and fits the terminal', 
 
 function io(isTTY: boolean, env: NodeJS.ProcessEnv) {
   const seen = { out: '', err: '' };
-  return { seen, io: { out: { write: (s: string) => (seen.out += s), isTTY: false }, err: { write: (s: string) => (seen.err += s), isTTY, columns: 100 }, env } };
+  return {
+    seen,
+    io: {
+      out: { write: (s: string) => (seen.out += s), isTTY: false },
+      err: { write: (s: string) => (seen.err += s), isTTY, columns: 100 },
+      env,
+    },
+  };
 }
 
-const args = (path: string): ReplayArgs => ({ cassette: path, command: [node, replayTarget], ignore: [], report: [], strict: false, header: [], timeout: 5000 });
+const args = (path: string): ReplayArgs => ({
+  cassette: path,
+  command: [node, replayTarget],
+  ignore: [],
+  report: [],
+  strict: false,
+  header: [],
+  timeout: 5000,
+});
 
 test('replaying a long cassette draws the bar on a terminal stderr and erases it before the report', async (t) => {
   const { seen, io: streams } = io(true, noCI());

@@ -23,7 +23,12 @@ const filesystemServer = join(root, 'node_modules', '@modelcontextprotocol', 'se
 /** Records one session of `server` through the real proxy, the client running `calls`, with TZ=UTC. */
 async function record(cassette: string, server: string[], calls: (client: Client) => Promise<void>): Promise<void> {
   const client = new Client({ name: 'clock-test-client', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
-  const transport = new StdioClientTransport({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', cassette, '--', ...server], env: { ...process.env, TZ: 'UTC' } as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [cli, 'record', '--log-level', 'warn', '--cassette', cassette, '--', ...server],
+    env: { ...process.env, TZ: 'UTC' } as Record<string, string>,
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', () => {});
   await client.connect(transport);
   try {
@@ -35,9 +40,17 @@ async function record(cassette: string, server: string[], calls: (client: Client
 }
 
 /** `mcp-cassette replay` in a time zone 5:30 away from the recording's; its exit code and JSON report. */
-async function replay(t: import('ava').ExecutionContext, dir: string, cassette: string, server: string[]): Promise<{ code: number | null; report: ReplayResult; stdout: string }> {
+async function replay(
+  t: import('ava').ExecutionContext,
+  dir: string,
+  cassette: string,
+  server: string[],
+): Promise<{ code: number | null; report: ReplayResult; stdout: string }> {
   const report = join(dir, `report-${Math.random().toString(36).slice(2)}.json`);
-  const child = spawnTracked(t, node, [cli, 'replay', cassette, '--report', `json=${report}`, '--', ...server], { cwd: dir, env: { ...process.env, TZ: 'Asia/Kolkata' } });
+  const child = spawnTracked(t, node, [cli, 'replay', cassette, '--report', `json=${report}`, '--', ...server], {
+    cwd: dir,
+    env: { ...process.env, TZ: 'Asia/Kolkata' },
+  });
   const done = await collect(child);
   return { code: done.code, report: JSON.parse(readFileSync(report, 'utf8')) as ReplayResult, stdout: done.stdout.toString('utf8') };
 }

@@ -17,15 +17,22 @@ test.before(async () => {
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
 const replay = (regression?: string) =>
-  replayCassette(cassette, { command: [node, replayTarget, ...(regression ? ['--regression', regression] : [])], config: false, timeoutMs: 5000 });
+  replayCassette(cassette, {
+    command: [node, replayTarget, ...(regression ? ['--regression', regression] : [])],
+    config: false,
+    timeoutMs: 5000,
+  });
 
 const all = (r: ReplayResult): Difference[] => r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences));
 
 function expectChange(t: import('ava').ExecutionContext, r: ReplayResult, kind: string, verdict: Verdict, methods: string[]): void {
   t.is(r.error, undefined);
-  const hits = r.sessions.flatMap((s) => s.interactions.filter((i) => i.differences.some((d) => d.kind === kind)).map((i) => `${s.revision} ${i.method}`));
+  const hits = r.sessions.flatMap((s) =>
+    s.interactions.filter((i) => i.differences.some((d) => d.kind === kind)).map((i) => `${s.revision} ${i.method}`),
+  );
   for (const era of ['2025-11-25', '2026-07-28']) {
-    for (const m of methods) t.true(hits.includes(`${era} ${m}`), `${kind} found on ${m} in the ${era} session (found: ${hits.join(', ')})`);
+    for (const m of methods)
+      t.true(hits.includes(`${era} ${m}`), `${kind} found on ${m} in the ${era} session (found: ${hits.join(', ')})`);
   }
   for (const d of all(r).filter((d) => d.kind === kind)) t.is(d.verdict, verdict, d.message);
 }
@@ -36,7 +43,9 @@ test('replaying against the server that recorded it passes: fresh UUIDs, timesta
   t.deepEqual(all(r), []);
   t.is(r.summary.breaking + r.summary.warning + r.summary.compatible, 0);
   // Both eras ran to the end: the 2025 elicitation was answered, the 2026-07-28 retry carried the live requestState.
-  const confirms = r.sessions.flatMap((s) => s.interactions.filter((i) => i.name === 'confirm_action').map((i) => `${s.revision}:${i.outcome}`));
+  const confirms = r.sessions.flatMap((s) =>
+    s.interactions.filter((i) => i.name === 'confirm_action').map((i) => `${s.revision}:${i.outcome}`),
+  );
   t.deepEqual(confirms.sort(), ['2025-11-25:same', '2026-07-28:same', '2026-07-28:same']);
 });
 
@@ -95,5 +104,8 @@ test('an added tool is compatible and the replay passes', async (t) => {
   const r = await replay('tool-added');
   expectChange(t, r, 'tool-added', 'compatible', ['tools/list']);
   t.is(r.outcome, 'passed');
-  t.deepEqual(all(r).map((d) => d.kind), ['tool-added', 'tool-added']);
+  t.deepEqual(
+    all(r).map((d) => d.kind),
+    ['tool-added', 'tool-added'],
+  );
 });

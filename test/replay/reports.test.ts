@@ -10,8 +10,26 @@ function resultWith(differences: Difference[]): ReplayResult {
     startedAt: '2026-12-01T13:24:11.000Z',
     durationMs: 5,
     outcome: 'breaking',
-    summary: { sessions: 1, interactions: 1, same: 0, breaking: 1, warning: 0, compatible: 0, skipped: 0, volatileSkipped: 0, differences: { breaking: 1, warning: 0, compatible: 0 } },
-    sessions: [{ index: 1, id: 's1', transport: 'stdio', outcome: 'breaking', interactions: [{ seq: 3, method: 'tools/call', name: 'read_file', outcome: 'breaking', differences }] }],
+    summary: {
+      sessions: 1,
+      interactions: 1,
+      same: 0,
+      breaking: 1,
+      warning: 0,
+      compatible: 0,
+      skipped: 0,
+      volatileSkipped: 0,
+      differences: { breaking: 1, warning: 0, compatible: 0 },
+    },
+    sessions: [
+      {
+        index: 1,
+        id: 's1',
+        transport: 'stdio',
+        outcome: 'breaking',
+        interactions: [{ seq: 3, method: 'tools/call', name: 'read_file', outcome: 'breaking', differences }],
+      },
+    ],
   };
 }
 
@@ -19,7 +37,14 @@ function resultWith(differences: Difference[]): ReplayResult {
 const digits = Array.from({ length: 2000 }, (_, i) => String(i % 10)).join('');
 const recorded = digits;
 const live = `${digits.slice(0, 1230)}CHANGED${digits.slice(1237)}`;
-const change: Difference = { verdict: 'breaking', kind: 'result-content-changed', path: '/result/content/0/text', message: 'the text changed', recorded, live };
+const change: Difference = {
+  verdict: 'breaking',
+  kind: 'result-content-changed',
+  path: '/result/content/0/text',
+  message: 'the text changed',
+  recorded,
+  live,
+};
 // From 60 characters before the difference, 160 characters of each, cut on both sides.
 const recWindow = `…${recorded.slice(1170, 1330)}…`;
 const liveWindow = `…${live.slice(1170, 1330)}…`;
@@ -40,7 +65,12 @@ test('a long string is shown around its first difference, aligned, with the offs
 test('markdown rows carry the recorded and live windows and the offset', (t) => {
   const md = renderReport('markdown', resultWith([change]));
   t.true(md.includes('| session | interaction | verdict | kind | what changed | recorded | live |'));
-  t.true(md.includes(`| 1 | #3 \`tools/call read_file\` | **breaking** | \`result-content-changed\` | the text changed (differs after 1230 equal characters) | \`${recWindow}\` | \`${liveWindow}\` |`), md);
+  t.true(
+    md.includes(
+      `| 1 | #3 \`tools/call read_file\` | **breaking** | \`result-content-changed\` | the text changed (differs after 1230 equal characters) | \`${recWindow}\` | \`${liveWindow}\` |`,
+    ),
+    md,
+  );
 });
 
 test('objects are windowed on their compact JSON text the same way', (t) => {
@@ -72,12 +102,30 @@ test('markdown escaping: pipes, backticks and line breaks stay inside their cell
   t.is(mdCode('say `hi`'), '`` say `hi` ``');
   t.is(mdCode('x ``` y'), '````x ``` y````');
   t.is(mdCode('one\ntwo\r\nthree'), '`one two three`');
-  const md = renderReport('markdown', resultWith([{ verdict: 'warning', kind: 'tool-description-changed', path: '/result/tools/0/description', message: 'description | changed\nhere', recorded: 'old | `text`', live: 'new\ntext' }]));
+  const md = renderReport(
+    'markdown',
+    resultWith([
+      {
+        verdict: 'warning',
+        kind: 'tool-description-changed',
+        path: '/result/tools/0/description',
+        message: 'description | changed\nhere',
+        recorded: 'old | `text`',
+        live: 'new\ntext',
+      },
+    ]),
+  );
   const row = md.split('\n').find((l) => l.includes('tool-description-changed'))!;
-  t.is(row, '| 1 | #3 `tools/call read_file` | **warning** | `tool-description-changed` | description \\| changed here | ``"old \\| `text`"`` | `"new\\ntext"` |');
+  t.is(
+    row,
+    '| 1 | #3 `tools/call read_file` | **warning** | `tool-description-changed` | description \\| changed here | ``"old \\| `text`"`` | `"new\\ntext"` |',
+  );
   // Exactly seven cells: no unescaped pipe split the row.
   t.is(row.split(/(?<!\\)\|/).length - 2, 7);
-  const added = renderReport('markdown', resultWith([{ verdict: 'compatible', kind: 'tool-added', path: '/result/tools/1', message: 'tool added', live: { name: 'x' } }]));
+  const added = renderReport(
+    'markdown',
+    resultWith([{ verdict: 'compatible', kind: 'tool-added', path: '/result/tools/1', message: 'tool added', live: { name: 'x' } }]),
+  );
   t.true(added.includes('| tool added | *absent* | `{"name":"x"}` |'));
 });
 

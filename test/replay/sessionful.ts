@@ -12,16 +12,23 @@ import { waitForSessions } from '../helpers/recording.js';
 
 export const sessionfulTarget = join(root, 'dist', 'test', 'servers', 'sessionful-target.js');
 
-export const firstLine = async (child: ChildProcess) => (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
+export const firstLine = async (child: ChildProcess) =>
+  (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
 
 /** Records `scenario` through `record --upstream` against the sessionful target started with
  * `serverArgs` (e.g. `--regression get-405`: a recording of a server that refused the GET). */
-export async function recordSessionful(cassette: string, scenario: (url: string) => Promise<unknown>, serverArgs: string[] = []): Promise<void> {
+export async function recordSessionful(
+  cassette: string,
+  scenario: (url: string) => Promise<unknown>,
+  serverArgs: string[] = [],
+): Promise<void> {
   const upstream = spawn(node, [sessionfulTarget, ...serverArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
   let proxy: ChildProcess | undefined;
   try {
     const upstreamUrl = await firstLine(upstream);
-    proxy = spawn(node, [cli, 'record', '--log-level', 'error', '--upstream', upstreamUrl, '--cassette', cassette], { stdio: ['ignore', 'pipe', 'ignore'] });
+    proxy = spawn(node, [cli, 'record', '--log-level', 'error', '--upstream', upstreamUrl, '--cassette', cassette], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     await scenario(await firstLine(proxy));
     const closed = new Promise((r) => proxy!.on('close', r));
     proxy.kill('SIGINT');

@@ -22,7 +22,10 @@ export type TargetEndpoint = { command: string; args: string[] } | { url: string
 export async function runTargetScenario(target: TargetEndpoint, mode: 'legacy' | 'pin', scenario: Scenario = 'full'): Promise<void> {
   const client = new Client(
     { name: 'replay-test-client', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} }, roots: {} }, versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'legacy' } },
+    {
+      capabilities: { elicitation: { form: {} }, roots: {} },
+      versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'legacy' },
+    },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
   client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///tmp/project', name: 'project' }] }));
@@ -71,10 +74,20 @@ export interface RecordOptions {
 /** Records one session per era of the plain replay target into `cassette` (stdio). */
 export async function recordTargetCassette(cassette: string, options: RecordOptions = {}): Promise<void> {
   let sessions = 0;
-  const runs: Array<['legacy' | 'pin', Scenario]> = [['legacy', 'full'], ['pin', 'full']];
+  const runs: Array<['legacy' | 'pin', Scenario]> = [
+    ['legacy', 'full'],
+    ['pin', 'full'],
+  ];
   if (options.extraSession) runs.push(['pin', 'tools-only']);
   for (const [mode, scenario] of runs) {
-    await runTargetScenario({ command: node, args: [cli, 'record', '--log-level', 'warn', '--cassette', cassette, '--', node, replayTarget, ...(options.serverArgs ?? [])] }, mode, scenario);
+    await runTargetScenario(
+      {
+        command: node,
+        args: [cli, 'record', '--log-level', 'warn', '--cassette', cassette, '--', node, replayTarget, ...(options.serverArgs ?? [])],
+      },
+      mode,
+      scenario,
+    );
     sessions = (await waitForSessions(cassette, sessions + 1)).sessions.length;
   }
 }
@@ -94,7 +107,9 @@ export async function recordHttpTargetCassette(cassette: string, recordArgs: str
   const proxy = { child: undefined as ChildProcess | undefined };
   try {
     const upstreamUrl = (await waitForOutput(upstream.stdout!, (s) => s.includes('\n'))).trim();
-    proxy.child = spawn(node, [cli, 'record', '--log-level', 'warn', ...recordArgs, '--upstream', upstreamUrl, '--cassette', cassette], { stdio: ['ignore', 'pipe', 'ignore'] });
+    proxy.child = spawn(node, [cli, 'record', '--log-level', 'warn', ...recordArgs, '--upstream', upstreamUrl, '--cassette', cassette], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const proxyUrl = (await waitForOutput(proxy.child.stdout!, (s) => s.includes('\n'))).trim();
     for (const mode of ['legacy', 'pin'] as const) await runTargetScenario({ url: proxyUrl }, mode);
     const closed = new Promise((r) => proxy.child!.on('close', r));

@@ -24,45 +24,70 @@ test.before(async () => {
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
 const replay = (regression?: string, cassette = stdio) =>
-  replayCassette(cassette, { command: [node, replayTarget, ...(regression ? ['--regression', regression] : [])], config: false, timeoutMs: 5000 });
+  replayCassette(cassette, {
+    command: [node, replayTarget, ...(regression ? ['--regression', regression] : [])],
+    config: false,
+    timeoutMs: 5000,
+  });
 
 /** `<revision> <method>[ <name>]: <verdict> <kind>` for every difference. */
 const found = (r: ReplayResult): string[] =>
-  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${s.revision} ${i.method}${i.name ? ` ${i.name}` : ''}: ${d.verdict} ${d.kind}`)));
+  r.sessions.flatMap((s) =>
+    s.interactions.flatMap((i) =>
+      i.differences.map((d) => `${s.revision} ${i.method}${i.name ? ` ${i.name}` : ''}: ${d.verdict} ${d.kind}`),
+    ),
+  );
 const all = (r: ReplayResult): Difference[] => r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences));
 
 test('a changed progress sequence is a warning on the request it belongs to, in both eras', async (t) => {
   const r = await replay('progress-changed');
   t.is(r.error, undefined);
-  t.deepEqual(found(r).sort(), ['2025-11-25 tools/call count: warning progress-changed', '2026-07-28 tools/call count: warning progress-changed']);
+  t.deepEqual(found(r).sort(), [
+    '2025-11-25 tools/call count: warning progress-changed',
+    '2026-07-28 tools/call count: warning progress-changed',
+  ]);
   t.is(r.outcome, 'passed');
   const d = all(r)[0]!;
   t.regex(d.message, /progress notifications changed: 3 recorded, 2 live/);
   // Tokens are normalised, so only the real change shows.
-  t.deepEqual((d.live as Array<{ progressToken: string }>).map((p) => p.progressToken), ['<progress-token>', '<progress-token>']);
+  t.deepEqual(
+    (d.live as Array<{ progressToken: string }>).map((p) => p.progressToken),
+    ['<progress-token>', '<progress-token>'],
+  );
 });
 
-test('changed log messages are a warning on the session\'s notification stream', async (t) => {
+test("changed log messages are a warning on the session's notification stream", async (t) => {
   const r = await replay('log-changed');
   t.deepEqual(found(r), ['2025-11-25 notifications: warning notifications-changed']);
   t.is(r.outcome, 'passed');
   const d = all(r)[0]!;
   t.is(d.message, 'notifications/message: content changed');
-  t.deepEqual(d.recorded, [1, 2, 3].map((i) => ({ level: 'info', data: `step ${i} of 3` })));
-  t.deepEqual(d.live, [1, 2, 3].map((i) => ({ level: 'info', data: `counted ${i}/3` })));
+  t.deepEqual(
+    d.recorded,
+    [1, 2, 3].map((i) => ({ level: 'info', data: `step ${i} of 3` })),
+  );
+  t.deepEqual(
+    d.live,
+    [1, 2, 3].map((i) => ({ level: 'info', data: `counted ${i}/3` })),
+  );
 });
 
 test('an unexpected server→client request is breaking, and replay answers it with an error instead of hanging', async (t) => {
   const r = await replay('server-request');
   t.is(r.error, undefined, 'the session ran to the end');
-  const unexpected = r.sessions.flatMap((s) => s.interactions.filter((i) => i.differences.some((d) => d.kind === 'unexpected-server-request')).map((i) => ({ s, i })));
+  const unexpected = r.sessions.flatMap((s) =>
+    s.interactions.filter((i) => i.differences.some((d) => d.kind === 'unexpected-server-request')).map((i) => ({ s, i })),
+  );
   t.is(unexpected.length, 1);
   const { s, i } = unexpected[0]!;
   t.is(s.revision, '2025-11-25');
   t.is(i.name, 'search');
   const d = i.differences.find((x) => x.kind === 'unexpected-server-request')!;
   t.is(d.verdict, 'breaking');
-  t.regex(d.message, /the server now sends roots\/list to the client while it handles tools\/call search, which the recorded session never got there \(replay answered it with an error\)/);
+  t.regex(
+    d.message,
+    /the server now sends roots\/list to the client while it handles tools\/call search, which the recorded session never got there \(replay answered it with an error\)/,
+  );
   t.is(r.outcome, 'breaking');
   // On 2026-07-28 the same change is an input_required result instead of a request.
   t.true(found(r).includes('2026-07-28 tools/call search: breaking result-type-changed'));
@@ -79,7 +104,12 @@ test('an HTTP status that became 5xx is breaking', async (t) => {
     t.is(d.live, 503);
     t.is(d.message, 'HTTP status 200 became 503');
   }
-  t.deepEqual(found(r).filter((f) => f.endsWith('http-status-changed')).sort(), ['2025-11-25 tools/call search: breaking http-status-changed', '2026-07-28 tools/call search: breaking http-status-changed']);
+  t.deepEqual(
+    found(r)
+      .filter((f) => f.endsWith('http-status-changed'))
+      .sort(),
+    ['2025-11-25 tools/call search: breaking http-status-changed', '2026-07-28 tools/call search: breaking http-status-changed'],
+  );
   t.is(r.outcome, 'breaking');
 });
 
@@ -119,6 +149,17 @@ test('pagination: the clean replay depends on following the live cursor (a curso
   const path = join(tempDir(t), 'tampered.cassette.json');
   writeFileSync(path, stringifyCassette(c));
   const r = await replayCassette(path, { command: [node, replayTarget, '--paginate-tools'], config: false, timeoutMs: 5000 });
-  const refused = r.sessions.flatMap((s) => s.interactions.filter((i) => i.differences.some((d) => d.kind === 'success-became-error' && /unknown cursor not-a-live-cursor/.test(d.message))));
-  t.deepEqual(refused.map((i) => i.method).sort(), ['resources/list', 'resources/list', 'resources/list', 'resources/list', 'tools/list', 'tools/list']);
+  const refused = r.sessions.flatMap((s) =>
+    s.interactions.filter((i) =>
+      i.differences.some((d) => d.kind === 'success-became-error' && /unknown cursor not-a-live-cursor/.test(d.message)),
+    ),
+  );
+  t.deepEqual(refused.map((i) => i.method).sort(), [
+    'resources/list',
+    'resources/list',
+    'resources/list',
+    'resources/list',
+    'tools/list',
+    'tools/list',
+  ]);
 });

@@ -29,7 +29,8 @@ function maskByHand(c: Cassette): void {
     for (const m of s.messages) {
       const j = m.json as Record<string, any> | undefined;
       if (!j) continue;
-      if (m.direction === 'client-to-server' && typeof j.method === 'string') reads.set(JSON.stringify(j.id), j.method === 'resources/read' ? String(j.params?.uri) : j.method);
+      if (m.direction === 'client-to-server' && typeof j.method === 'string')
+        reads.set(JSON.stringify(j.id), j.method === 'resources/read' ? String(j.params?.uri) : j.method);
       if (m.direction !== 'server-to-client' || j.result === undefined) continue;
       const asked = reads.get(JSON.stringify(j.id));
       if (asked === 'example://readme') j.result.contents[0].text = '[REDACTED]';
@@ -68,7 +69,10 @@ async function cli_(t: ExecutionContext, args: string[]) {
 
 /** The cassette with the given sessions swapped back to the old ones, as text. */
 function withSessionsOf(after: Cassette, before: Cassette, ids: Set<string>): string {
-  return stringifyCassette({ ...after, sessions: after.sessions.map((s) => (ids.has(s.id) ? before.sessions.find((b) => b.id === s.id)! : s)) });
+  return stringifyCassette({
+    ...after,
+    sessions: after.sessions.map((s) => (ids.has(s.id) ? before.sessions.find((b) => b.id === s.id)! : s)),
+  });
 }
 
 function clientMessages(s: RecordedSession) {
@@ -102,7 +106,11 @@ test('--update re-records the changed sessions: exit 0, replaying again passes, 
 
   const after = loadCassette(cassette);
   const afterText = readFileSync(cassette, 'utf8');
-  t.deepEqual(after.sessions.map((s) => s.id), before.sessions.map((s) => s.id), 'same sessions, same order');
+  t.deepEqual(
+    after.sessions.map((s) => s.id),
+    before.sessions.map((s) => s.id),
+    'same sessions, same order',
+  );
   const changed = new Set([before.sessions[0]!.id, before.sessions[2]!.id]);
   // Everything but the two re-recorded sessions is byte-identical.
   t.is(withSessionsOf(after, before, changed), beforeText);
@@ -186,7 +194,10 @@ test('--update over Streamable HTTP: changed exchanges re-recorded, secret respo
     // Set-Cookie by the recorder's default rule, X-Upstream-Token because the cassette held it masked.
     t.is(x.responseHeaders?.['set-cookie']?.toString(), '[REDACTED]');
     t.is(x.responseHeaders?.['x-upstream-token'], '[REDACTED]');
-    t.deepEqual(s.messages.map((m) => m.http?.exchange), s.messages.map(() => x.id));
+    t.deepEqual(
+      s.messages.map((m) => m.http?.exchange),
+      s.messages.map(() => x.id),
+    );
     t.is((s.target as { url: string }).url, url);
   }
   t.false(readFileSync(cassette, 'utf8').includes('sid='), 'no live cookie reaches the file');
@@ -205,9 +216,21 @@ test('the write re-reads the file under the lock: sessions appended meanwhile ar
   meanwhile.sessions.push({ ...meanwhile.sessions[1]!, id: 'appended-meanwhile' });
   writeFileSync(cassette, stringifyCassette(meanwhile));
   const replaced = (i: number): RecordedSession => ({ ...loaded.sessions[i]!, label: `re-recorded ${i + 1}` });
-  const written = await writeUpdate(cassette, loaded, new Map([[loaded.sessions[0]!.id, replaced(0)], [loaded.sessions[2]!.id, replaced(2)]]));
+  const written = await writeUpdate(
+    cassette,
+    loaded,
+    new Map([
+      [loaded.sessions[0]!.id, replaced(0)],
+      [loaded.sessions[2]!.id, replaced(2)],
+    ]),
+  );
   t.true(written.written);
-  t.deepEqual(written.conflicts, [{ id: loaded.sessions[0]!.id, reason: 'the session was changed by another process while the replay ran' }]);
+  t.deepEqual(written.conflicts, [
+    { id: loaded.sessions[0]!.id, reason: 'the session was changed by another process while the replay ran' },
+  ]);
   const after = loadCassette(cassette);
-  t.deepEqual(after.sessions.map((s) => s.label ?? s.id), ['edited elsewhere', loaded.sessions[1]!.id, 're-recorded 3', loaded.sessions[3]!.id, loaded.sessions[4]!.id, 'appended-meanwhile']);
+  t.deepEqual(
+    after.sessions.map((s) => s.label ?? s.id),
+    ['edited elsewhere', loaded.sessions[1]!.id, 're-recorded 3', loaded.sessions[3]!.id, loaded.sessions[4]!.id, 'appended-meanwhile'],
+  );
 });

@@ -23,7 +23,8 @@ function formats(d: Date): Record<string, string> {
     for (const timeZone of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
       out[`${locale} ${timeZone} toLocaleString`] = d.toLocaleString(locale, { timeZone });
       out[`${locale} ${timeZone} toLocaleTimeString`] = d.toLocaleTimeString(locale, { timeZone });
-      if (locale !== 'en-CA' && locale !== 'sv-SE') out[`${locale} ${timeZone} toLocaleDateString`] = d.toLocaleDateString(locale, { timeZone });
+      if (locale !== 'en-CA' && locale !== 'sv-SE')
+        out[`${locale} ${timeZone} toLocaleDateString`] = d.toLocaleDateString(locale, { timeZone });
     }
   }
   return out;
@@ -101,7 +102,30 @@ test('no false positives: durations, ratios, versions, addresses, phone numbers 
 });
 
 test('time-like keys: epoch seconds and milliseconds, as numbers and as numeric strings', (t) => {
-  for (const key of ['createdAt', 'created', 'accessed', 'modified', 'mtime', 'atime', 'ctime', 'birthtime', 'mtimeMs', 'birthtimeMs', 'timestamp', 'time', 'date', 'expiresAt', 'expires', 'updated_at', 'lastModified', 'last-modified', 'startTime', 'ts', 'dateCreated', 'epochMs']) {
+  for (const key of [
+    'createdAt',
+    'created',
+    'accessed',
+    'modified',
+    'mtime',
+    'atime',
+    'ctime',
+    'birthtime',
+    'mtimeMs',
+    'birthtimeMs',
+    'timestamp',
+    'time',
+    'date',
+    'expiresAt',
+    'expires',
+    'updated_at',
+    'lastModified',
+    'last-modified',
+    'startTime',
+    'ts',
+    'dateCreated',
+    'epochMs',
+  ]) {
     t.true(isTimeKey(key), key);
     t.is(normaliseScalar(1764595451, key), '<epoch>', `${key} seconds`);
     t.is(normaliseScalar(1764595451.25, key), '<epoch>', `${key} fractional seconds`);
@@ -121,11 +145,15 @@ test('time-like keys: epoch seconds and milliseconds, as numbers and as numeric 
 
 test('the same values in text lines: get_file_info, key: value logs and JSON printed as text', (t) => {
   // server-filesystem's get_file_info prints `${key}: ${value}` with Date values (Date.toString).
-  const info = (d: Date) => ['size: 5', `created: ${d}`, `modified: ${d}`, `accessed: ${d}`, 'isDirectory: false', 'isFile: true', 'permissions: 644'].join('\n');
+  const info = (d: Date) =>
+    ['size: 5', `created: ${d}`, `modified: ${d}`, `accessed: ${d}`, 'isDirectory: false', 'isFile: true', 'permissions: 644'].join('\n');
   t.is(normaliseText(info(A)), normaliseText(info(B)));
   t.is(normaliseText(info(A)).split('\n')[1], 'created: <js-date>');
   t.is(normaliseText(`Modified: ${A.toISOString()}`), 'Modified: <timestamp>');
-  t.is(normaliseText(JSON.stringify({ createdAt: A.getTime(), mtime: String(B.getTime()), size: 1764595451 })), '{"createdAt":<epoch>,"mtime":"<epoch>","size":1764595451}');
+  t.is(
+    normaliseText(JSON.stringify({ createdAt: A.getTime(), mtime: String(B.getTime()), size: 1764595451 })),
+    '{"createdAt":<epoch>,"mtime":"<epoch>","size":1764595451}',
+  );
   t.is(normaliseText(`timestamp=${Math.floor(A.getTime() / 1000)} count=3`), 'timestamp=<epoch> count=3');
 });
 
@@ -136,9 +164,15 @@ test('base64 text is decoded and normalised; binary data and plain words are lef
   t.is(normaliseScalar(blob(A), 'blob'), normaliseScalar(blob(B), 'blob'));
   t.is(normaliseScalar(blob(A), 'blob'), `${BASE64_TEXT_MARK}Resource 1: This is a base64 blob created at <clock-time>`);
   // A real change in the text still shows, readably.
-  t.not(normaliseScalar(Buffer.from('Resource 2: x').toString('base64'), 'blob'), normaliseScalar(Buffer.from('Resource 3: x').toString('base64'), 'blob'));
+  t.not(
+    normaliseScalar(Buffer.from('Resource 2: x').toString('base64'), 'blob'),
+    normaliseScalar(Buffer.from('Resource 3: x').toString('base64'), 'blob'),
+  );
   // A content item's `data` holding text (an embedded text file) is decoded too.
-  t.is(normaliseScalar(Buffer.from(`log line at ${A.toString()}\n`).toString('base64'), 'data'), `${BASE64_TEXT_MARK}log line at <js-date>\n`);
+  t.is(
+    normaliseScalar(Buffer.from(`log line at ${A.toString()}\n`).toString('base64'), 'data'),
+    `${BASE64_TEXT_MARK}log line at <js-date>\n`,
+  );
   // A PNG, invalid UTF-8, control characters, non-canonical or short base64: compared as they are.
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]).toString('base64');
   t.is(normaliseScalar(png, 'data'), png);
@@ -156,13 +190,23 @@ test('through normalise: a resources/read result and a get_file_info result at t
     id: 4,
     result: {
       contents: [
-        { uri: 'demo://resource/dynamic/text/1', mimeType: 'text/plain', text: `Resource 1: This is a plaintext resource created at ${d.toLocaleTimeString()}` },
-        { uri: 'demo://resource/dynamic/blob/1', mimeType: 'text/plain', blob: Buffer.from(`Resource 1: This is a base64 blob created at ${d.toLocaleTimeString()}`).toString('base64') },
+        {
+          uri: 'demo://resource/dynamic/text/1',
+          mimeType: 'text/plain',
+          text: `Resource 1: This is a plaintext resource created at ${d.toLocaleTimeString()}`,
+        },
+        {
+          uri: 'demo://resource/dynamic/blob/1',
+          mimeType: 'text/plain',
+          blob: Buffer.from(`Resource 1: This is a base64 blob created at ${d.toLocaleTimeString()}`).toString('base64'),
+        },
       ],
     },
   });
   t.deepEqual(normalise(read(A)), normalise(read(B)));
-  const stat = (d: Date) => ({ result: { structuredContent: { created: d.toISOString(), mtimeMs: d.getTime(), atime: String(d.getTime()), size: 12 } } });
+  const stat = (d: Date) => ({
+    result: { structuredContent: { created: d.toISOString(), mtimeMs: d.getTime(), atime: String(d.getTime()), size: 12 } },
+  });
   t.deepEqual(normalise(stat(A)), normalise(stat(B)));
   t.notDeepEqual(normalise(stat(A)), normalise({ result: { structuredContent: { ...stat(A).result.structuredContent, size: 13 } } }));
 });

@@ -24,13 +24,20 @@ const text = (s: string) => ({ content: [{ type: 'text', text: s }] });
 export function answer(msg: { id?: unknown; method?: string }, where = 'result', leaf = 'bottom'): string[] {
   const deep = deepText(leaf);
   // An id that is no string or number (a client's deep array) is refused as JSON-RPC says, id null.
-  if (msg.id === null || typeof msg.id === 'object') return ['{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the id is no string or number"}}'];
+  if (msg.id === null || typeof msg.id === 'object')
+    return ['{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the id is no string or number"}}'];
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)}`;
   switch (msg.method) {
     case 'initialize':
-      return [head + `,"result":${JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'deep-server', version: '1.0.0' } })}}`];
+      return [
+        head +
+          `,"result":${JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'deep-server', version: '1.0.0' } })}}`,
+      ];
     case 'tools/list':
-      return [head + `,"result":${JSON.stringify({ tools: [{ name: 'deep', description: 'Answers with deeply nested JSON', inputSchema: { type: 'object' } }] })}}`];
+      return [
+        head +
+          `,"result":${JSON.stringify({ tools: [{ name: 'deep', description: 'Answers with deeply nested JSON', inputSchema: { type: 'object' } }] })}}`,
+      ];
     case 'tools/call':
       switch (where) {
         case 'error-data':
@@ -38,7 +45,10 @@ export function answer(msg: { id?: unknown; method?: string }, where = 'result',
         case 'meta':
           return [head + `,"result":{"content":[{"type":"text","text":"ok"}],"_meta":{"deep":${deep}}}}`];
         case 'params':
-          return [`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${deep}}}`, head + `,"result":${JSON.stringify(text('ok'))}}`];
+          return [
+            `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${deep}}}`,
+            head + `,"result":${JSON.stringify(text('ok'))}}`,
+          ];
         default:
           return [head + `,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"deep":${deep}}}}`];
       }

@@ -45,9 +45,22 @@ interface Peer {
 }
 
 const TOOLS: Json[] = [
-  { name: 'lookup', description: 'Counts the things of a kind', inputSchema: { type: 'object', properties: { what: { type: 'string' } }, required: ['what'] }, outputSchema: { type: 'object', properties: { count: { type: 'number' } }, required: ['count'] } },
-  { name: 'fail', description: 'Always fails inside the tool', inputSchema: { type: 'object', properties: {}, additionalProperties: false } },
-  { name: 'echo', description: 'Echoes a text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  {
+    name: 'lookup',
+    description: 'Counts the things of a kind',
+    inputSchema: { type: 'object', properties: { what: { type: 'string' } }, required: ['what'] },
+    outputSchema: { type: 'object', properties: { count: { type: 'number' } }, required: ['count'] },
+  },
+  {
+    name: 'fail',
+    description: 'Always fails inside the tool',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  },
+  {
+    name: 'echo',
+    description: 'Echoes a text',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  },
 ];
 
 interface Answer {
@@ -57,8 +70,14 @@ interface Answer {
 
 /** How a result is dressed: the 2026-07-28 envelope (resultType, serverInfo) or none (2025). */
 function answers(modern: boolean) {
-  const ok = (id: unknown, result: Json): Answer => ({ status: 200, body: { jsonrpc: '2.0', id, result: modern ? { resultType: 'complete', ...result, _meta: { [`${META}serverInfo`]: INFO } } : result } });
-  const err = (id: unknown, code: number, message: string, status = 200): Answer => ({ status, body: { jsonrpc: '2.0', id: id ?? null, error: { code, message } } });
+  const ok = (id: unknown, result: Json): Answer => ({
+    status: 200,
+    body: { jsonrpc: '2.0', id, result: modern ? { resultType: 'complete', ...result, _meta: { [`${META}serverInfo`]: INFO } } : result },
+  });
+  const err = (id: unknown, code: number, message: string, status = 200): Answer => ({
+    status,
+    body: { jsonrpc: '2.0', id: id ?? null, error: { code, message } },
+  });
   const list = (result: Json): Json => (modern ? { ...result, ttlMs: 0, cacheScope: 'public' } : result);
   return { ok, err, list };
 }
@@ -73,7 +92,8 @@ function handle(msg: unknown, peer: Peer, modern: boolean): Answer | undefined {
   if (modern) {
     const meta = isObj(params._meta) ? params._meta : {};
     const complete = typeof meta[`${META}protocolVersion`] === 'string' && isObj(meta[`${META}clientCapabilities`]);
-    if (!complete && peer.defect !== 'accept-missing-meta') return err(id, -32602, 'Invalid params: _meta lacks the protocol envelope', 400);
+    if (!complete && peer.defect !== 'accept-missing-meta')
+      return err(id, -32602, 'Invalid params: _meta lacks the protocol envelope', 400);
   }
   switch (msg.method) {
     case 'server/discover':
@@ -83,10 +103,19 @@ function handle(msg: unknown, peer: Peer, modern: boolean): Answer | undefined {
       return ok(id, list({ tools: reversed ? [...TOOLS].reverse() : TOOLS }));
     }
     case 'prompts/list':
-      if (peer.defect === 'prompts-list-error') return err(id, -32603, 'Internal error: the prompt store is unavailable', modern ? 500 : 200);
+      if (peer.defect === 'prompts-list-error')
+        return err(id, -32603, 'Internal error: the prompt store is unavailable', modern ? 500 : 200);
       return ok(id, list({ prompts: [{ name: 'greet', description: 'Greets someone', arguments: [{ name: 'name', required: true }] }] }));
     case 'prompts/get':
-      return ok(id, { description: 'Greets someone', messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${String(isObj(params.arguments) ? params.arguments.name : 'nobody')}` } }] });
+      return ok(id, {
+        description: 'Greets someone',
+        messages: [
+          {
+            role: 'user',
+            content: { type: 'text', text: `Say hello to ${String(isObj(params.arguments) ? params.arguments.name : 'nobody')}` },
+          },
+        ],
+      });
     case 'resources/list':
       return ok(id, list({ resources: [{ uri: 'test://readme', name: 'readme', mimeType: 'text/plain' }] }));
     case 'tools/call':
@@ -106,11 +135,15 @@ function callTool(id: unknown, params: Json, peer: Peer, modern: boolean): Answe
       return ok(id, { ...text(JSON.stringify(structured)), structuredContent: structured });
     }
     case 'fail':
-      return peer.defect === 'failure-as-error' ? err(id, -32603, 'Internal error: the backend is down', modern ? 500 : 200) : ok(id, text('the backend is down', true));
+      return peer.defect === 'failure-as-error'
+        ? err(id, -32603, 'Internal error: the backend is down', modern ? 500 : 200)
+        : ok(id, text('the backend is down', true));
     case 'echo':
       return ok(id, text(String(args.text)));
     default:
-      return peer.defect === 'unknown-tool-iserror' ? ok(id, text(`Unknown tool ${String(params.name)}`, true)) : err(id, -32602, `Unknown tool: ${String(params.name)}`, modern ? 400 : 200);
+      return peer.defect === 'unknown-tool-iserror'
+        ? ok(id, text(`Unknown tool ${String(params.name)}`, true))
+        : err(id, -32602, `Unknown tool: ${String(params.name)}`, modern ? 400 : 200);
   }
 }
 
@@ -151,28 +184,40 @@ function serveHttp(sse: boolean): void {
       if (user === undefined) throw new Error('no user');
       defect = defectOf(user);
     } catch {
-      return send({ status: 401, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unauthorized' } } }, { 'www-authenticate': 'Bearer' });
+      return send(
+        { status: 401, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unauthorized' } } },
+        { 'www-authenticate': 'Bearer' },
+      );
     }
     const sid = req.headers['mcp-session-id'];
     if (req.method === 'DELETE' && typeof sid === 'string' && sessions.delete(sid)) return send({ status: 200 });
-    if (req.method !== 'POST') return send({ status: 405, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed' } } }, { allow: 'POST' });
-    readJsonBody(req, (msg) => {
-      if (typeof sid === 'string') {
-        const peer = sessions.get(sid);
-        if (!peer) return send({ status: 404, body: { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } } });
-        return send(handle(msg, peer, false) ?? { status: 202 });
-      }
-      if (isObj(msg) && msg.method === 'initialize') {
-        const id = randomUUID();
-        const peer: Peer = { defect, lists: 0 };
-        sessions.set(id, peer);
-        return send(handle(msg, peer, false)!, { 'mcp-session-id': id });
-      }
-      let peer = peers.get(user!);
-      if (!peer) peers.set(user!, (peer = { defect, lists: 0 }));
-      const a = handle(msg, peer, true);
-      send(a ?? { status: 202 }, {}, sse);
-    }, () => send({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } }));
+    if (req.method !== 'POST')
+      return send(
+        { status: 405, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed' } } },
+        { allow: 'POST' },
+      );
+    readJsonBody(
+      req,
+      (msg) => {
+        if (typeof sid === 'string') {
+          const peer = sessions.get(sid);
+          if (!peer)
+            return send({ status: 404, body: { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } } });
+          return send(handle(msg, peer, false) ?? { status: 202 });
+        }
+        if (isObj(msg) && msg.method === 'initialize') {
+          const id = randomUUID();
+          const peer: Peer = { defect, lists: 0 };
+          sessions.set(id, peer);
+          return send(handle(msg, peer, false)!, { 'mcp-session-id': id });
+        }
+        let peer = peers.get(user!);
+        if (!peer) peers.set(user!, (peer = { defect, lists: 0 }));
+        const a = handle(msg, peer, true);
+        send(a ?? { status: 202 }, {}, sse);
+      },
+      () => send({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } }),
+    );
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`));
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));

@@ -17,11 +17,21 @@ import { createServer } from 'node:http';
 import { kinds, positions, script, type CaseKind, type FuzzCase, type Kind, type Position } from '../fuzz/frames.js';
 
 const [seed, index, kind, position, size] = process.argv.slice(2);
-if (!(kind === 'valid-json' || kinds.includes(kind as Kind)) || !(position === 'every' || positions.includes(position as (typeof positions)[number]))) {
+if (
+  !(kind === 'valid-json' || kinds.includes(kind as Kind)) ||
+  !(position === 'every' || positions.includes(position as (typeof positions)[number]))
+) {
   process.stderr.write('usage: hostile-server <seed> <index> <kind> <position> <size>\n');
   process.exit(2);
 }
-const c: FuzzCase = { seed: Number(seed), index: Number(index), kind: kind as CaseKind, position: position as Position, size: Number(size), transport: process.env.FUZZ_HTTP === 'json' || process.env.FUZZ_HTTP === 'sse' ? process.env.FUZZ_HTTP : 'stdio' };
+const c: FuzzCase = {
+  seed: Number(seed),
+  index: Number(index),
+  kind: kind as CaseKind,
+  position: position as Position,
+  size: Number(size),
+  transport: process.env.FUZZ_HTTP === 'json' || process.env.FUZZ_HTTP === 'sse' ? process.env.FUZZ_HTTP : 'stdio',
+};
 const lines = script(c);
 const tap = process.env.FUZZ_TAP;
 const echoId = process.env.FUZZ_ECHO_ID === '1';
@@ -34,7 +44,12 @@ function answer(line: Buffer): void {
 }
 
 /** Replay mode: the script line is chosen by the request's method and answered with its id. */
-const byMethod: [string, number][] = [['"initialize"', 0], ['"notifications/', 1], ['"tools/call"', 2], ['"tools/list"', 3]];
+const byMethod: [string, number][] = [
+  ['"initialize"', 0],
+  ['"notifications/', 1],
+  ['"tools/call"', 2],
+  ['"tools/list"', 3],
+];
 
 function nextAnswer(line: Buffer): Buffer | undefined {
   if (!echoId) return lines[seen++]?.server;
@@ -66,26 +81,30 @@ if (http === 'json' || http === 'sse') {
       if (!out) res.writeHead(202).end();
       else if (http === 'json') res.writeHead(200, { 'content-type': 'application/json' }).end(out);
       // One SSE event; the frame's own newline ends the data line.
-      else res.writeHead(200, { 'content-type': 'text/event-stream' }).end(Buffer.concat([Buffer.from('event: message\ndata: '), out, Buffer.from('\n')]));
+      else
+        res
+          .writeHead(200, { 'content-type': 'text/event-stream' })
+          .end(Buffer.concat([Buffer.from('event: message\ndata: '), out, Buffer.from('\n')]));
     });
   });
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
     if (address && typeof address === 'object') process.stdout.write(`http://127.0.0.1:${String(address.port)}/mcp\n`);
   });
-} else process.stdin.on('data', (chunk: Buffer) => {
-  if (tap) appendFileSync(tap, chunk);
-  let from = 0;
-  let at = chunk.indexOf(0x0a);
-  while (at !== -1) {
-    pending.push(chunk.subarray(from, at));
-    answer(Buffer.concat(pending));
-    pending = [];
-    from = at + 1;
-    at = chunk.indexOf(0x0a, from);
-  }
-  if (from < chunk.length) pending.push(chunk.subarray(from));
-});
+} else
+  process.stdin.on('data', (chunk: Buffer) => {
+    if (tap) appendFileSync(tap, chunk);
+    let from = 0;
+    let at = chunk.indexOf(0x0a);
+    while (at !== -1) {
+      pending.push(chunk.subarray(from, at));
+      answer(Buffer.concat(pending));
+      pending = [];
+      from = at + 1;
+      at = chunk.indexOf(0x0a, from);
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+  });
 process.stdin.on('end', () => {
   process.exitCode = 0;
 });

@@ -72,7 +72,12 @@ function tools(clientName: string, conn: ConnState): Json[] {
     {
       name: 'add',
       description: has('clientinfo-varies') ? `Add two numbers for ${clientName}` : 'Add two numbers',
-      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
       annotations: { readOnlyHint: true },
     },
     {
@@ -120,8 +125,18 @@ interface Answer {
   status: number;
   body?: Json;
 }
-const ok = (id: unknown, result: Json): Answer => ({ status: 200, body: { jsonrpc: '2.0', id, result: { resultType: 'complete', ...result, _meta: { [`${META}serverInfo`]: { name: 'probe-server', version: '1.0.0' } } } } });
-const err = (id: unknown, code: number, message: string, data?: unknown, status = 400): Answer => ({ status, body: { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } } });
+const ok = (id: unknown, result: Json): Answer => ({
+  status: 200,
+  body: {
+    jsonrpc: '2.0',
+    id,
+    result: { resultType: 'complete', ...result, _meta: { [`${META}serverInfo`]: { name: 'probe-server', version: '1.0.0' } } },
+  },
+});
+const err = (id: unknown, code: number, message: string, data?: unknown, status = 400): Answer => ({
+  status,
+  body: { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } },
+});
 
 function handle(msg: unknown, conn: ConnState, headers?: Record<string, string | undefined>): Answer | undefined {
   if (!isObj(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') return err(null, -32600, 'Invalid Request');
@@ -129,20 +144,30 @@ function handle(msg: unknown, conn: ConnState, headers?: Record<string, string |
   if (!('id' in msg)) return undefined; // a notification
   const params = isObj(msg.params) ? msg.params : {};
   if (msg.method === 'initialize') {
-    return has('init-no-versions') ? err(id, -32600, 'initialize is not supported') : err(id, -32022, `Unsupported protocol version: this server speaks only ${VERSION}`, { supported: [VERSION], requested: params.protocolVersion });
+    return has('init-no-versions')
+      ? err(id, -32600, 'initialize is not supported')
+      : err(id, -32022, `Unsupported protocol version: this server speaks only ${VERSION}`, {
+          supported: [VERSION],
+          requested: params.protocolVersion,
+        });
   }
   const meta = isObj(params._meta) ? params._meta : {};
   const version = meta[`${META}protocolVersion`];
   let caps = meta[`${META}clientCapabilities`];
-  if (typeof version !== 'string' && !has('accept-missing-version')) return err(id, -32602, 'Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion');
-  if (!isObj(caps) && !has('accept-missing-capabilities')) return err(id, -32602, 'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities');
-  if (typeof version === 'string' && version !== VERSION && !has('serve-unsupported-version')) return err(id, -32022, `Unsupported protocol version: ${version}`, { supported: [VERSION], requested: version });
+  if (typeof version !== 'string' && !has('accept-missing-version'))
+    return err(id, -32602, 'Invalid params: _meta lacks io.modelcontextprotocol/protocolVersion');
+  if (!isObj(caps) && !has('accept-missing-capabilities'))
+    return err(id, -32602, 'Invalid params: _meta lacks io.modelcontextprotocol/clientCapabilities');
+  if (typeof version === 'string' && version !== VERSION && !has('serve-unsupported-version'))
+    return err(id, -32022, `Unsupported protocol version: ${version}`, { supported: [VERSION], requested: version });
   if (headers) {
     const pv = headers['mcp-protocol-version'];
     if (pv === undefined && !has('absent-pv-ok')) return err(id, -32020, 'Header mismatch: MCP-Protocol-Version is absent');
     if (!has('no-header-check')) {
-      if (pv !== undefined && pv !== version) return err(id, -32020, `Header mismatch: MCP-Protocol-Version ${pv} vs body ${String(version)}`);
-      if (headers['mcp-method'] !== msg.method) return err(id, -32020, `Header mismatch: Mcp-Method ${String(headers['mcp-method'])} vs body ${msg.method}`);
+      if (pv !== undefined && pv !== version)
+        return err(id, -32020, `Header mismatch: MCP-Protocol-Version ${pv} vs body ${String(version)}`);
+      if (headers['mcp-method'] !== msg.method)
+        return err(id, -32020, `Header mismatch: Mcp-Method ${String(headers['mcp-method'])} vs body ${msg.method}`);
     }
   }
   caps = isObj(caps) ? caps : {};
@@ -154,7 +179,12 @@ function handle(msg: unknown, conn: ConnState, headers?: Record<string, string |
   const clientName = isObj(info) && typeof info.name === 'string' ? info.name : 'unknown';
   switch (msg.method) {
     case 'server/discover':
-      return ok(id, { supportedVersions: [VERSION], capabilities: { tools: {}, prompts: {}, resources: {} }, ttlMs: 0, cacheScope: 'public' });
+      return ok(id, {
+        supportedVersions: [VERSION],
+        capabilities: { tools: {}, prompts: {}, resources: {} },
+        ttlMs: 0,
+        cacheScope: 'public',
+      });
     case 'tools/list':
       return ok(id, { tools: tools(clientName, conn), ttlMs: 0, cacheScope: 'public' });
     case 'prompts/list':
@@ -164,7 +194,9 @@ function handle(msg: unknown, conn: ConnState, headers?: Record<string, string |
     case 'tools/call':
       return callTool(id, params, caps as Json, conn);
     default:
-      return has('unknown-method-200') ? { ...err(id, -32603, `no handler for ${msg.method}`), status: 200 } : err(id, -32601, 'Method not found', undefined, 404);
+      return has('unknown-method-200')
+        ? { ...err(id, -32603, `no handler for ${msg.method}`), status: 200 }
+        : err(id, -32601, 'Method not found', undefined, 404);
   }
 }
 
@@ -186,17 +218,30 @@ function callTool(id: unknown, params: Json, caps: Json, conn: ConnState): Answe
       }
       return ok(id, {
         resultType: 'input_required',
-        inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: `Really ${action}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } } },
+        inputRequests: {
+          confirm: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: `Really ${action}?`,
+              requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+            },
+          },
+        },
         requestState: mintState(action, conn),
       });
     }
     const state = readState(params.requestState, conn);
     if (!state) return err(id, -32602, 'Invalid params: requestState is invalid, tampered or unknown here');
-    if (state.action !== action && !has('unbound-state')) return err(id, -32602, 'Invalid params: requestState was issued for another request');
+    if (state.action !== action && !has('unbound-state'))
+      return err(id, -32602, 'Invalid params: requestState was issued for another request');
     const confirm = isObj(responses.confirm) && isObj(responses.confirm.content) ? responses.confirm.content.ok : undefined;
-    return ok(id, { content: [{ type: 'text', text: `confirmed=${String(confirm)} action=${action} approval=${String(state.approval)}` }] });
+    return ok(id, {
+      content: [{ type: 'text', text: `confirmed=${String(confirm)} action=${action} approval=${String(state.approval)}` }],
+    });
   }
-  if (has('unknown-tool-iserror')) return ok(id, { content: [{ type: 'text', text: `Unknown tool ${String(params.name)}` }], isError: true });
+  if (has('unknown-tool-iserror'))
+    return ok(id, { content: [{ type: 'text', text: `Unknown tool ${String(params.name)}` }], isError: true });
   return err(id, -32602, `Unknown tool: ${String(params.name)}`);
 }
 
@@ -230,7 +275,9 @@ function serveHttp(): void {
     if (token) {
       const auth = req.headers.authorization;
       if (auth !== `Bearer ${token}` && !(has('accept-any-token') && auth?.startsWith('Bearer '))) {
-        const challenge = has('no-resource-metadata') ? 'Bearer' : `Bearer resource_metadata="${self}/.well-known/oauth-protected-resource/mcp"`;
+        const challenge = has('no-resource-metadata')
+          ? 'Bearer'
+          : `Bearer resource_metadata="${self}/.well-known/oauth-protected-resource/mcp"`;
         return send(err(null, -32000, 'Unauthorized', undefined, 401), { 'www-authenticate': challenge });
       }
     }
@@ -240,11 +287,15 @@ function serveHttp(): void {
     if (req.method !== 'POST') return send(err(null, -32000, 'Method not allowed', undefined, 405), { allow: 'POST' });
     let conn = conns.get(req.socket);
     if (!conn) conns.set(req.socket, (conn = newConn()));
-    readJsonBody(req, (msg) => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-      const a = handle(msg, conn!, headers);
-      send(a ?? { status: 202 });
-    }, () => send(err(null, -32700, 'Parse error')));
+    readJsonBody(
+      req,
+      (msg) => {
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+        const a = handle(msg, conn!, headers);
+        send(a ?? { status: 202 });
+      },
+      () => send(err(null, -32700, 'Parse error')),
+    );
   });
   server.listen(port, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`));
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));

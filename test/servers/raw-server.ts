@@ -71,7 +71,10 @@ async function handle(msg: { id?: unknown; method?: string; params?: Record<stri
       setTimeout(() => answer(msg.id, { slow: true }), Number(msg.params?.ms ?? 200));
       return;
     case 'size':
-      answer(msg.id, { bytes: Buffer.byteLength(JSON.stringify(msg.params)), sha256: createHash('sha256').update(JSON.stringify(msg.params)).digest('hex') });
+      answer(msg.id, {
+        bytes: Buffer.byteLength(JSON.stringify(msg.params)),
+        sha256: createHash('sha256').update(JSON.stringify(msg.params)).digest('hex'),
+      });
       return;
     default:
       answer(msg.id, { echo: msg.params ?? null });

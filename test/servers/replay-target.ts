@@ -62,7 +62,11 @@ const paginateTools = argv.includes('--paginate-tools');
 function paginateToolList(server: McpServer): void {
   const listed: Array<Record<string, unknown>> = [];
   const register = server.registerTool.bind(server);
-  server.registerTool = ((name: string, config: { title?: string; description?: string; inputSchema?: z.ZodType; annotations?: object }, callback: never) => {
+  server.registerTool = ((
+    name: string,
+    config: { title?: string; description?: string; inputSchema?: z.ZodType; annotations?: object },
+    callback: never,
+  ) => {
     listed.push({
       name,
       ...(config.title ? { title: config.title } : {}),
@@ -125,7 +129,8 @@ function createServer(): McpServer {
         return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
       }
       // The same question again, as a server whose roots cache was not filled yet asks twice.
-      if (regression === 'roots-twice' && !ctx.mcpReq.inputResponses?.rootsAgain) return inputRequired({ inputRequests: { rootsAgain: inputRequired.listRoots() } });
+      if (regression === 'roots-twice' && !ctx.mcpReq.inputResponses?.rootsAgain)
+        return inputRequired({ inputRequests: { rootsAgain: inputRequired.listRoots() } });
       const hits = regression === 'content-changed' ? 4 : 3;
       const content = [{ type: 'text' as const, text: `${hits} hits for ${query}` }];
       if (regression === 'content-added') content.push({ type: 'text', text: 'results are cached for an hour' });
@@ -182,13 +187,18 @@ function createServer(): McpServer {
         if (token !== undefined && i <= steps) {
           await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
         }
-        if (regression !== 'logging-dropped') await ctx.mcpReq.log('info', regression === 'log-changed' ? `counted ${i}/${n}` : `step ${i} of ${n}`);
+        if (regression !== 'logging-dropped')
+          await ctx.mcpReq.log('info', regression === 'log-changed' ? `counted ${i}/${n}` : `step ${i} of ${n}`);
       }
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
     },
   );
   if (regression === 'tool-added') {
-    server.registerTool('export', { description: 'Exports the catalogue', inputSchema: z.object({ format: z.string().optional() }) }, async () => ({ content: [{ type: 'text', text: 'exported' }] }));
+    server.registerTool(
+      'export',
+      { description: 'Exports the catalogue', inputSchema: z.object({ format: z.string().optional() }) },
+      async () => ({ content: [{ type: 'text', text: 'exported' }] }),
+    );
   }
   server.registerResource('readme', 'example://readme', { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, ...(regression === 'mime-type-dropped' ? {} : { mimeType: 'text/plain' }), text: 'replay target readme' }],

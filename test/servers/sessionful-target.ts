@@ -30,17 +30,26 @@ const regressions = new Set(at !== -1 ? (argv[at + 1] ?? '').split(',') : []);
 const seeded = (name: string) => regressions.has(name);
 
 function createServer(): McpServer {
-  const server = new McpServer({ name: 'sessionful-target', version: `1.0.${Math.floor(Math.random() * 1000)}` }, { capabilities: { tools: {}, resources: { listChanged: true }, logging: {} } });
-  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
-  server.registerTool('announce', { description: 'Announces something on the listen stream', inputSchema: { what: z.string() } },
+  const server = new McpServer(
+    { name: 'sessionful-target', version: `1.0.${Math.floor(Math.random() * 1000)}` },
+    { capabilities: { tools: {}, resources: { listChanged: true }, logging: {} } },
+  );
+  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
+  server.registerTool(
+    'announce',
+    { description: 'Announces something on the listen stream', inputSchema: { what: z.string() } },
     async ({ what }) => {
       // Without a related request, the v1 SDK sends these on the session's GET stream.
       await server.server.sendLoggingMessage({ level: 'info', data: `announcing ${what} at ${new Date().toISOString()}` });
       if (!seeded('get-notification-missing')) await server.server.sendResourceListChanged();
       return { content: [{ type: 'text', text: `announced ${what}` }] };
-    });
-  server.registerTool('confirm', { description: 'Asks the user over the GET stream', inputSchema: { action: z.string() } },
+    },
+  );
+  server.registerTool(
+    'confirm',
+    { description: 'Asks the user over the GET stream', inputSchema: { action: z.string() } },
     async ({ action }) => {
       if (seeded('confirm-without-asking')) return { content: [{ type: 'text', text: `${action} done without asking` }] };
       const answer = await server.server.elicitInput({
@@ -48,7 +57,8 @@ function createServer(): McpServer {
         requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
       });
       return { content: [{ type: 'text', text: `answer=${answer.action} ok=${String(answer.content?.ok)}` }] };
-    });
+    },
+  );
   server.registerResource('readme', 'example://readme', { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'sessionful target readme' }],
   }));
@@ -58,7 +68,9 @@ function createServer(): McpServer {
 const transports = new Map<string, StreamableHTTPServerTransport>();
 
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -14,14 +14,12 @@ export function createTmcpServer(): McpServer {
     { name: 'tmcp-test-server', version: '1.0.0', description: 'tmcp through mcp-cassette' },
     { adapter: new ValibotJsonSchemaAdapter(), capabilities: { tools: { listChanged: true }, prompts: {} } },
   );
-  server.tool(
-    { name: 'add', description: 'Add two numbers', schema: v.object({ a: v.number(), b: v.number() }) },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
-  );
-  server.prompt(
-    { name: 'greet', description: 'Greets' },
-    async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }] }),
-  );
+  server.tool({ name: 'add', description: 'Add two numbers', schema: v.object({ a: v.number(), b: v.number() }) }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
+  server.prompt({ name: 'greet', description: 'Greets' }, async () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+  }));
   return server;
 }
 

@@ -12,16 +12,20 @@ import * as z from 'zod';
 
 function createServer(): McpServer {
   const server = new McpServer({ name: 'v1-http-test-server', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
-  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
-  server.registerTool('confirm', { description: 'Asks the user over the GET stream', inputSchema: { action: z.string() } },
+  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
+  server.registerTool(
+    'confirm',
+    { description: 'Asks the user over the GET stream', inputSchema: { action: z.string() } },
     async ({ action }) => {
       const answer = await server.server.elicitInput({
         message: `Really ${action}?`,
         requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
       });
       return { content: [{ type: 'text', text: `answer=${answer.action} ok=${String(answer.content?.ok)}` }] };
-    });
+    },
+  );
   return server;
 }
 
@@ -37,7 +41,9 @@ export function v1SessionfulHandler(): (req: IncomingMessage, res: ServerRespons
         return;
       }
       if (req.method !== 'POST') {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
         return;
       }
       const transport = new StreamableHTTPServerTransport({

@@ -34,7 +34,10 @@ function createServer(): McpServer {
     },
     async () => {
       const nonce = randomBytes(8).toString('hex');
-      return { content: [{ type: 'text', text: `pid ${process.pid}, nonce ${nonce}` }], structuredContent: { pid: process.pid, nonce, region: 'local' } };
+      return {
+        content: [{ type: 'text', text: `pid ${process.pid}, nonce ${nonce}` }],
+        structuredContent: { pid: process.pid, nonce, region: 'local' },
+      };
     },
   );
   server.registerTool(
@@ -56,7 +59,11 @@ function createServer(): McpServer {
       const token = ctx.mcpReq._meta?.progressToken;
       for (let i = 1; i <= 2; i++) {
         const note = regression === 'progress-pid' ? `step ${i} in ${process.pid}` : `step ${i}`;
-        if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 2, message: note } });
+        if (token !== undefined)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i, total: 2, message: note },
+          });
         await ctx.mcpReq.log('info', note);
       }
       return { content: [{ type: 'text', text: 'counted to 2' }] };
@@ -72,7 +79,10 @@ function createServer(): McpServer {
     },
     // The same shape as get_env's answer, with stable values: get_env's calibrated paths must not
     // hide a change here.
-    async () => ({ content: [{ type: 'text', text: 'volatile-target, stable' }], structuredContent: { pid: 1, nonce: regression === 'add-changed' ? 'changed' : 'fixed', region: 'local' } }),
+    async () => ({
+      content: [{ type: 'text', text: 'volatile-target, stable' }],
+      structuredContent: { pid: 1, nonce: regression === 'add-changed' ? 'changed' : 'fixed', region: 'local' },
+    }),
   );
   return server;
 }

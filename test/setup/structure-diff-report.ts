@@ -7,7 +7,8 @@ const limit = Number(process.argv[2] ?? 40);
 const oracles = new Map<string, ReturnType<typeof officialOracle>>();
 const base = [...officialExamples(), ...cassetteMessages()];
 const corpus: CorpusItem[] = [...base, ...base.flatMap((i) => mutations(i))];
-let compared = 0, skipped = 0;
+let compared = 0,
+  skipped = 0;
 const invalid = new Map<string, number>();
 const total = new Map<string, number>();
 const diffs: string[] = [];
@@ -18,7 +19,12 @@ for (const item of corpus) {
   const official = oracle(item.type, item.value);
   if (official === undefined && !item.origin.startsWith('example ')) throw new Error(`${item.type} is not in the ${item.revision} schema`);
   const ours = typeProblems(item.type, item.value, item.revision);
-  if (official === undefined || ours === undefined) { skipped++; if (official !== undefined) byType.set(`unjudged ${item.revision} ${item.type}`, (byType.get(`unjudged ${item.revision} ${item.type}`) ?? 0) + 1); continue; }
+  if (official === undefined || ours === undefined) {
+    skipped++;
+    if (official !== undefined)
+      byType.set(`unjudged ${item.revision} ${item.type}`, (byType.get(`unjudged ${item.revision} ${item.type}`) ?? 0) + 1);
+    continue;
+  }
   compared++;
   total.set(item.revision, (total.get(item.revision) ?? 0) + 1);
   if (!official) invalid.set(item.revision, (invalid.get(item.revision) ?? 0) + 1);
@@ -30,6 +36,16 @@ for (const item of corpus) {
 }
 console.log({ total: Object.fromEntries(total), officiallyInvalid: Object.fromEntries(invalid) });
 console.log({ base: base.length, corpus: corpus.length, compared, skipped, disagreements: diffs.length });
-console.log([...byType].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n}\t${k}`).join('\n'));
+console.log(
+  [...byType]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n}\t${k}`)
+    .join('\n'),
+);
 const only = process.argv[3];
-console.log(diffs.filter((d) => !only || d.startsWith(only)).slice(0, limit).join('\n'));
+console.log(
+  diffs
+    .filter((d) => !only || d.startsWith(only))
+    .slice(0, limit)
+    .join('\n'),
+);

@@ -90,9 +90,19 @@ test('a failing webhook (5xx, then 204): the same alert is retried with doubling
   const r = await done;
   t.is(r.code, 0);
   const first = JSON.stringify(hook.requests[0]!.alert.violation);
-  t.deepEqual(hook.requests.slice(0, ALERT_ATTEMPTS).map((q) => JSON.stringify(q.alert.violation)), Array(ALERT_ATTEMPTS).fill(first), 'the same alert, attempted again');
-  const waits = logRecords(r.stderr).filter((x) => x.sink === 'webhook' && x.waitMs !== undefined).map((x) => x.waitMs);
-  t.deepEqual(waits, [ALERT_BACKOFF_MS, 2 * ALERT_BACKOFF_MS, ALERT_BACKOFF_MS, 2 * ALERT_BACKOFF_MS], 'each alert: two failures, waits doubling');
+  t.deepEqual(
+    hook.requests.slice(0, ALERT_ATTEMPTS).map((q) => JSON.stringify(q.alert.violation)),
+    Array(ALERT_ATTEMPTS).fill(first),
+    'the same alert, attempted again',
+  );
+  const waits = logRecords(r.stderr)
+    .filter((x) => x.sink === 'webhook' && x.waitMs !== undefined)
+    .map((x) => x.waitMs);
+  t.deepEqual(
+    waits,
+    [ALERT_BACKOFF_MS, 2 * ALERT_BACKOFF_MS, ALERT_BACKOFF_MS, 2 * ALERT_BACKOFF_MS],
+    'each alert: two failures, waits doubling',
+  );
   t.regex(r.stderr, /alert webhook attempt 1 of 3 failed \(webhook answered 503\); retrying in 250 ms/);
   t.deepEqual(countsOf(r.stderr), { delivered: 2, failed: 0, dropped: 0, undelivered: 0 });
 });
@@ -100,7 +110,9 @@ test('a failing webhook (5xx, then 204): the same alert is retried with doubling
 test('a webhook that is down (connection refused): each alert fails after its attempts and is counted; the session is recorded as usual', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'down.cassette.json');
-  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], { extra: ['--log-level', 'info', '--alert-webhook', await deadUrl()] });
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], {
+    extra: ['--log-level', 'info', '--alert-webhook', await deadUrl()],
+  });
   const done = collect(proxy);
   const gaveUp = waitForOutput(proxy.stderr!, (s) => (s.match(/alert webhook failed 3 times/g) ?? []).length >= 2);
   const got = answers(proxy.stdout!, 2);
@@ -121,7 +133,9 @@ test('a webhook that never answers while many alerts come: the bounded queue fil
   const hook = await startWebhook(t, () => {}); // takes the request, never answers
   const cassette = join(dir, 'full.cassette.json');
   const total = ALERT_QUEUE_LIMIT + 50;
-  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], { extra: ['--log-level', 'info', '--fail-on', 'error', '--alert-webhook', hook.url] });
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo'], {
+    extra: ['--log-level', 'info', '--fail-on', 'error', '--alert-webhook', hook.url],
+  });
   const done = collect(proxy);
   const got = answers(proxy.stdout!, 2);
   const judged = alerted(proxy.stderr!, total);
@@ -137,7 +151,12 @@ test('a webhook that never answers while many alerts come: the bounded queue fil
   t.is(alertsLogged(r.stderr), total, 'every alert is logged');
   // One in flight, the queue full, the rest dropped; the in-flight and queued ones are still there at the end.
   t.deepEqual(countsOf(r.stderr), { delivered: 0, failed: 0, dropped: total - ALERT_QUEUE_LIMIT - 1, undelivered: ALERT_QUEUE_LIMIT + 1 });
-  t.regex(r.stderr, new RegExp(`alerts: 0 delivered, 0 failed after 3 attempts, ${total - ALERT_QUEUE_LIMIT - 1} dropped \\(queue of ${ALERT_QUEUE_LIMIT} full\\), ${ALERT_QUEUE_LIMIT + 1} undelivered`));
+  t.regex(
+    r.stderr,
+    new RegExp(
+      `alerts: 0 delivered, 0 failed after 3 attempts, ${total - ALERT_QUEUE_LIMIT - 1} dropped \\(queue of ${ALERT_QUEUE_LIMIT} full\\), ${ALERT_QUEUE_LIMIT + 1} undelivered`,
+    ),
+  );
   t.is(readCassette(cassette).sessions[0]!.violations!.length, total, 'the cassette keeps every violation');
 });
 
@@ -157,7 +176,12 @@ test('HTTP mode: a webhook that has not answered does not hold up the exchanges;
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
-  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, join(dir, 'http.cassette.json'), ['--log-level', 'info', '--alert-webhook', hook.url]);
+  const proxy = await startHttpRecorder(
+    t,
+    `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+    join(dir, 'http.cassette.json'),
+    ['--log-level', 'info', '--alert-webhook', hook.url],
+  );
   const post = async (id: number): Promise<string> => {
     const res = await request(proxy.url, {
       method: 'POST',

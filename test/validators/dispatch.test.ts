@@ -19,7 +19,9 @@ import { root } from '../helpers/paths.js';
 const examples = join(root, 'cassettes', 'examples');
 const corpus: RecordedSession[][] = [
   ...loadFixtures().map((f) => fixtureSessions(f)),
-  ...readdirSync(examples).filter((f) => f.endsWith('.cassette.json')).map((f) => loadCassette(join(examples, f)).sessions),
+  ...readdirSync(examples)
+    .filter((f) => f.endsWith('.cassette.json'))
+    .map((f) => loadCassette(join(examples, f)).sessions),
 ];
 
 test('every rule reports only on messages its `on` takes (each rule run on every message)', (t) => {
@@ -41,7 +43,8 @@ test('every rule reports only on messages its `on` takes (each rule run on every
             said = true;
           }
           runs++;
-          if (said && !wants(rule, bits, method)) misses.add(`${rule.id} on ${session.id} #${msg.seq} (${msg.direction} ${msg.kind} ${method ?? ''})`);
+          if (said && !wants(rule, bits, method))
+            misses.add(`${rule.id} on ${session.id} #${msg.seq} (${msg.direction} ${msg.kind} ${method ?? ''})`);
         }
         state.commit(o);
       }
@@ -85,7 +88,9 @@ test('most rules declare what they look at, and a typical message reaches few of
         const o = state.observe(msg);
         const { bits, method } = classify(o);
         messages++;
-        reached += RULES.filter((r) => (!r.transport || r.transport === o.transport) && (r.era === 'all' || r.era === o.era) && wants(r, bits, method)).length;
+        reached += RULES.filter(
+          (r) => (!r.transport || r.transport === o.transport) && (r.era === 'all' || r.era === o.era) && wants(r, bits, method),
+        ).length;
         state.commit(o);
       }
     }

@@ -33,7 +33,10 @@ for (const f of fixtures) {
       t.is(linked, expected, `${v.rule} at ${v.session}#${v.seq} (${revision ?? 'no revision'}): ${v.spec}`);
     }
     // Where each finding points, and how many there are.
-    if (!f.findings) return t.fail(`${f.rule}/${f.name}.json has no \`findings\` list: add one entry per violation it raises ({rule, seq, direction, path}, and session for a multi-session fixture); \`node dist/test/helpers/fixture-findings.js ${f.rule}/${f.name}\` prints what it raises now, to check against its description before it is pasted in`);
+    if (!f.findings)
+      return t.fail(
+        `${f.rule}/${f.name}.json has no \`findings\` list: add one entry per violation it raises ({rule, seq, direction, path}, and session for a multi-session fixture); \`node dist/test/helpers/fixture-findings.js ${f.rule}/${f.name}\` prints what it raises now, to check against its description before it is pasted in`,
+      );
     t.deepEqual(findingLines(fixtureFindings(f, violations)), findingLines(f.findings), 'each finding at its message and path, each once');
     t.deepEqual([...new Set(f.findings.map((x) => x.rule))].sort(), [...f.expect].sort(), '`expect` names the rules of `findings`');
   });
@@ -56,20 +59,36 @@ function revisionsBySeq(sessions: RecordedSession[]): Map<string, string | undef
 
 test('a finding on a 2025-06-18 session links to the 2025-06-18 page, or to 2026-07-28 where that revision has no such page', (t) => {
   const init = (version: string) => [
-    ['c', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }],
-    ['s', { jsonrpc: '2.0', id: 0, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } }],
+    [
+      'c',
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      },
+    ],
+    [
+      's',
+      { jsonrpc: '2.0', id: 0, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
+    ],
     ['c', { jsonrpc: '2.0', method: 'notifications/initialized' }],
   ];
-  const session = (version: string) => fixtureSession({
-    rule: 'links', name: version, description: '', transport: 'stdio', expect: [],
-    messages: [
-      ...init(version),
-      ['c', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {}, _meta: { progressToken: 7 } } }],
-      // A result that is no CallToolResult (server/tools), then progress for a finished request (utilities/progress in 2025, patterns/progress in 2026).
-      ['s', { jsonrpc: '2.0', id: 1, result: { content: 'not an array' } }],
-      ['s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }],
-    ] as [string, unknown][],
-  });
+  const session = (version: string) =>
+    fixtureSession({
+      rule: 'links',
+      name: version,
+      description: '',
+      transport: 'stdio',
+      expect: [],
+      messages: [
+        ...init(version),
+        ['c', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {}, _meta: { progressToken: 7 } } }],
+        // A result that is no CallToolResult (server/tools), then progress for a finished request (utilities/progress in 2025, patterns/progress in 2026).
+        ['s', { jsonrpc: '2.0', id: 1, result: { content: 'not an array' } }],
+        ['s', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }],
+      ] as [string, unknown][],
+    });
   const links = (version: string) => Object.fromEntries(validateSession(session(version), { rules: RULES }).map((v) => [v.rule, v.spec]));
   t.deepEqual(links('2025-06-18'), {
     'TOOLS-CALL-SHAPE': 'https://modelcontextprotocol.io/specification/2025-06-18/server/tools',
@@ -82,7 +101,8 @@ test('2025-03-26 and 2024-11-05 sessions: structure per revision, later rules no
   const fixture = (rule: string, name: string) => fixtures.find((f) => f.rule === rule && f.name === name)!;
   const found = (s: RecordedSession) => validateSession(s, { rules: RULES }).map((v) => `${v.rule} #${v.seq} ${v.path} ${v.spec}`);
   /** The same session, negotiated at 2025-06-18 instead. */
-  const asJune = (s: RecordedSession): RecordedSession => JSON.parse(JSON.stringify(s).replace(/2025-03-26|2024-11-05/g, '2025-06-18')) as RecordedSession;
+  const asJune = (s: RecordedSession): RecordedSession =>
+    JSON.parse(JSON.stringify(s).replace(/2025-03-26|2024-11-05/g, '2025-06-18')) as RecordedSession;
   const link = 'https://modelcontextprotocol.io/specification';
   const march = fixtureSession(fixture('TOOLS-CALL-SHAPE', 'march-resource-link'));
   t.deepEqual(found(march), [`TOOLS-CALL-SHAPE #7 /result/content/1/type ${link}/2025-03-26/server/tools`]);
@@ -96,21 +116,31 @@ test('2025-03-26 and 2024-11-05 sessions: structure per revision, later rules no
   // -32602 for invalid tool arguments: a protocol error until SEP-1303 (2025-11-25).
   const invalidArguments = fixtureSession(fixture('TOOLS-ERR-EXECUTION', 'june-invalid-arguments-32602'));
   t.deepEqual(found(invalidArguments), []);
-  t.deepEqual(found(JSON.parse(JSON.stringify(invalidArguments).replace(/2025-06-18/g, '2025-11-25')) as RecordedSession), [`TOOLS-ERR-EXECUTION #7 /error ${link}/2025-11-25/server/tools`]);
+  t.deepEqual(found(JSON.parse(JSON.stringify(invalidArguments).replace(/2025-06-18/g, '2025-11-25')) as RecordedSession), [
+    `TOOLS-ERR-EXECUTION #7 /error ${link}/2025-11-25/server/tools`,
+  ]);
 });
 
-test('a finding that moves to another message or path, doubles or goes does not match the fixture\'s findings', (t) => {
+test("a finding that moves to another message or path, doubles or goes does not match the fixture's findings", (t) => {
   const f = fixtures.find((x) => x.rule === 'CAP-DECLARED-ANSWERS' && x.name === 'case')!;
   const sessions = fixtureSessions(f);
   const found = fixtureFindings(f, validateSessions(sessions, { rules: RULES }));
   t.deepEqual(findingLines(found), findingLines(f.findings!));
   const [one] = found;
-  for (const wrong of [[{ ...one!, seq: one!.seq - 1 }], [{ ...one!, path: '/error/code' }], [one!, one!], []]) t.notDeepEqual(findingLines(wrong), findingLines(f.findings!));
+  for (const wrong of [[{ ...one!, seq: one!.seq - 1 }], [{ ...one!, path: '/error/code' }], [one!, one!], []])
+    t.notDeepEqual(findingLines(wrong), findingLines(f.findings!));
 });
 
 test('every implemented rule has a fixture that raises it', (t) => {
-  for (const rule of RULES) t.true(fixtures.some((f) => f.rule === rule.id && f.expect.includes(rule.id)), `${rule.id} has a fixture`);
-  t.true(fixtures.some((f) => f.rule === 'valid' && f.expect.length === 0), 'and clean traffic that raises nothing');
+  for (const rule of RULES)
+    t.true(
+      fixtures.some((f) => f.rule === rule.id && f.expect.includes(rule.id)),
+      `${rule.id} has a fixture`,
+    );
+  t.true(
+    fixtures.some((f) => f.rule === 'valid' && f.expect.length === 0),
+    'and clean traffic that raises nothing',
+  );
 });
 
 if (rulesFile) {

@@ -15,7 +15,8 @@ function deep(levels: number): Record<string, unknown> {
 }
 
 test('patterns that can backtrack exponentially are recognised; ordinary ones are not', (t) => {
-  for (const p of ['^(a+)+$', '^(a|aa)*$', '(\\w+\\s?)*$', '^(.*a){2,}$', '^((a+))+$', '^(?:(a+))+$', '^((a)+)+$', '^(a)\\1*$']) t.true(riskyPattern(p), p);
+  for (const p of ['^(a+)+$', '^(a|aa)*$', '(\\w+\\s?)*$', '^(.*a){2,}$', '^((a+))+$', '^(?:(a+))+$', '^((a)+)+$', '^(a)\\1*$'])
+    t.true(riskyPattern(p), p);
   for (const p of ['^[a-z]+$', '^(ab)+$', '^\\d{3}-\\d{4}$', '^[A-Za-z0-9_.-]{1,128}$']) t.false(riskyPattern(p), p);
 });
 
@@ -29,18 +30,62 @@ test('schemas too deep or too composed are not compiled, whatever their size in 
 
 test('a server advertising hostile schemas cannot hang or crash the validator', (t) => {
   // `t`: groups within groups, which the quick check alone let through to run on 5,000 characters.
-  const hostile = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' }, t: { type: 'string', pattern: '^((a+))+$' } }, required: ['s'] };
+  const hostile = {
+    type: 'object',
+    properties: { s: { type: 'string', pattern: '^(a+)+$' }, t: { type: 'string', pattern: '^((a+))+$' } },
+    required: ['s'],
+  };
   const session = fixtureSession({
-    rule: 'bounds', name: 'hostile', description: 'hostile schemas', transport: 'stdio', expect: [],
+    rule: 'bounds',
+    name: 'hostile',
+    description: 'hostile schemas',
+    transport: 'stdio',
+    expect: [],
     messages: [
       ['c', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }],
-      ['s', { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', _meta: SMETA, ttlMs: 0, cacheScope: 'private', tools: [
-        { name: 'redos', inputSchema: hostile, outputSchema: hostile },
-        { name: 'deep', inputSchema: deep(1000) },
-        { name: 'wide', inputSchema: { type: 'object', anyOf: Array.from({ length: 5000 }, (_, i) => ({ properties: { n: { const: i } } })) } },
-      ] } }],
-      ['c', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'redos', arguments: { s: 'a'.repeat(5000) + '!', t: 'a'.repeat(5000) + '!' }, _meta: META } }],
-      ['s', { jsonrpc: '2.0', id: 2, result: { resultType: 'complete', _meta: SMETA, content: [{ type: 'text', text: JSON.stringify({ s: 'a'.repeat(5000) + '!' }) }], structuredContent: { s: 'a'.repeat(5000) + '!', t: 'a'.repeat(5000) + '!' } } }],
+      [
+        's',
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          result: {
+            resultType: 'complete',
+            _meta: SMETA,
+            ttlMs: 0,
+            cacheScope: 'private',
+            tools: [
+              { name: 'redos', inputSchema: hostile, outputSchema: hostile },
+              { name: 'deep', inputSchema: deep(1000) },
+              {
+                name: 'wide',
+                inputSchema: { type: 'object', anyOf: Array.from({ length: 5000 }, (_, i) => ({ properties: { n: { const: i } } })) },
+              },
+            ],
+          },
+        },
+      ],
+      [
+        'c',
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'redos', arguments: { s: 'a'.repeat(5000) + '!', t: 'a'.repeat(5000) + '!' }, _meta: META },
+        },
+      ],
+      [
+        's',
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          result: {
+            resultType: 'complete',
+            _meta: SMETA,
+            content: [{ type: 'text', text: JSON.stringify({ s: 'a'.repeat(5000) + '!' }) }],
+            structuredContent: { s: 'a'.repeat(5000) + '!', t: 'a'.repeat(5000) + '!' },
+          },
+        },
+      ],
     ],
   });
   const errors: string[] = [];

@@ -10,7 +10,11 @@ import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'dual', version: '1' } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'dual', version: '1' },
+};
 const CROSS = ['AUTH-PRM-LOCATION', 'HTTP-ERA-DETECT', 'STATE-LIST-INVARIANT'];
 
 test('live validation of a Streamable HTTP run compares its sessions, exactly as the cassette does', async (t) => {
@@ -31,21 +35,44 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
       };
       const serverInfo = { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } };
       if (msg.method === 'tools/list') {
-        const tools = ['echo', 'secret'].slice(0, ++lists).map((name) => ({ name, description: name, inputSchema: { type: 'object', additionalProperties: false } }));
+        const tools = ['echo', 'secret']
+          .slice(0, ++lists)
+          .map((name) => ({ name, description: name, inputSchema: { type: 'object', additionalProperties: false } }));
         return json(200, { result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private', _meta: serverInfo } });
       }
-      if (msg.method === 'server/discover') return json(400, { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: msg.params?._meta?.['io.modelcontextprotocol/protocolVersion'] } } });
-      if (msg.method === 'initialize') return json(200, { result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+      if (msg.method === 'server/discover')
+        return json(400, {
+          error: {
+            code: -32022,
+            message: 'Unsupported protocol version',
+            data: { supported: ['2026-07-28'], requested: msg.params?._meta?.['io.modelcontextprotocol/protocolVersion'] },
+          },
+        });
+      if (msg.method === 'initialize')
+        return json(200, {
+          result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
+        });
       res.writeHead(401, { 'www-authenticate': 'Bearer scope="prompts:read"' }).end();
     });
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
-  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, join(dir, 'cross.cassette.json'), ['--log-level', 'info']);
+  const proxy = await startHttpRecorder(
+    t,
+    `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+    join(dir, 'cross.cassette.json'),
+    ['--log-level', 'info'],
+  );
   const post = async (method: string, body: object, version = '2026-07-28') => {
     const res = await request(proxy.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'user-agent': 'dual-client/1.0', 'mcp-protocol-version': version, ...(method === 'initialize' ? {} : { 'mcp-method': method }) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'user-agent': 'dual-client/1.0',
+        'mcp-protocol-version': version,
+        ...(method === 'initialize' ? {} : { 'mcp-method': method }),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', method, ...body }),
     });
     await res.body.text();
@@ -53,8 +80,23 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   };
   t.is(await post('tools/list', { id: 1, params: { _meta: META } }), 200);
   t.is(await post('tools/list', { id: 2, params: { _meta: META } }), 200, 'the same question again: another list');
-  t.is(await post('server/discover', { id: 3, params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } }, '2027-01-01'), 400);
-  t.is(await post('initialize', { id: 4, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dual', version: '1' } } }, '2025-11-25'), 200, 'the client falls back anyway');
+  t.is(
+    await post(
+      'server/discover',
+      { id: 3, params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } },
+      '2027-01-01',
+    ),
+    400,
+  );
+  t.is(
+    await post(
+      'initialize',
+      { id: 4, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dual', version: '1' } } },
+      '2025-11-25',
+    ),
+    200,
+    'the client falls back anyway',
+  );
   t.is(await post('prompts/list', { id: 5, params: { _meta: META } }), 401);
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
     const res = await request(new URL(path, proxy.url), { headers: { 'user-agent': 'dual-client/1.0' } });
@@ -70,7 +112,8 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   t.deepEqual([...new Set(stored.map((v) => v.rule))].filter((r) => CROSS.includes(r)).sort(), CROSS);
   // Each points where the catalogue says: the second answer, the initialize, the 401's request.
   const at = (rule: string) => stored.find((v) => v.rule === rule)!;
-  const sessionOf = (method: string) => cassette.sessions.filter((s) => (s.messages[0]?.json as { method?: string } | undefined)?.method === method);
+  const sessionOf = (method: string) =>
+    cassette.sessions.filter((s) => (s.messages[0]?.json as { method?: string } | undefined)?.method === method);
   t.is(at('STATE-LIST-INVARIANT').session, sessionOf('tools/list')[1]!.id);
   t.is(at('HTTP-ERA-DETECT').session, sessionOf('initialize')[0]!.id);
   t.is(at('AUTH-PRM-LOCATION').session, sessionOf('prompts/list')[0]!.id);
@@ -94,17 +137,38 @@ test.serial('stateless exchanges share the server context of their caller only: 
       const names = who === 'Bearer token-a' && n === 1 ? ['echo', 'extra'] : ['extra', 'echo'];
       const tools = names.map((name) => ({ name, description: name, inputSchema: { type: 'object', additionalProperties: false } }));
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: {
+            resultType: 'complete',
+            tools,
+            ttlMs: 0,
+            cacheScope: 'private',
+            _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } },
+          },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
   const path = join(dir, 'callers.cassette.json');
-  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, path, ['--log-level', 'info']);
+  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, path, [
+    '--log-level',
+    'info',
+  ]);
   const list = async (id: number, token: string) => {
     const res = await request(proxy.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', authorization: `Bearer ${token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+        authorization: `Bearer ${token}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: META } }),
     });
     await res.body.text();
@@ -147,14 +211,25 @@ test.serial('overlapping stateless exchanges are judged in the order they comple
       const msg = JSON.parse(body) as { id: number; method: string };
       const answer = (result: object) => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', ...result, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: { resultType: 'complete', ...result, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } },
+          }),
+        );
       };
       if (msg.method === 'tools/call') {
         res.on('finish', callAnswered);
         return answer({ content: [{ type: 'text', text: 'no such tool' }], isError: true });
       }
       const names = ++listed === 1 ? ['echo'] : ['echo', 'x'];
-      const list = () => answer({ tools: names.map((name) => ({ name, inputSchema: { type: 'object', additionalProperties: false } })), ttlMs: 0, cacheScope: 'private' });
+      const list = () =>
+        answer({
+          tools: names.map((name) => ({ name, inputSchema: { type: 'object', additionalProperties: false } })),
+          ttlMs: 0,
+          cacheScope: 'private',
+        });
       if (listed === 1) return list();
       heldArrived();
       void answered.then(list);
@@ -162,11 +237,23 @@ test.serial('overlapping stateless exchanges are judged in the order they comple
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
-  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, join(dir, 'overlap.cassette.json'), ['--log-level', 'info']);
+  const proxy = await startHttpRecorder(
+    t,
+    `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+    join(dir, 'overlap.cassette.json'),
+    ['--log-level', 'info'],
+  );
   const post = async (id: number, method: string, params: object = {}) => {
     const res = await request(proxy.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, authorization: 'Bearer t', ...(method === 'tools/call' ? { 'mcp-name': 'x' } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        authorization: 'Bearer t',
+        ...(method === 'tools/call' ? { 'mcp-name': 'x' } : {}),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }),
     });
     await res.body.text();

@@ -8,7 +8,11 @@ import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+};
 
 test('live validation of Streamable HTTP: alerts while traffic flows, verdicts stored with the final session ids and seqs', async (t) => {
   const dir = tempDir(t);
@@ -20,18 +24,30 @@ test('live validation of Streamable HTTP: alerts while traffic flows, verdicts s
     req.on('end', () => {
       const id = (JSON.parse(body) as { id: number }).id;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'nope' });
-      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`,
+      );
       res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [], ttlMs: 0, cacheScope: 'private' } })}\n\n`);
     });
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
   const cassettePath = join(dir, 'live-http.cassette.json');
-  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, cassettePath, ['--log-level', 'info', '--fail-on', 'error']);
+  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, cassettePath, [
+    '--log-level',
+    'info',
+    '--fail-on',
+    'error',
+  ]);
   for (const id of [1, 2]) {
     const res = await request(proxy.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: META } }),
     });
     t.regex(await res.body.text(), /"tools":\[\]/, 'the client gets the answer unchanged');
@@ -41,7 +57,14 @@ test('live validation of Streamable HTTP: alerts while traffic flows, verdicts s
   t.regex(result.stderr, /ERROR ENV-RESULTTYPE-PRESENT \(message #3 S>C \/result\/resultType\)/);
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
   // SEC-LOCAL-HTTP-OPEN: the upstream is on 127.0.0.1 and answers without any Authorization.
-  t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), ['ENV-RESULTTYPE-PRESENT', 'ENV-SERVERINFO', 'HTTP-NO-SESSION', 'HTTP-XACCEL', 'PROG-ACTIVE-ONLY', 'SEC-LOCAL-HTTP-OPEN']);
+  t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), [
+    'ENV-RESULTTYPE-PRESENT',
+    'ENV-SERVERINFO',
+    'HTTP-NO-SESSION',
+    'HTTP-XACCEL',
+    'PROG-ACTIVE-ONLY',
+    'SEC-LOCAL-HTTP-OPEN',
+  ]);
   // Live verdicts carry the cassette's session ids and message numbers: the offline validator agrees.
   const offline = validateSessions(cassette.sessions, { rules: RULES });
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
@@ -59,21 +82,38 @@ test('live validation judges whole exchanges too (status and headers, bodies or 
       const msg = JSON.parse(body) as { id?: number; method: string };
       if (msg.id === undefined) return void res.writeHead(200).end();
       if (msg.method === 'tools/list') {
-        res.writeHead(403, { 'www-authenticate': 'Bearer error="invalid_token", scope="tools:read", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' });
+        res.writeHead(403, {
+          'www-authenticate':
+            'Bearer error="invalid_token", scope="tools:read", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+        });
         return void res.end();
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
-      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } })}\n\n`,
+      );
       setTimeout(() => res.end(), 2500);
     });
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
-  const proxy = await startHttpRecorder(t, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, join(dir, 'exchanges.cassette.json'), ['--log-level', 'info']);
+  const proxy = await startHttpRecorder(
+    t,
+    `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+    join(dir, 'exchanges.cassette.json'),
+    ['--log-level', 'info'],
+  );
   const post = async (method: string, body: object, extra: Record<string, string> = {}) => {
     const res = await request(proxy.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, authorization: 'Bearer t0ken', ...extra },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        authorization: 'Bearer t0ken',
+        ...extra,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', method, ...body }),
     });
     await res.body.text();
@@ -89,6 +129,12 @@ test('live validation judges whole exchanges too (status and headers, bodies or 
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort());
   // HTTP-NO-CLIENT-NOTIF: notifications/initialized has no place on 2026-07-28 HTTP.
-  t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), ['AUTH-STATUS-MAP', 'HTTP-NO-CLIENT-NOTIF', 'HTTP-NOTIF-202', 'HTTP-SSE-END']);
-  for (const v of stored.filter((x) => x.rule !== 'HTTP-NO-CLIENT-NOTIF')) t.is(v.seq, 1, `${v.rule} points at the exchange's first message`);
+  t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), [
+    'AUTH-STATUS-MAP',
+    'HTTP-NO-CLIENT-NOTIF',
+    'HTTP-NOTIF-202',
+    'HTTP-SSE-END',
+  ]);
+  for (const v of stored.filter((x) => x.rule !== 'HTTP-NO-CLIENT-NOTIF'))
+    t.is(v.seq, 1, `${v.rule} points at the exchange's first message`);
 });

@@ -27,8 +27,17 @@ process.stdin.on('end', () => process.exit(0));
 `;
 
 const LISTEN = {
-  jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen',
-  params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } },
+  jsonrpc: '2.0',
+  id: 'L1',
+  method: 'subscriptions/listen',
+  params: {
+    notifications: { toolsListChanged: true },
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    },
+  },
 };
 
 test('live, the session-end rules judge a stdio session when it closes, as the cassette does', async (t) => {
@@ -41,11 +50,14 @@ test('live, the session-end rules judge a stdio session when it closes, as the c
   t.regex(r.stderr, /CANCEL-SERVER-TEARDOWN/, 'alerted live');
   const s = readCassette(cassette).sessions[0]!;
   t.like(s.end, { reason: 'exit', exitCode: 0 });
-  t.deepEqual((s.violations ?? []).map((v) => `${v.rule} #${v.seq}`), ['CANCEL-SERVER-TEARDOWN #1']);
+  t.deepEqual(
+    (s.violations ?? []).map((v) => `${v.rule} #${v.seq}`),
+    ['CANCEL-SERVER-TEARDOWN #1'],
+  );
   t.deepEqual(s.violations, validateSession(s, { rules: RULES }), 'live verdicts equal offline verdicts');
 });
 
-test('a stdio session the client closes (stdin EOF) with a subscription open is not the server\'s teardown', async (t) => {
+test("a stdio session the client closes (stdin EOF) with a subscription open is not the server's teardown", async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'eof.cassette.json');
   const proxy = startRecorder(t, cassette, [node, '-e', SERVER, 'eof']);

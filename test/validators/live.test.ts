@@ -27,15 +27,19 @@ test('live alerts while a misbehaving stdio server runs: webhook, exec, summary,
   const webhook = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
   const execOut = join(dir, 'exec.jsonl');
   const cassette = join(dir, 'live.cassette.json');
-  const proxy = startRecorder(t, cassette, [node, rawServer, 'trailing'], { extra: ['--log-level', 'info', '--fail-on', 'error', '--alert-webhook', webhook, '--alert-exec', `cat >> '${execOut}'`] });
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'trailing'], {
+    extra: ['--log-level', 'info', '--fail-on', 'error', '--alert-webhook', webhook, '--alert-exec', `cat >> '${execOut}'`],
+  });
   const done = collect(proxy);
   proxy.stdin!.end(line({ jsonrpc: '2.0', id: 7, method: 'noise' }));
   const r = await done;
   const expectedStdout = Buffer.concat([
-    Buffer.from('server starting up (not JSON)\n'), Buffer.from([0xff, 0xfe, 0x41, 0xc3, 0x28, 0x0a]),
+    Buffer.from('server starting up (not JSON)\n'),
+    Buffer.from([0xff, 0xfe, 0x41, 0xc3, 0x28, 0x0a]),
     Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"crlf"}}\r\n'),
     Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"split"}}\n'),
-    Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"noise":true}}\n'), Buffer.from('{"partial":'),
+    Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"noise":true}}\n'),
+    Buffer.from('{"partial":'),
   ]);
   t.true(r.stdout.equals(expectedStdout), 'forwarding is untouched by validation');
   t.is(r.code, 1, '--fail-on error: the server exited 0 but errors were seen');
@@ -43,8 +47,14 @@ test('live alerts while a misbehaving stdio server runs: webhook, exec, summary,
   t.regex(r.stderr, /"msg":"spec violations seen in this session:\\n\s+\d+\s+error\s+STDIO-STDOUT-CLEAN/);
   const rules = new Set(received.map((x) => x.violation.rule));
   t.true(rules.has('STDIO-STDOUT-CLEAN') && rules.has('ENV-UTF8'), 'the webhook got the alerts');
-  t.true(received.every((x) => x.text.startsWith('mcp-cassette: ERROR ')), 'with a Slack-compatible text');
-  const execLines = readFileSync(execOut, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { rule: string });
+  t.true(
+    received.every((x) => x.text.startsWith('mcp-cassette: ERROR ')),
+    'with a Slack-compatible text',
+  );
+  const execLines = readFileSync(execOut, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { rule: string });
   t.deepEqual(execLines.map((x) => x.rule).sort(), received.map((x) => x.violation.rule).sort(), 'the exec sink got the same alerts');
 
   const s = readCassette(cassette).sessions[0]!;
@@ -78,11 +88,21 @@ test('a stdio line past the live size limit is recorded, not judged live (a warn
   const s = readCassette(cassette).sessions[0]!;
   const big = s.messages.find((m) => m.bytes > 8 * 1024 * 1024)!;
   t.is((big.json as { result: { text: string } }).result.text.length, 9 * 1024 * 1024, 'the cassette holds the whole line');
-  t.true(r.stdout.includes(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(9 * 1024 * 1024) } }) + '\n')), 'forwarded intact');
+  t.true(
+    r.stdout.includes(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(9 * 1024 * 1024) } }) + '\n')),
+    'forwarded intact',
+  );
   t.true(r.stderr.includes(`message #${big.seq} (${big.bytes} bytes) is too large to validate live; it is recorded as is`));
   const offline = validateSession(s, { rules: RULES }).filter((v) => v.seq !== big.seq);
-  t.true(offline.some((v) => v.rule === 'STDIO-STDOUT-CLEAN' && v.seq > big.seq), 'the noise after the large line is judged');
-  t.deepEqual(s.violations?.filter((v) => v.seq !== big.seq), offline, 'live verdicts of the other messages equal offline verdicts, seqs included');
+  t.true(
+    offline.some((v) => v.rule === 'STDIO-STDOUT-CLEAN' && v.seq > big.seq),
+    'the noise after the large line is judged',
+  );
+  t.deepEqual(
+    s.violations?.filter((v) => v.seq !== big.seq),
+    offline,
+    'live verdicts of the other messages equal offline verdicts, seqs included',
+  );
 });
 
 test('a finding repeated on several tools and resources: one alert at the webhook, and the summary names each distinct subject', async (t) => {
@@ -93,9 +113,20 @@ test('a finding repeated on several tools and resources: one alert at the webhoo
   const done = collect(proxy);
   // The echo server answers each 2026-07-28 request with {"echo": params}: no resultType, and a
   // tools/call result without content, on every call.
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } };
-  const calls = [['tools/call', { name: 'alpha', arguments: {} }], ['tools/call', { name: 'beta', arguments: {} }], ['tools/call', { name: 'alpha', arguments: {} }], ['resources/read', { uri: 'file:///notes.txt' }]] as const;
-  proxy.stdin!.write(calls.map(([method, params], i) => line({ jsonrpc: '2.0', id: i + 1, method, params: { ...params, _meta: meta } })).join(''));
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+  };
+  const calls = [
+    ['tools/call', { name: 'alpha', arguments: {} }],
+    ['tools/call', { name: 'beta', arguments: {} }],
+    ['tools/call', { name: 'alpha', arguments: {} }],
+    ['resources/read', { uri: 'file:///notes.txt' }],
+  ] as const;
+  proxy.stdin!.write(
+    calls.map(([method, params], i) => line({ jsonrpc: '2.0', id: i + 1, method, params: { ...params, _meta: meta } })).join(''),
+  );
   // Six distinct findings (rule and place): the session ends once the webhook has all six.
   await hook.until(() => hook.answered === 6);
   proxy.stdin!.end();
@@ -104,13 +135,21 @@ test('a finding repeated on several tools and resources: one alert at the webhoo
   const summary = logRecords(r.stderr).find((x) => x.summary)?.summary as { rule: string; count: number; subjects?: string[] }[];
   const row = (rule: string) => summary.find((x) => x.rule === rule);
   t.deepEqual(row('TOOLS-CALL-SHAPE'), { rule: 'TOOLS-CALL-SHAPE', severity: 'error', count: 3, subjects: ['alpha', 'beta'] });
-  t.deepEqual(row('ENV-RESULTTYPE-PRESENT'), { rule: 'ENV-RESULTTYPE-PRESENT', severity: 'error', count: 4, subjects: ['alpha', 'beta', 'file:///notes.txt'] });
+  t.deepEqual(row('ENV-RESULTTYPE-PRESENT'), {
+    rule: 'ENV-RESULTTYPE-PRESENT',
+    severity: 'error',
+    count: 4,
+    subjects: ['alpha', 'beta', 'file:///notes.txt'],
+  });
   t.regex(r.stderr, /\s3  error    TOOLS-CALL-SHAPE  \(alpha, beta\)/, 'the summary line names them');
   // Repeats are counted, not sent: one alert per rule and place, pointing at the first answer.
   const s = readCassette(cassette).sessions[0]!;
   t.is(hook.requests.length, new Set(s.violations!.map((v) => `${v.rule} ${v.path}`)).size, 'one alert per rule and place');
   const firstAnswer = s.messages.find((m) => m.direction === 'server-to-client')!.seq;
   const shape = hook.requests.filter((q) => q.alert.violation.rule === 'TOOLS-CALL-SHAPE');
-  t.deepEqual(shape.map((q) => [q.alert.violation.seq, q.alert.violation.path]), [[firstAnswer, '/result/content']]);
+  t.deepEqual(
+    shape.map((q) => [q.alert.violation.seq, q.alert.violation.path]),
+    [[firstAnswer, '/result/content']],
+  );
   t.is(s.violations!.filter((v) => v.rule === 'TOOLS-CALL-SHAPE').length, 3, 'the cassette keeps every violation');
 });

@@ -11,12 +11,18 @@ import { recordSdkSession } from '../helpers/sdk-recording.js';
  * only: the live verdicts of a stdio session are cut short when the client's SIGTERM comes before
  * a loaded machine has judged the last frames, by design of the recorder.)
  */
-async function recordWithOffer(t: Parameters<typeof recordSdkSession>[0], offer: string, server: string[], steps: Parameters<typeof recordSdkSession>[2]) {
+async function recordWithOffer(
+  t: Parameters<typeof recordSdkSession>[0],
+  offer: string,
+  server: string[],
+  steps: Parameters<typeof recordSdkSession>[2],
+) {
   const [session] = (await recordSdkSession(t, server, steps, { offer })).cassette.sessions;
   return { session: session!, offline: validateSession(session!, { rules: RULES }) };
 }
 
-const at = (vs: { rule: string; seq: number; path: string; spec: string }[]) => vs.map((v) => `${v.rule} #${v.seq} ${v.path} ${v.spec}`).sort();
+const at = (vs: { rule: string; seq: number; path: string; spec: string }[]) =>
+  vs.map((v) => `${v.rule} #${v.seq} ${v.path} ${v.spec}`).sort();
 
 for (const revision of ['2025-03-26', '2024-11-05']) {
   test(`server-everything at ${revision}: structure judged by ${revision}, structured output not judged, resource links found`, async (t) => {
@@ -38,7 +44,13 @@ for (const revision of ['2025-03-26', '2024-11-05']) {
     // The server sends resource_link blocks (content that came with 2025-06-18) in this older
     // session: a true finding, one per block, linked to this revision's tools page.
     const links = answerTo('get-resource-links').seq;
-    t.deepEqual(at(offline), [1, 2].map((i) => `TOOLS-CALL-SHAPE #${links} /result/content/${i}/type https://modelcontextprotocol.io/specification/${revision}/server/tools`));
+    t.deepEqual(
+      at(offline),
+      [1, 2].map(
+        (i) =>
+          `TOOLS-CALL-SHAPE #${links} /result/content/${i}/type https://modelcontextprotocol.io/specification/${revision}/server/tools`,
+      ),
+    );
     // Its structured output is real (an outputSchema and structuredContent on the wire), and not
     // judged: structured output came with 2025-06-18.
     t.truthy(answerTo('get-structured-content').json && json(answerTo('get-structured-content'))?.result?.structuredContent);

@@ -78,7 +78,9 @@ azTest('Azure MCP Server (C# SDK, every command a tool) over stdio: exactly the 
 
 azTest('Azure MCP Server (C# SDK) over sessionful Streamable HTTP: exactly the true findings, live and offline', async (t) => {
   // Incoming OAuth would need an Entra tenant; without it the server must be told to go open.
-  const server = spawnTracked(t, azmcp, ['server', 'start', '--transport', 'http', '--dangerously-disable-http-incoming-auth'], { env: { ...env, ASPNETCORE_URLS: 'http://127.0.0.1:0' } });
+  const server = spawnTracked(t, azmcp, ['server', 'start', '--transport', 'http', '--dangerously-disable-http-incoming-auth'], {
+    env: { ...env, ASPNETCORE_URLS: 'http://127.0.0.1:0' },
+  });
   const out = await waitForOutput(server.stdout!, (s) => /Now listening on: http:\/\/127\.0\.0\.1:\d+/.test(s), 60_000);
   const url = /Now listening on: (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
   drain(server);

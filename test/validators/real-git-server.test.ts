@@ -5,7 +5,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { drain, findings, freePort, liveBeyondOffline, recordRealHttp, recordRealStdio, withoutRules, type RealRecording } from '../helpers/real-server.js';
+import {
+  drain,
+  findings,
+  freePort,
+  liveBeyondOffline,
+  recordRealHttp,
+  recordRealStdio,
+  withoutRules,
+  type RealRecording,
+} from '../helpers/real-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 // @cyanheads/git-mcp-server 2.15.3: a real git server (TypeScript, on the v1 SDK, bundled), stdio
@@ -40,8 +49,14 @@ function repo(t: ExecutionContext) {
 
 async function steps(t: ExecutionContext, c: Client, dir: string) {
   t.true((await c.listTools()).tools.some((x) => x.name === 'git_status'));
-  t.deepEqual((await c.listPrompts()).prompts.map((p) => p.name), ['git_wrapup']);
-  t.deepEqual((await c.listResources()).resources.map((r) => r.uri), ['git://working-directory']);
+  t.deepEqual(
+    (await c.listPrompts()).prompts.map((p) => p.name),
+    ['git_wrapup'],
+  );
+  t.deepEqual(
+    (await c.listResources()).resources.map((r) => r.uri),
+    ['git://working-directory'],
+  );
   await c.callTool({ name: 'git_set_working_dir', arguments: { path: dir } });
   const status = await c.callTool({ name: 'git_status', arguments: {} });
   t.deepEqual((status.structuredContent as { stagedChanges: unknown }).stagedChanges, { added: ['a.txt'] });
@@ -82,7 +97,9 @@ function recordStdio(t: ExecutionContext): Promise<RealRecording> {
 async function recordHttp(t: ExecutionContext): Promise<RealRecording> {
   const { dir, env } = repo(t);
   // It logs (to stderr, at info) the URL it bound: the port asked for or, if taken, a later one.
-  const server = spawnTracked(t, node, [pkg], { env: { ...env, MCP_TRANSPORT_TYPE: 'http', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()), MCP_LOG_LEVEL: 'info' } });
+  const server = spawnTracked(t, node, [pkg], {
+    env: { ...env, MCP_TRANSPORT_TYPE: 'http', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()), MCP_LOG_LEVEL: 'info' },
+  });
   const log = await waitForOutput(server.stderr!, (s) => /listening at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s), 30_000);
   const url = /listening at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(log)![1]!;
   drain(server);
@@ -118,20 +135,32 @@ test.serial('git server over sessionful Streamable HTTP: exactly the true findin
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([, x]) => x !== null)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, x]) => [k, canonical(x)]),
+  );
 }
 
 // TOOLS-STRUCT-MIRROR fired on git_branch and git_commit (on both transports) while it compared
 // text; it compares JSON values now (key order aside, a null member counting as absent).
-test.serial('git server: no TOOLS-STRUCT-MIRROR where the text block mirrors structuredContent up to key order and null members', async (t) => {
-  for (const rec of [await recordings.stdio, await recordings.http]) {
-    if (!rec) return t.fail('the recordings of the two tests above are missing');
-    const mirror = rec.offline.filter((v) => MIRROR.includes(v.rule));
-    for (const v of mirror) {
-      // Each is false: the text block is the same JSON value apart from key order and nulls.
-      const result = (rec.cassette.sessions.find((s) => s.id === v.session)!.messages.find((m) => m.seq === v.seq)!.json as { result: { content: { text: string }[]; structuredContent: unknown } }).result;
-      t.deepEqual(JSON.stringify(canonical(JSON.parse(result.content[0]!.text))), JSON.stringify(canonical(result.structuredContent)));
+test.serial(
+  'git server: no TOOLS-STRUCT-MIRROR where the text block mirrors structuredContent up to key order and null members',
+  async (t) => {
+    for (const rec of [await recordings.stdio, await recordings.http]) {
+      if (!rec) return t.fail('the recordings of the two tests above are missing');
+      const mirror = rec.offline.filter((v) => MIRROR.includes(v.rule));
+      for (const v of mirror) {
+        // Each is false: the text block is the same JSON value apart from key order and nulls.
+        const result = (
+          rec.cassette.sessions.find((s) => s.id === v.session)!.messages.find((m) => m.seq === v.seq)!.json as {
+            result: { content: { text: string }[]; structuredContent: unknown };
+          }
+        ).result;
+        t.deepEqual(JSON.stringify(canonical(JSON.parse(result.content[0]!.text))), JSON.stringify(canonical(result.structuredContent)));
+      }
+      t.deepEqual(findings(rec, mirror), []);
     }
-    t.deepEqual(findings(rec, mirror), []);
-  }
-});
+  },
+);

@@ -4,7 +4,16 @@ import type { Client } from '@modelcontextprotocol/client';
 import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { drain, findings, freePort, liveBeyondOffline, recordRealHttp, recordRealStdio, withoutRules, type RealRecording } from '../helpers/real-server.js';
+import {
+  drain,
+  findings,
+  freePort,
+  liveBeyondOffline,
+  recordRealHttp,
+  recordRealStdio,
+  withoutRules,
+  type RealRecording,
+} from '../helpers/real-server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 // @modelcontextprotocol/server-basic-react 2.0.3, the MCP Apps example server (ext-apps on the v2
@@ -15,8 +24,14 @@ const pkg = join(root, 'node_modules', '@modelcontextprotocol', 'server-basic-re
 const APP = 'ui://get-time/mcp-app.html';
 
 async function steps(t: ExecutionContext, c: Client) {
-  t.deepEqual((await c.listTools()).tools.map((x) => x.name), ['get-time']);
-  t.deepEqual((await c.listResources()).resources.map((r) => [r.uri, r.mimeType]), [[APP, 'text/html;profile=mcp-app']]);
+  t.deepEqual(
+    (await c.listTools()).tools.map((x) => x.name),
+    ['get-time'],
+  );
+  t.deepEqual(
+    (await c.listResources()).resources.map((r) => [r.uri, r.mimeType]),
+    [[APP, 'text/html;profile=mcp-app']],
+  );
   await c.listResourceTemplates();
   const time = await c.callTool({ name: 'get-time', arguments: {} });
   t.regex((time.content as { text: string }[])[0]!.text, /^\d{4}-\d\d-\d\dT/);
@@ -48,7 +63,9 @@ test('MCP App server over stdio: exactly the true findings, live and offline', a
 test('MCP App server over stateless Streamable HTTP: exactly the true findings, live and offline', async (t) => {
   const port = await freePort();
   // The server listens on every interface with no host option: the preload binds it to loopback.
-  const server = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), pkg], { env: { ...process.env, PORT: String(port) } });
+  const server = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), pkg], {
+    env: { ...process.env, PORT: String(port) },
+  });
   await waitForOutput(server.stdout!, (s) => s.includes('listening'), 30_000);
   drain(server);
   const rec = await recordRealHttp(t, `http://127.0.0.1:${port}/mcp`, (c) => steps(t, c));
@@ -58,7 +75,16 @@ test('MCP App server over stateless Streamable HTTP: exactly the true findings, 
   //   authentication for all connections". The server keeps no session (no Mcp-Session-Id), so
   //   each exchange is a recorded session of its own and the rule, once per session, speaks for
   //   each of the eight requests (not for the notification, nor the client's GET stream).
-  const open = ['initialize', 'resources/list', `resources/read ${APP}`, 'resources/read ui://nope', 'resources/templates/list', 'tools/call get-time', 'tools/call no_such_tool', 'tools/list'];
+  const open = [
+    'initialize',
+    'resources/list',
+    `resources/read ${APP}`,
+    'resources/read ui://nope',
+    'resources/templates/list',
+    'tools/call get-time',
+    'tools/call no_such_tool',
+    'tools/list',
+  ];
   t.deepEqual(findings(rec, rec.offline), [...open.map((m) => `SEC-LOCAL-HTTP-OPEN:info @ ${m}`), NOPARAM]);
 });
 
@@ -96,7 +122,10 @@ test.serial('MCP App PDF server over stdio: exactly the true findings, live and 
   tinyPdf(pdf);
   const rec = await (pdfRecording = recordRealStdio(t, [node, pdfServer, '--stdio', pdf], async (c) => {
     t.true((await c.listTools()).tools.some((x) => x.name === 'list_pdfs'));
-    t.deepEqual((await c.listResources()).resources.map((r) => [r.uri, r.mimeType]), [[VIEWER, 'text/html;profile=mcp-app']]);
+    t.deepEqual(
+      (await c.listResources()).resources.map((r) => [r.uri, r.mimeType]),
+      [[VIEWER, 'text/html;profile=mcp-app']],
+    );
     const list = await c.callTool({ name: 'list_pdfs', arguments: {} });
     t.deepEqual((list.structuredContent as { localFiles: string[] }).localFiles, [`file://${pdf}`]);
     await t.throwsAsync(c.callTool({ name: 'no_such_tool', arguments: {} }), { message: /no_such_tool/ });
@@ -121,10 +150,16 @@ test.serial('MCP App PDF server over stdio: exactly the true findings, live and 
 // SEC-RESULT-INJECTION fired once, on the viewer page's bundled JavaScript (/result/contents/0/
 // text): code and markup for the host's iframe, not text meant for the model. The rule judges
 // resource text by its content type now.
-test.serial('MCP App PDF server: no SEC-RESULT-INJECTION on the invisible characters in its app page\'s JavaScript', async (t) => {
+test.serial("MCP App PDF server: no SEC-RESULT-INJECTION on the invisible characters in its app page's JavaScript", async (t) => {
   const rec = await pdfRecording;
   if (!rec) return t.fail('the recording of the test above is missing');
-  const found = findings(rec, rec.offline.filter((v) => v.rule === 'SEC-RESULT-INJECTION'));
-  t.true(found.every((f) => f === `SEC-RESULT-INJECTION:warning @ answer to resources/read ${VIEWER} /result/contents/0/text`), 'only ever on the app page');
+  const found = findings(
+    rec,
+    rec.offline.filter((v) => v.rule === 'SEC-RESULT-INJECTION'),
+  );
+  t.true(
+    found.every((f) => f === `SEC-RESULT-INJECTION:warning @ answer to resources/read ${VIEWER} /result/contents/0/text`),
+    'only ever on the app page',
+  );
   t.deepEqual(found, []);
 });

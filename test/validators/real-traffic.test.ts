@@ -20,22 +20,33 @@ const rules = (vs: { rule: string; severity: string }[]) => [...new Set(vs.map((
 
 test('server-filesystem: clean apart from real findings', async (t) => {
   const dir = tempDir(t);
-  const { offline, live } = await recordAndValidate(t, [node, join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js'), dir], async (c) => {
-    await c.listTools();
-    await c.callTool({ name: 'list_allowed_directories', arguments: {} });
-    await c.callTool({ name: 'write_file', arguments: { path: join(dir, 'a.txt'), content: 'hello' } });
-    await c.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'a.txt') } });
-  });
+  const { offline, live } = await recordAndValidate(
+    t,
+    [node, join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js'), dir],
+    async (c) => {
+      await c.listTools();
+      await c.callTool({ name: 'list_allowed_directories', arguments: {} });
+      await c.callTool({ name: 'write_file', arguments: { path: join(dir, 'a.txt'), content: 'hello' } });
+      await c.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'a.txt') } });
+    },
+  );
   t.deepEqual(live.map((v) => `${v.rule}#${v.seq}`).sort(), offline.map((v) => `${v.rule}#${v.seq}`).sort(), 'live and offline agree');
   t.deepEqual(rules(offline), EXPECTED.filesystem);
 });
 
 test('server-memory: clean apart from real findings', async (t) => {
-  const { offline } = await recordAndValidate(t, [node, join(root, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js')], async (c) => {
-    await c.listTools();
-    await c.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] } });
-    await c.callTool({ name: 'read_graph', arguments: {} });
-  });
+  const { offline } = await recordAndValidate(
+    t,
+    [node, join(root, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js')],
+    async (c) => {
+      await c.listTools();
+      await c.callTool({
+        name: 'create_entities',
+        arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] },
+      });
+      await c.callTool({ name: 'read_graph', arguments: {} });
+    },
+  );
   t.deepEqual(rules(offline), EXPECTED.memory);
 });
 
@@ -47,11 +58,17 @@ test('tmcp over stdio (independent server): clean apart from real findings', asy
     await c.listPrompts();
     // tmcp answers a completion for an unknown prompt with `"result": null`, which the v1 client
     // never accepts (it waits for its timeout): a short one keeps the test quick.
-    await t.throwsAsync(c.complete({ ref: { type: 'ref/prompt', name: 'no_such_prompt' }, argument: { name: 'a', value: '' } }, { timeout: 1000 }));
+    await t.throwsAsync(
+      c.complete({ ref: { type: 'ref/prompt', name: 'no_such_prompt' }, argument: { name: 'a', value: '' } }, { timeout: 1000 }),
+    );
   });
   t.deepEqual(rules(offline), EXPECTED.tmcp);
   const respect = offline.filter((v) => v.rule === 'CAP-RESPECT');
-  t.deepEqual(respect.map((v) => [v.direction, v.path]), [['client-to-server', '/method']], 'the client\'s completion/complete, once');
+  t.deepEqual(
+    respect.map((v) => [v.direction, v.path]),
+    [['client-to-server', '/method']],
+    "the client's completion/complete, once",
+  );
   t.regex(respect[0]!.message, /calls completion\/complete although the server's declared capabilities \(.*\) lack completions/);
   const nullResult = offline.find((v) => v.rule === 'ENV-RES-RESULT');
   t.is(nullResult?.path, '/result', 'the null completion result is reported where it is');

@@ -23,7 +23,11 @@ if (!specDir) {
   test('the corpus covers the 129 official examples, our cassettes, and mutations, in every revision', (t) => {
     t.deepEqual([...REVISIONS], ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
     t.is(new Set(examples.filter((e) => e.revision === '2026-07-28').map((e) => e.origin)).size, 129);
-    for (const r of REVISIONS) t.true(messages.some((m) => m.revision === r), `cassette messages judged under ${r}`);
+    for (const r of REVISIONS)
+      t.true(
+        messages.some((m) => m.revision === r),
+        `cassette messages judged under ${r}`,
+      );
     t.true(corpus.length > 10 * base.length, `${corpus.length} items`);
   });
 
@@ -48,7 +52,8 @@ if (!specDir) {
       const c = counts.get(item.revision) ?? { valid: 0, invalid: 0 };
       c[official ? 'valid' : 'invalid']++;
       counts.set(item.revision, c);
-      if (official !== (ours.length === 0)) disagreements.push(`${item.revision} ${item.type} official=${official} ours=${JSON.stringify(ours.slice(0, 2))} (${item.origin})`);
+      if (official !== (ours.length === 0))
+        disagreements.push(`${item.revision} ${item.type} official=${official} ours=${JSON.stringify(ours.slice(0, 2))} (${item.origin})`);
     }
     t.deepEqual(disagreements.slice(0, 20), [], `${disagreements.length} disagreements`);
     // Both verdicts occur in every revision, so agreement is not agreement on "everything passes".
@@ -68,7 +73,9 @@ if (!specDir) {
     }
     for (let i = 0; i + 1 < REVISIONS.length - 1; i++) {
       const [older, newer] = [REVISIONS[i]!, REVISIONS[i + 1]!];
-      const differing = [...verdicts.values()].filter((v) => v.get(older) !== undefined && v.get(newer) !== undefined && v.get(older) !== v.get(newer)).length;
+      const differing = [...verdicts.values()].filter(
+        (v) => v.get(older) !== undefined && v.get(newer) !== undefined && v.get(older) !== v.get(newer),
+      ).length;
       t.true(differing > 10, `${differing} values the ${older} and ${newer} schemas judge differently`);
     }
   });
@@ -85,7 +92,8 @@ if (!specDir) {
       const schema = gatesFor(item.revision).replace[item.type] ?? sdkSchema(item.type);
       if (!schema || !('_zod' in schema)) continue;
       compared++;
-      if (fastValid(schema, item.value) && !zodValid(schema as never, item.value)) looser.push(`${item.revision} ${item.type} (${item.origin})`);
+      if (fastValid(schema, item.value) && !zodValid(schema as never, item.value))
+        looser.push(`${item.revision} ${item.type} (${item.origin})`);
     }
     t.deepEqual(looser.slice(0, 20), [], `${looser.length} of ${compared}`);
     t.true(compared > 10_000);

@@ -85,10 +85,22 @@ async function script(client: Client, transport: Transport, modern: boolean): Pr
 
 /** A host that remembers this server's DiscoverResult adopts it and skips the connect-time probe
  * (on stdio, a process of its own); the script's discover() then asks the real process. */
-const PRIOR = { kind: 'modern' as const, discover: { resultType: 'complete' as const, supportedVersions: ['2026-07-28'], capabilities: { tools: {}, prompts: {}, resources: {} }, ttlMs: 0, cacheScope: 'public' as const } };
+const PRIOR = {
+  kind: 'modern' as const,
+  discover: {
+    resultType: 'complete' as const,
+    supportedVersions: ['2026-07-28'],
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    ttlMs: 0,
+    cacheScope: 'public' as const,
+  },
+};
 
 async function drive(transport: Transport, legacy: boolean): Promise<void> {
-  const client = new Client({ name: 'parity-client', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: legacy ? 'legacy' : 'auto' } });
+  const client = new Client(
+    { name: 'parity-client', version: '1.0.0' },
+    { capabilities: {}, versionNegotiation: { mode: legacy ? 'legacy' : 'auto' } },
+  );
   await client.connect(transport, transport instanceof StdioClientTransport ? { prior: PRIOR } : {});
   try {
     await script(client, transport, !legacy);
@@ -124,7 +136,11 @@ async function recordStdio(dir: string, defect: Defect | undefined): Promise<Ver
   transport.stderr?.on('data', () => {});
   await drive(transport, false);
   const cassette = await waitForSessions(path, 1);
-  return { sessions: cassette.sessions, live: cassette.sessions.flatMap((s) => s.violations ?? []), offline: validateCassettes([path]).violations };
+  return {
+    sessions: cassette.sessions,
+    live: cassette.sessions.flatMap((s) => s.violations ?? []),
+    offline: validateCassettes([path]).violations,
+  };
 }
 
 /**
@@ -139,7 +155,10 @@ async function recordHttp(t: ExecutionContext, dir: string, kind: Transport4): P
   const path = join(dir, `${kind}.cassette.json`);
   const proxy = await startHttpRecorder(t, upstream, path, ['--log-level', 'warn']);
   for (const defect of DEFECT_RUNS) {
-    await drive(new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { authorization: `Bearer ${defect ?? 'clean'}` } } }), kind === 'http-2025');
+    await drive(
+      new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { authorization: `Bearer ${defect ?? 'clean'}` } } }),
+      kind === 'http-2025',
+    );
   }
   const { cassette } = await proxy.stop();
   const offline = validateCassettes([path]).violations;
@@ -151,7 +170,11 @@ async function recordHttp(t: ExecutionContext, dir: string, kind: Transport4): P
     const ids = new Set(sessions.map((s) => s.id));
     out.set(defect, { sessions, live: sessions.flatMap((s) => s.violations ?? []), offline: offline.filter((v) => ids.has(v.session)) });
   });
-  t.is([...out.values()].reduce((n, v) => n + v.offline.length, 0), offline.length, `${kind}: every finding is in the sessions of one user`);
+  t.is(
+    [...out.values()].reduce((n, v) => n + v.offline.length, 0),
+    offline.length,
+    `${kind}: every finding is in the sessions of one user`,
+  );
   return out;
 }
 
@@ -165,7 +188,9 @@ function expectedAt(sessions: RecordedSession[], where: (typeof WHERE)[Defect]):
       const j = m.json as { id?: unknown; method?: string; params?: { name?: string } } | undefined;
       if (m.direction !== 'client-to-server' || j?.method !== where.method || (where.name && j.params?.name !== where.name)) continue;
       if (++n !== (where.nth ?? 1)) continue;
-      const answer = s.messages.find((r) => r.direction === 'server-to-client' && (r.json as { id?: unknown } | undefined)?.id === j.id && r.seq > m.seq);
+      const answer = s.messages.find(
+        (r) => r.direction === 'server-to-client' && (r.json as { id?: unknown } | undefined)?.id === j.id && r.seq > m.seq,
+      );
       return answer ? { session: s.id, seq: answer.seq } : undefined;
     }
   }
@@ -173,32 +198,52 @@ function expectedAt(sessions: RecordedSession[], where: (typeof WHERE)[Defect]):
 }
 
 for (const kind of TRANSPORTS) {
-  test.serial(`transport parity over ${kind}: each defect raises exactly its rule at its message, live and offline alike; the clean server raises nothing`, async (t) => {
-    const dir = tempDir(t);
-    const runs = kind === 'stdio' ? undefined : await recordHttp(t, dir, kind);
-    const allowed = new Set([...TRANSPORT_ONLY[kind], ...(kind === 'http-2025' ? [] : [SCRIPT_FAULT])]);
-    const seen: string[] = [];
-    for (const defect of DEFECT_RUNS) {
-      const label = `${kind} ${defect ?? 'clean'}`;
-      const v = runs ? runs.get(defect)! : await recordStdio(dir, defect);
-      t.deepEqual(v.live.map(key).sort(), v.offline.map(key).sort(), `${label}: live verdicts equal offline verdicts`);
-      const found = v.offline.filter((x) => !allowed.has(x.rule));
-      if (process.env.PARITY_DEBUG) t.log(label, v.offline.map((x) => `${key(x)}: ${x.message}`));
-      if (kind !== 'http-2025') t.is(v.offline.filter((x) => x.rule === SCRIPT_FAULT).length, 2, `${label}: the script's own fault is seen, once per missing field`);
-      if (!defect || NOT_ON[kind]?.includes(defect)) {
-        t.deepEqual(found.map(key), [], `${label}: nothing is raised`);
-        continue;
+  test.serial(
+    `transport parity over ${kind}: each defect raises exactly its rule at its message, live and offline alike; the clean server raises nothing`,
+    async (t) => {
+      const dir = tempDir(t);
+      const runs = kind === 'stdio' ? undefined : await recordHttp(t, dir, kind);
+      const allowed = new Set([...TRANSPORT_ONLY[kind], ...(kind === 'http-2025' ? [] : [SCRIPT_FAULT])]);
+      const seen: string[] = [];
+      for (const defect of DEFECT_RUNS) {
+        const label = `${kind} ${defect ?? 'clean'}`;
+        const v = runs ? runs.get(defect)! : await recordStdio(dir, defect);
+        t.deepEqual(v.live.map(key).sort(), v.offline.map(key).sort(), `${label}: live verdicts equal offline verdicts`);
+        const found = v.offline.filter((x) => !allowed.has(x.rule));
+        if (process.env.PARITY_DEBUG)
+          t.log(
+            label,
+            v.offline.map((x) => `${key(x)}: ${x.message}`),
+          );
+        if (kind !== 'http-2025')
+          t.is(
+            v.offline.filter((x) => x.rule === SCRIPT_FAULT).length,
+            2,
+            `${label}: the script's own fault is seen, once per missing field`,
+          );
+        if (!defect || NOT_ON[kind]?.includes(defect)) {
+          t.deepEqual(found.map(key), [], `${label}: nothing is raised`);
+          continue;
+        }
+        const rule = DEFECTS[defect];
+        t.deepEqual(
+          found.map((x) => x.rule),
+          [rule],
+          `${label}: exactly ${rule}`,
+        );
+        const at = expectedAt(v.sessions, WHERE[defect]);
+        t.truthy(at, `${label}: the answer the finding is about is in the cassette`);
+        if (found.length === 1 && at) {
+          t.like(
+            found[0],
+            { session: at.session, seq: at.seq, direction: 'server-to-client', path: WHERE[defect].path },
+            `${label}: ${rule} points at its answer`,
+          );
+          seen.push(rule);
+        }
       }
-      const rule = DEFECTS[defect];
-      t.deepEqual(found.map((x) => x.rule), [rule], `${label}: exactly ${rule}`);
-      const at = expectedAt(v.sessions, WHERE[defect]);
-      t.truthy(at, `${label}: the answer the finding is about is in the cassette`);
-      if (found.length === 1 && at) {
-        t.like(found[0], { session: at.session, seq: at.seq, direction: 'server-to-client', path: WHERE[defect].path }, `${label}: ${rule} points at its answer`);
-        seen.push(rule);
-      }
-    }
-    // The README's recall table is this line, per transport.
-    t.log(`${kind} catches: ${seen.join(', ')}`);
-  });
+      // The README's recall table is this line, per transport.
+      t.log(`${kind} catches: ${seen.join(', ')}`);
+    },
+  );
 }

@@ -29,9 +29,18 @@ function fixtureCassette(dir: string): string {
 const run = (t: Parameters<typeof tempDir>[0], args: string[]) => collect(spawnTracked(t, node, [cli, 'validate', ...args]));
 
 test('real traffic from the SDK servers raises only its real violations', async (t) => {
-  const r = await run(t, ['--format', 'json', join(examples, 'example-server.cassette.json'), join(examples, 'example-server-http.cassette.json'), join(examples, 'server-everything.cassette.json')]);
+  const r = await run(t, [
+    '--format',
+    'json',
+    join(examples, 'example-server.cassette.json'),
+    join(examples, 'example-server-http.cassette.json'),
+    join(examples, 'server-everything.cassette.json'),
+  ]);
   t.is(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout.toString()) as { violations: { rule: string; severity: string; spec: string; message: string }[]; summary: { errors: number } };
+  const report = JSON.parse(r.stdout.toString()) as {
+    violations: { rule: string; severity: string; spec: string; message: string }[];
+    summary: { errors: number };
+  };
   t.is(report.summary.errors, 0, 'no errors on clean SDK traffic');
   // Real findings, each a SHOULD or a heuristic: the example server's `add` returns {"sum":5} as
   // structuredContent but "5" as text; its MRTR requestState is the guessable "round-1" (the SDK
@@ -39,10 +48,16 @@ test('real traffic from the SDK servers raises only its real violations', async 
   // (count_slowly logs only for requests that ask, so no LOG-OPT-IN and no LOG-DEPRECATED.)
   // The example server runs on 127.0.0.1 with no authentication at all: SEC-LOCAL-HTTP-OPEN
   // (info; basic/transports/streamable-http.mdx §Security & Endpoint: servers SHOULD authenticate).
-  t.deepEqual([...new Set(report.violations.map((v) => `${v.rule}:${v.severity}`))].sort(), ['SEC-LOCAL-HTTP-OPEN:info', 'SEC-STATE-ID-GUESSABLE:warning', 'TOOLS-NOPARAM:info', 'TOOLS-STRUCT-MIRROR:warning']);
+  t.deepEqual([...new Set(report.violations.map((v) => `${v.rule}:${v.severity}`))].sort(), [
+    'SEC-LOCAL-HTTP-OPEN:info',
+    'SEC-STATE-ID-GUESSABLE:warning',
+    'TOOLS-NOPARAM:info',
+    'TOOLS-STRUCT-MIRROR:warning',
+  ]);
   const guessable = report.violations.filter((v) => v.rule === 'SEC-STATE-ID-GUESSABLE');
   t.true(guessable.every((v) => v.message.includes('"round-1"')));
-  for (const v of report.violations) t.regex(v.spec, /server\/tools$|basic\/patterns\/mrtr$|server\/utilities\/logging$|basic\/transports\/streamable-http$/);
+  for (const v of report.violations)
+    t.regex(v.spec, /server\/tools$|basic\/patterns\/mrtr$|server\/utilities\/logging$|basic\/transports\/streamable-http$/);
 });
 
 test('--fail-on sets the exit code; an unreadable cassette is exit 2', async (t) => {
@@ -66,8 +81,15 @@ test('json: the documented fields, one entry per violation', async (t) => {
   const path = fixtureCassette(tempDir(t));
   const r = await run(t, ['--format', 'json', path]);
   const report = JSON.parse(r.stdout.toString()) as { violations: Record<string, unknown>[]; summary: { byRule: Record<string, unknown> } };
-  for (const v of report.violations) t.deepEqual(Object.keys(v).slice(0, 8), ['rule', 'severity', 'session', 'seq', 'direction', 'path', 'message', 'spec']);
-  t.deepEqual(Object.keys(report.summary.byRule).sort(), distinctRules(RULES).map((r) => r.id).sort(), 'every rule fired on its fixtures');
+  for (const v of report.violations)
+    t.deepEqual(Object.keys(v).slice(0, 8), ['rule', 'severity', 'session', 'seq', 'direction', 'path', 'message', 'spec']);
+  t.deepEqual(
+    Object.keys(report.summary.byRule).sort(),
+    distinctRules(RULES)
+      .map((r) => r.id)
+      .sort(),
+    'every rule fired on its fixtures',
+  );
 });
 
 test('junit: well-formed XML a JUnit consumer can read, failures for errors only', async (t) => {
@@ -78,7 +100,9 @@ test('junit: well-formed XML a JUnit consumer can read, failures for errors only
   t.is(r.code, 0);
   const xml = readFileSync(out, 'utf8');
   t.is(XMLValidator.validate(xml), true);
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as { testsuites: { tests: string; failures: string; testsuite: { testcase: { classname: string; failure?: unknown }[] } } };
+  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
+    testsuites: { tests: string; failures: string; testsuite: { testcase: { classname: string; failure?: unknown }[] } };
+  };
   t.is(Number(doc.testsuites.tests), distinctRules(RULES).length);
   const failing = doc.testsuites.testsuite.testcase.filter((c) => c.failure).map((c) => c.classname);
   t.true(failing.includes('ENV-RES-RESULT'));
@@ -90,7 +114,9 @@ test('sarif: valid against the official SARIF 2.1.0 schema', async (t) => {
   const path = fixtureCassette(tempDir(t));
   const r = await run(t, ['--format', 'sarif', path]);
   const sarif = JSON.parse(r.stdout.toString()) as { runs: { results: { ruleId: string; level: string }[] }[] };
-  const schema = JSON.parse(readFileSync(join(root, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
+  const schema = JSON.parse(
+    readFileSync(join(root, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8'),
+  ) as object;
   // The SARIF schema is draft-04, and one of its patterns is not valid with the u flag.
   const ajv = new Ajv04({ strict: false, allErrors: true, unicodeRegExp: false });
   addFormats(ajv);
@@ -111,7 +137,11 @@ test('github: one workflow command per violation, escaped', async (t) => {
 test('rules lists every rule with severity, revisions and spec link', async (t) => {
   const r = await collect(spawnTracked(t, node, [cli, 'rules', '--json']));
   const table = JSON.parse(r.stdout.toString()) as { id: string; severity: string; revisions: string; spec: string }[];
-  t.deepEqual(table.map((x) => x.id), distinctRules(RULES).map((x) => x.id), 'each rule once, even when two checks report under it');
+  t.deepEqual(
+    table.map((x) => x.id),
+    distinctRules(RULES).map((x) => x.id),
+    'each rule once, even when two checks report under it',
+  );
   t.true(table.every((x) => x.spec.startsWith('https://modelcontextprotocol.io/specification/2026-07-28/')));
   const revisions = (id: string) => table.find((x) => x.id === id)!.revisions;
   t.is(revisions('ENV-RESULTTYPE-PRESENT'), '2026-07-28', 'gated by era');
@@ -119,41 +149,63 @@ test('rules lists every rule with severity, revisions and spec link', async (t) 
   t.is(revisions('TOOLS-OUTPUT-CONFORM'), '2025-06-18, 2025-11-25, 2026-07-28', 'from the revision that added structured output');
   t.is(revisions('ENV-NO-BATCH'), '2024-11-05, 2025-06-18, 2025-11-25, 2026-07-28', 'not 2025-03-26, which had batches');
   const text = await collect(spawnTracked(t, node, [cli, 'rules']));
-  t.regex(text.stdout.toString(), /^TOOLS-OUTPUT-CONFORM +error +2025-06-18\.\.2026-07-28 +https:/m, 'text: a run of revisions as first..last');
+  t.regex(
+    text.stdout.toString(),
+    /^TOOLS-OUTPUT-CONFORM +error +2025-06-18\.\.2026-07-28 +https:/m,
+    'text: a run of revisions as first..last',
+  );
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const md = await collect(spawnTracked(t, node, [cli, 'rules', '--markdown']));
   t.true(readme.includes(md.stdout.toString().trim()), 'README carries the same table (`mcp-cassette rules --markdown`)');
 });
 
-(specDir ? test : test.skip)(`--schema checks each message of that revision against the official schema file exactly${specDir ? '' : ` (${SPEC_DIR_HINT})`}`, async (t) => {
-  const dir = tempDir(t);
-  const spec = (rev: string) => join(specDir!, rev, 'schema.json');
-  // Real SDK traffic of both eras matches the official schema of its own revision; traffic of
-  // another revision is left to that revision's rules.
-  for (const rev of ['2026-07-28', '2025-11-25', '2025-06-18']) {
-    const r = await run(t, ['--format', 'json', '--schema', spec(rev), join(examples, 'example-server.cassette.json'), join(examples, 'example-server-http.cassette.json'), join(examples, 'server-everything.cassette.json')]);
-    t.is(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout.toString()) as { summary: { errors: number } };
-    t.is(report.summary.errors, 0, `no schema errors with the ${rev} schema`);
-  }
-  // A mutated 2026-07-28 answer: resultType is required by both branches of the response type
-  // (the official schema accepts almost anything else as an InputRequiredResult).
-  const fixture = loadFixtures().find((f) => f.rule === 'valid' && f.name === 'modern-mrtr')!;
-  const session = fixtureSession(fixture);
-  const answer = session.messages.find((m) => (m.json as { result?: { structuredContent?: unknown } }).result?.structuredContent !== undefined)!;
-  delete (answer.json as { result: { resultType?: unknown } }).result.resultType;
-  const c = emptyCassette();
-  c.sessions = [session];
-  const path = join(dir, 'mutated.cassette.json');
-  writeFileSync(path, stringifyCassette(c));
-  const plain = JSON.parse((await run(t, ['--format', 'json', path])).stdout.toString()) as { violations: { rule: string }[] };
-  t.false(plain.violations.some((v) => v.rule === 'TOOLS-CALL-SHAPE'), 'structure is checked only with --schema, for now');
-  const exact = JSON.parse((await run(t, ['--format', 'json', '--schema', spec('2026-07-28'), path])).stdout.toString()) as { violations: { rule: string; seq: number; message: string }[] };
-  const shape = exact.violations.filter((v) => v.rule === 'TOOLS-CALL-SHAPE');
-  t.is(shape.length, 1);
-  t.is(shape[0]!.seq, answer.seq);
-  t.regex(shape[0]!.message, /does not match \$defs\/CallToolResultResponse of the 2026-07-28 schema/);
-  const bad = await run(t, ['--schema', join(dir, 'nope.json'), path]);
-  t.is(bad.code, 2);
-  t.regex(bad.stderr, /--schema .*nope\.json cannot be read as JSON/);
-});
+(specDir ? test : test.skip)(
+  `--schema checks each message of that revision against the official schema file exactly${specDir ? '' : ` (${SPEC_DIR_HINT})`}`,
+  async (t) => {
+    const dir = tempDir(t);
+    const spec = (rev: string) => join(specDir!, rev, 'schema.json');
+    // Real SDK traffic of both eras matches the official schema of its own revision; traffic of
+    // another revision is left to that revision's rules.
+    for (const rev of ['2026-07-28', '2025-11-25', '2025-06-18']) {
+      const r = await run(t, [
+        '--format',
+        'json',
+        '--schema',
+        spec(rev),
+        join(examples, 'example-server.cassette.json'),
+        join(examples, 'example-server-http.cassette.json'),
+        join(examples, 'server-everything.cassette.json'),
+      ]);
+      t.is(r.code, 0, r.stderr);
+      const report = JSON.parse(r.stdout.toString()) as { summary: { errors: number } };
+      t.is(report.summary.errors, 0, `no schema errors with the ${rev} schema`);
+    }
+    // A mutated 2026-07-28 answer: resultType is required by both branches of the response type
+    // (the official schema accepts almost anything else as an InputRequiredResult).
+    const fixture = loadFixtures().find((f) => f.rule === 'valid' && f.name === 'modern-mrtr')!;
+    const session = fixtureSession(fixture);
+    const answer = session.messages.find(
+      (m) => (m.json as { result?: { structuredContent?: unknown } }).result?.structuredContent !== undefined,
+    )!;
+    delete (answer.json as { result: { resultType?: unknown } }).result.resultType;
+    const c = emptyCassette();
+    c.sessions = [session];
+    const path = join(dir, 'mutated.cassette.json');
+    writeFileSync(path, stringifyCassette(c));
+    const plain = JSON.parse((await run(t, ['--format', 'json', path])).stdout.toString()) as { violations: { rule: string }[] };
+    t.false(
+      plain.violations.some((v) => v.rule === 'TOOLS-CALL-SHAPE'),
+      'structure is checked only with --schema, for now',
+    );
+    const exact = JSON.parse((await run(t, ['--format', 'json', '--schema', spec('2026-07-28'), path])).stdout.toString()) as {
+      violations: { rule: string; seq: number; message: string }[];
+    };
+    const shape = exact.violations.filter((v) => v.rule === 'TOOLS-CALL-SHAPE');
+    t.is(shape.length, 1);
+    t.is(shape[0]!.seq, answer.seq);
+    t.regex(shape[0]!.message, /does not match \$defs\/CallToolResultResponse of the 2026-07-28 schema/);
+    const bad = await run(t, ['--schema', join(dir, 'nope.json'), path]);
+    t.is(bad.code, 2);
+    t.regex(bad.stderr, /--schema .*nope\.json cannot be read as JSON/);
+  },
+);

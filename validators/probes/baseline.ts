@@ -26,12 +26,18 @@ export function parseBaseline(text: string, file: string, knownProbes: readonly 
   if (doc === null || doc === undefined) return [];
   const list = (doc as { probe?: unknown }).probe;
   if (typeof doc !== 'object' || Array.isArray(doc) || (list !== undefined && !Array.isArray(list))) {
-    throw new CassetteError('MCPC_CONFIG_INVALID', `${file}: expected a mapping with a \`probe:\` list, e.g.\nprobe:\n  - unknown-tool\n  - mrtr-state:MRTR-STATE-REPLAY`);
+    throw new CassetteError(
+      'MCPC_CONFIG_INVALID',
+      `${file}: expected a mapping with a \`probe:\` list, e.g.\nprobe:\n  - unknown-tool\n  - mrtr-state:MRTR-STATE-REPLAY`,
+    );
   }
   const entries: BaselineEntry[] = [];
   for (const item of (list as unknown[] | undefined) ?? []) {
     if (typeof item !== 'string') {
-      throw new CassetteError('MCPC_CONFIG_INVALID', `${file}: entry ${JSON.stringify(item)} is not a string; write \`- probe:RULE-ID\` without a space after the colon`);
+      throw new CassetteError(
+        'MCPC_CONFIG_INVALID',
+        `${file}: entry ${JSON.stringify(item)} is not a string; write \`- probe:RULE-ID\` without a space after the colon`,
+      );
     }
     const [probe, rule] = item.split(':', 2) as [string, string | undefined];
     if (!knownProbes.includes(probe)) {

@@ -4,7 +4,15 @@
  */
 import { mrtrState, listInvariant, clientInfoProbe } from './state-probes.js';
 import { invalidArgumentsProbe, unknownTool } from './tool-probes.js';
-import { authorization, foreignOrigin, headerAbsent, headerMismatch, legacyInitialize, stdinEof, unknownMethod } from './transport-probes.js';
+import {
+  authorization,
+  foreignOrigin,
+  headerAbsent,
+  headerMismatch,
+  legacyInitialize,
+  stdinEof,
+  unknownMethod,
+} from './transport-probes.js';
 import { missingCapability, missingClientCapabilities, missingProtocolVersion, unsupportedVersion } from './version-probes.js';
 import type { Plan } from './plan.js';
 import type { Target } from './target.js';

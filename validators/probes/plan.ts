@@ -45,7 +45,17 @@ export const CAPS = `${META}clientCapabilities`;
 export const INFO = `${META}clientInfo`;
 
 /** Methods that only read: re-sending them cannot act twice. */
-const READ_METHODS = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete', 'ping']);
+const READ_METHODS = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/get',
+  'completion/complete',
+  'ping',
+]);
 
 export function metaOf(request: Json): Json | undefined {
   const params = request.params;
@@ -93,7 +103,14 @@ function sessionCalls(session: RecordedSession): RecordedCall[] {
 }
 
 export function derivePlan(cassette: Cassette): Plan {
-  const plan: Plan = { transport: cassette.sessions[0]?.transport ?? 'stdio', modern: [], legacy: [], tools: new Map(), mrtr: [], usesAuth: false };
+  const plan: Plan = {
+    transport: cassette.sessions[0]?.transport ?? 'stdio',
+    modern: [],
+    legacy: [],
+    tools: new Map(),
+    mrtr: [],
+    usesAuth: false,
+  };
   for (const session of cassette.sessions) {
     for (const e of session.exchanges ?? []) {
       const h = flat(e.requestHeaders);
@@ -111,7 +128,8 @@ export function derivePlan(cassette: Cassette): Plan {
       if (method === 'tools/list' && Array.isArray(result.tools)) {
         for (const t of result.tools) if (isObject(t) && typeof t.name === 'string' && !plan.tools.has(t.name)) plan.tools.set(t.name, t);
       }
-      if (method === 'server/discover' && Array.isArray(result.supportedVersions)) plan.supportedVersions = result.supportedVersions.map(String);
+      if (method === 'server/discover' && Array.isArray(result.supportedVersions))
+        plan.supportedVersions = result.supportedVersions.map(String);
     }
   }
   // MRTR rounds: a modern call that drew input_required, and the later retry of the same method
@@ -120,7 +138,11 @@ export function derivePlan(cassette: Cassette): Plan {
     const r = call.response?.result;
     if (!isObject(r) || r.resultType !== 'input_required') return;
     const name = paramsOf(call.request).name;
-    const retry = plan.modern.slice(i + 1).find((c) => c.request.method === call.request.method && paramsOf(c.request).name === name && 'inputResponses' in paramsOf(c.request));
+    const retry = plan.modern
+      .slice(i + 1)
+      .find(
+        (c) => c.request.method === call.request.method && paramsOf(c.request).name === name && 'inputResponses' in paramsOf(c.request),
+      );
     plan.mrtr.push({ first: call, ...(retry ? { retry } : {}) });
   });
   return plan;

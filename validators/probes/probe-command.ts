@@ -37,7 +37,10 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Runs the probes and returns the run (for tests and the command). */
 export async function probe(args: ProbeArgs): Promise<ProbeRun> {
   if (!args.url && !args.command.length) {
-    throw new CassetteError('MCPC_USAGE', 'name the server to probe: mcp-cassette probe <cassette> -- <server command> [args...], or --url <endpoint> (the cassette\'s recorded server is never probed on its own)');
+    throw new CassetteError(
+      'MCPC_USAGE',
+      "name the server to probe: mcp-cassette probe <cassette> -- <server command> [args...], or --url <endpoint> (the cassette's recorded server is never probed on its own)",
+    );
   }
   if (args.url && args.command.length) throw new CassetteError('MCPC_USAGE', 'give either a server command after -- or --url, not both');
   if (args.url) {
@@ -49,17 +52,32 @@ export async function probe(args: ProbeArgs): Promise<ProbeRun> {
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CassetteError('MCPC_USAGE', `--url must be http(s): ${args.url}`);
   }
-  if (args.timeout !== undefined && !(args.timeout > 0)) throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of ms (got ${String(args.timeout)})`);
-  for (const p of args.probe) if (!PROBES.some((x) => x.id === p)) throw new CassetteError('MCPC_USAGE', `unknown --probe ${p} (known: ${PROBES.map((x) => x.id).join(', ')})`);
+  if (args.timeout !== undefined && !(args.timeout > 0))
+    throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of ms (got ${String(args.timeout)})`);
+  for (const p of args.probe)
+    if (!PROBES.some((x) => x.id === p))
+      throw new CassetteError('MCPC_USAGE', `unknown --probe ${p} (known: ${PROBES.map((x) => x.id).join(', ')})`);
   const ids = PROBES.map((p) => p.id);
   const baseline: BaselineEntry[] = args.expectedFailures ? loadBaseline(args.expectedFailures, ids) : [];
   const cassettePath = resolve(args.cassette);
   const plan = derivePlan(loadCassette(cassettePath));
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   const target: Target = args.url ? httpTarget(args.url, timeoutMs, parseHeaderOptions(args.header)) : stdioTarget(args.command, timeoutMs);
-  const results = await runProbes(plan, target, { timeoutMs, allowSideEffects: args.allowSideEffects, eofGraceMs: args.eofGrace ?? 2000 }, args.probe);
+  const results = await runProbes(
+    plan,
+    target,
+    { timeoutMs, allowSideEffects: args.allowSideEffects, eofGraceMs: args.eofGrace ?? 2000 },
+    args.probe,
+  );
   const { stale } = applyBaseline(results, baseline);
-  return { cassette: cassettePath, target: target.label, transport: target.transport, results, stale, ...(args.expectedFailures ? { baselineFile: args.expectedFailures } : {}) };
+  return {
+    cassette: cassettePath,
+    target: target.label,
+    transport: target.transport,
+    results,
+    stale,
+    ...(args.expectedFailures ? { baselineFile: args.expectedFailures } : {}),
+  };
 }
 
 /** Exit status: 0, or 1 when --fail-on found a (new) failure or a stale baseline entry at that
@@ -88,33 +106,42 @@ export async function probeCommand(args: ProbeArgs): Promise<number> {
 
 export const PROBE_COMMAND: CommandModule = {
   name: 'probe',
-  describe: 'Send crafted requests derived from a cassette to a server you name and check the rules a passive proxy cannot see: probe <cassette> -- <server command> [args...], or probe <cassette> --url <endpoint>',
+  describe:
+    'Send crafted requests derived from a cassette to a server you name and check the rules a passive proxy cannot see: probe <cassette> -- <server command> [args...], or probe <cassette> --url <endpoint>',
   usage: '$0 probe <cassette> [options] -- <server command> [args...]\n$0 probe <cassette> --url <endpoint> [options]',
   positionals: [{ name: 'cassette' }],
   options: {
     url: { type: 'string', describe: 'Streamable HTTP endpoint to probe (instead of a server command)' },
     timeout: { type: 'number', describe: 'Per-request deadline in ms (default 10000)' },
-    'allow-side-effects': { type: 'boolean', default: false, describe: 'Also re-send recorded requests that may act (tools without readOnlyHint)' },
+    'allow-side-effects': {
+      type: 'boolean',
+      default: false,
+      describe: 'Also re-send recorded requests that may act (tools without readOnlyHint)',
+    },
     format: { type: 'string', default: 'text', describe: 'text, json, junit, sarif or github (workflow annotations)' },
-    'fail-on': { type: 'string', describe: 'Exit 1 when a new failure (or a stale baseline entry) at this level (error or warning) was found' },
+    'fail-on': {
+      type: 'string',
+      describe: 'Exit 1 when a new failure (or a stale baseline entry) at this level (error or warning) was found',
+    },
     output: { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' },
     'expected-failures': { type: 'string', describe: 'A YAML baseline of known failures' },
     header: { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request; repeatable' },
     probe: { type: 'string', array: true, default: [], describe: 'Run only this probe; repeatable' },
     'eof-grace': { type: 'number', describe: 'stdio: how long the server may take to exit after stdin is closed, in ms (default 2000)' },
   },
-  handler: async (args) => probeCommand({
-    cassette: String(args.cassette),
-    command: (args['--'] ?? []).map(String),
-    ...(args.url !== undefined ? { url: String(args.url) } : {}),
-    ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
-    allowSideEffects: Boolean(args['allow-side-effects']),
-    format: String(args.format),
-    ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
-    ...(args.output !== undefined ? { output: String(args.output) } : {}),
-    ...(args['expected-failures'] !== undefined ? { expectedFailures: String(args['expected-failures']) } : {}),
-    header: (args.header as unknown[]).map(String),
-    probe: (args.probe as unknown[]).map(String),
-    ...(args['eof-grace'] !== undefined ? { eofGrace: Number(args['eof-grace']) } : {}),
-  }),
+  handler: async (args) =>
+    probeCommand({
+      cassette: String(args.cassette),
+      command: (args['--'] ?? []).map(String),
+      ...(args.url !== undefined ? { url: String(args.url) } : {}),
+      ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+      allowSideEffects: Boolean(args['allow-side-effects']),
+      format: String(args.format),
+      ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
+      ...(args.output !== undefined ? { output: String(args.output) } : {}),
+      ...(args['expected-failures'] !== undefined ? { expectedFailures: String(args['expected-failures']) } : {}),
+      header: (args.header as unknown[]).map(String),
+      probe: (args.probe as unknown[]).map(String),
+      ...(args['eof-grace'] !== undefined ? { eofGrace: Number(args['eof-grace']) } : {}),
+    }),
 };

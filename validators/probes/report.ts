@@ -30,23 +30,43 @@ function clip(v: unknown, max = 600): string {
 
 export function toValidationRun(run: ProbeRun): ValidationRun {
   const violations: (Violation & { cassette: string })[] = [];
-  const base = (r: ProbeResult, i: number) => ({ rule: r.rule, session: r.probe, seq: i + 1, direction: 'server-to-client' as const, path: '', spec: r.spec, cassette: run.cassette });
+  const base = (r: ProbeResult, i: number) => ({
+    rule: r.rule,
+    session: r.probe,
+    seq: i + 1,
+    direction: 'server-to-client' as const,
+    path: '',
+    spec: r.spec,
+    cassette: run.cassette,
+  });
   run.results.forEach((r, i) => {
     const io = `${r.sent !== undefined ? ` Sent: ${clip(r.sent)}.` : ''}${r.received !== undefined ? ` Got: ${clip(r.received)}.` : ''}`;
     if (r.outcome === 'fail') {
-      violations.push(r.baseline === 'expected'
-        ? { ...base(r, i), severity: 'info', message: `expected failure (listed in ${run.baselineFile}): ${r.reason}.${io}` }
-        : { ...base(r, i), severity: r.severity, message: `probe ${r.probe} failed: ${r.reason}.${io}` });
+      violations.push(
+        r.baseline === 'expected'
+          ? { ...base(r, i), severity: 'info', message: `expected failure (listed in ${run.baselineFile}): ${r.reason}.${io}` }
+          : { ...base(r, i), severity: r.severity, message: `probe ${r.probe} failed: ${r.reason}.${io}` },
+      );
     } else if (r.outcome === 'inconclusive') {
       violations.push({ ...base(r, i), severity: 'info', message: `probe ${r.probe} inconclusive: ${r.reason}.${io}` });
     } else if (r.baseline === 'stale') {
-      violations.push({ ...base(r, i), severity: 'error', message: `stale expected failure: probe ${r.probe} now passes ${r.rule}; remove it from ${run.baselineFile}` });
+      violations.push({
+        ...base(r, i),
+        severity: 'error',
+        message: `stale expected failure: probe ${r.probe} now passes ${r.rule}; remove it from ${run.baselineFile}`,
+      });
     }
   });
   return { cassettes: [{ path: run.cassette, sessions: 1, messages: run.results.length }], violations };
 }
 
-const LABEL: Record<ProbeOutcome, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a', inconclusive: 'inconclusive', skipped: 'skipped' };
+const LABEL: Record<ProbeOutcome, string> = {
+  pass: 'pass',
+  fail: 'FAIL',
+  'not-applicable': 'n/a',
+  inconclusive: 'inconclusive',
+  skipped: 'skipped',
+};
 
 export function counts(results: readonly ProbeResult[]): Record<ProbeOutcome | 'expected' | 'stale', number> {
   const c = { pass: 0, fail: 0, 'not-applicable': 0, inconclusive: 0, skipped: 0, expected: 0, stale: 0 };
@@ -65,7 +85,12 @@ function text(run: ProbeRun, colour: boolean): string {
     let label = LABEL[r.outcome];
     if (r.outcome === 'fail') label = r.baseline === 'expected' ? 'expected' : `FAIL ${r.severity}`;
     if (r.baseline === 'stale') label = 'STALE';
-    const painted = r.outcome === 'pass' && r.baseline !== 'stale' ? paint(32, label.padEnd(13)) : r.outcome === 'fail' || r.baseline === 'stale' ? paint(r.baseline === 'expected' ? 36 : 31, label.padEnd(13)) : paint(2, label.padEnd(13));
+    const painted =
+      r.outcome === 'pass' && r.baseline !== 'stale'
+        ? paint(32, label.padEnd(13))
+        : r.outcome === 'fail' || r.baseline === 'stale'
+          ? paint(r.baseline === 'expected' ? 36 : 31, label.padEnd(13))
+          : paint(2, label.padEnd(13));
     lines.push(`${painted} ${r.probe.padEnd(27)} ${r.rule.padEnd(23)} ${r.reason}`);
     if (r.outcome === 'fail' || r.outcome === 'inconclusive') {
       if (r.sent !== undefined) lines.push(`${' '.repeat(14)}sent: ${clip(r.sent, 400)}`);
@@ -73,9 +98,13 @@ function text(run: ProbeRun, colour: boolean): string {
       lines.push(`${' '.repeat(14)}${paint(2, r.spec)}`);
     }
   }
-  for (const e of run.stale) lines.push(`${paint(31, 'STALE'.padEnd(13))} ${e.text}: listed in ${run.baselineFile} but passes now; remove the entry`);
+  for (const e of run.stale)
+    lines.push(`${paint(31, 'STALE'.padEnd(13))} ${e.text}: listed in ${run.baselineFile} but passes now; remove the entry`);
   const c = counts(run.results);
-  lines.push('', `${c.pass} passed, ${c.fail} failed${c.expected ? ` (${c.expected} expected)` : ''}, ${c.inconclusive} inconclusive, ${c['not-applicable']} not applicable, ${c.skipped} skipped${c.stale ? `, ${c.stale} stale baseline entr${c.stale === 1 ? 'y' : 'ies'}` : ''}`);
+  lines.push(
+    '',
+    `${c.pass} passed, ${c.fail} failed${c.expected ? ` (${c.expected} expected)` : ''}, ${c.inconclusive} inconclusive, ${c['not-applicable']} not applicable, ${c.skipped} skipped${c.stale ? `, ${c.stale} stale baseline entr${c.stale === 1 ? 'y' : 'ies'}` : ''}`,
+  );
   return lines.join('\n') + '\n';
 }
 

@@ -3,7 +3,18 @@
 import { isObject } from '../rule.js';
 import { result } from './catalogue.js';
 import { callsOf, INFO, isSafe, paramsOf, primaryEra, type Json, type MrtrRound } from './plan.js';
-import { errorOf, gate, inconclusive, notApplicable, openOr, resultOf, safeRequest, sameAnswer, short, transportTrouble } from './support.js';
+import {
+  errorOf,
+  gate,
+  inconclusive,
+  notApplicable,
+  openOr,
+  resultOf,
+  safeRequest,
+  sameAnswer,
+  short,
+  transportTrouble,
+} from './support.js';
 import { withMeta, withParams, type Conn, type Exchange } from './target.js';
 import type { Probe, ProbeContext, ProbeResult } from './types.js';
 
@@ -42,7 +53,10 @@ function tamperLeaf(v: unknown): { value: unknown; done: boolean } {
  * is re-encoded the same way (what an attacker would do); otherwise one character in the middle
  * is flipped. */
 export function tamper(state: string): { state: string; how: string } {
-  for (const [re, enc] of [[B64URL, 'base64url'], [B64, 'base64']] as const) {
+  for (const [re, enc] of [
+    [B64URL, 'base64url'],
+    [B64, 'base64'],
+  ] as const) {
     if (!re.test(state)) continue;
     const bytes = Buffer.from(state, enc);
     if (bytes.toString(enc).replace(/=+$/, '') !== state.replace(/=+$/, '')) continue;
@@ -102,7 +116,14 @@ export const mrtrState: Probe = {
   rules: MRTR_RULES,
   async run(ctx) {
     const round: MrtrRound | undefined = ctx.plan.mrtr.find((r) => r.retry);
-    if (!round?.retry) return notApplicable(this.id, MRTR_RULES, ctx.plan.mrtr.length ? 'the recorded input_required round has no retry with inputResponses' : 'no recorded 2026-07-28 call drew an input_required result');
+    if (!round?.retry)
+      return notApplicable(
+        this.id,
+        MRTR_RULES,
+        ctx.plan.mrtr.length
+          ? 'the recorded input_required round has no retry with inputResponses'
+          : 'no recorded 2026-07-28 call drew an input_required result',
+      );
     const skipped = gate(ctx, round.first, this.id, MRTR_RULES);
     if (skipped) return skipped;
     const retryParams = paramsOf(round.retry.request);
@@ -113,18 +134,32 @@ export const mrtrState: Probe = {
     try {
       // A live requestState: the recorded one may have expired or be bound to that session.
       const mint = async (): Promise<Exchange> => conn.request({ ...round.first.request, id: conn.nextId() });
-      const retry = (c: Conn, state: string | undefined, edit?: (p: Json) => void) => c.request(withParams(round.retry!.request, c.nextId(), (p) => {
-        if (state !== undefined) p.requestState = state;
-        edit?.(p);
-      }));
+      const retry = (c: Conn, state: string | undefined, edit?: (p: Json) => void) =>
+        c.request(
+          withParams(round.retry!.request, c.nextId(), (p) => {
+            if (state !== undefined) p.requestState = state;
+            edit?.(p);
+          }),
+        );
       const first = await mint();
       const trouble = transportTrouble(ctx, first, this.id, MRTR_RULES);
       if (trouble) return trouble;
-      if (resultOf(first)?.resultType !== 'input_required') return inconclusive(this.id, MRTR_RULES, `the recorded call did not draw input_required this time (${refusal(first)})`, { sent: first.sent, received: ctx.target.describe(first) });
+      if (resultOf(first)?.resultType !== 'input_required')
+        return inconclusive(this.id, MRTR_RULES, `the recorded call did not draw input_required this time (${refusal(first)})`, {
+          sent: first.sent,
+          received: ctx.target.describe(first),
+        });
       const live = stateOf(first);
       const baseline = await retry(conn, live);
       if (!served(baseline)) {
-        out.push(...inconclusive(this.id, ['MRTR-STATE-INTEGRITY', 'MRTR-STATE-REPLAY'], `the intact retry was not served (${refusal(baseline)}), so a refusal would prove nothing`, { sent: baseline.sent, received: ctx.target.describe(baseline) }));
+        out.push(
+          ...inconclusive(
+            this.id,
+            ['MRTR-STATE-INTEGRITY', 'MRTR-STATE-REPLAY'],
+            `the intact retry was not served (${refusal(baseline)}), so a refusal would prove nothing`,
+            { sent: baseline.sent, received: ctx.target.describe(baseline) },
+          ),
+        );
       } else if (!hasState || live === undefined) {
         out.push(...notApplicable(this.id, ['MRTR-STATE-INTEGRITY', 'MRTR-STATE-REPLAY'], 'the server sends no requestState'));
       } else {
@@ -133,19 +168,55 @@ export const mrtrState: Probe = {
         const t = tamper(s1);
         const tampered = await retry(conn, t.state);
         const io = { sent: tampered.sent, received: ctx.target.describe(tampered) };
-        if (!served(tampered)) out.push(result(this.id, 'MRTR-STATE-INTEGRITY', 'pass', `tampered requestState (${t.how}) refused with ${refusal(tampered)}`, io));
-        else if (sameAnswer(tampered, baseline)) out.push(result(this.id, 'MRTR-STATE-INTEGRITY', 'inconclusive', `a tampered requestState (${t.how}) was accepted but changed nothing; integrity protection is only required when the state influences authorization, access or business logic`, io));
-        else out.push(result(this.id, 'MRTR-STATE-INTEGRITY', 'fail', `a tampered requestState (${t.how}) was accepted and changed the answer: ${short(resultOf(tampered)?.content ?? resultOf(tampered))} instead of ${short(resultOf(baseline)?.content ?? resultOf(baseline))}`, { sent: tampered.sent, received: [ctx.target.describe(tampered), { intactRetry: ctx.target.describe(baseline) }] }));
+        if (!served(tampered))
+          out.push(
+            result(this.id, 'MRTR-STATE-INTEGRITY', 'pass', `tampered requestState (${t.how}) refused with ${refusal(tampered)}`, io),
+          );
+        else if (sameAnswer(tampered, baseline))
+          out.push(
+            result(
+              this.id,
+              'MRTR-STATE-INTEGRITY',
+              'inconclusive',
+              `a tampered requestState (${t.how}) was accepted but changed nothing; integrity protection is only required when the state influences authorization, access or business logic`,
+              io,
+            ),
+          );
+        else
+          out.push(
+            result(
+              this.id,
+              'MRTR-STATE-INTEGRITY',
+              'fail',
+              `a tampered requestState (${t.how}) was accepted and changed the answer: ${short(resultOf(tampered)?.content ?? resultOf(tampered))} instead of ${short(resultOf(baseline)?.content ?? resultOf(baseline))}`,
+              { sent: tampered.sent, received: [ctx.target.describe(tampered), { intactRetry: ctx.target.describe(baseline) }] },
+            ),
+          );
         // Replay: a state minted for one request, presented with other arguments.
         const other = otherArguments(round.retry.request);
-        if (!other) out.push(result(this.id, 'MRTR-STATE-REPLAY', 'not-applicable', 'the recorded retry has no string or number argument to vary'));
+        if (!other)
+          out.push(result(this.id, 'MRTR-STATE-REPLAY', 'not-applicable', 'the recorded retry has no string or number argument to vary'));
         else {
           const s3 = stateOf(await mint()) ?? live;
           const replayed = await retry(conn, s3, (p) => (p.arguments = other));
           const io3 = { sent: replayed.sent, received: ctx.target.describe(replayed) };
-          out.push(served(replayed)
-            ? result(this.id, 'MRTR-STATE-REPLAY', 'fail', 'a requestState minted for one request was accepted on a request with other arguments; state should be bound to the originating request', io3)
-            : result(this.id, 'MRTR-STATE-REPLAY', 'pass', `requestState presented with other arguments refused with ${refusal(replayed)}`, io3));
+          out.push(
+            served(replayed)
+              ? result(
+                  this.id,
+                  'MRTR-STATE-REPLAY',
+                  'fail',
+                  'a requestState minted for one request was accepted on a request with other arguments; state should be bound to the originating request',
+                  io3,
+                )
+              : result(
+                  this.id,
+                  'MRTR-STATE-REPLAY',
+                  'pass',
+                  `requestState presented with other arguments refused with ${refusal(replayed)}`,
+                  io3,
+                ),
+          );
         }
       }
       // Any instance: mint here, retry on a fresh connection or process.
@@ -160,9 +231,23 @@ export const mrtrState: Probe = {
           else {
             const io4 = { sent: elsewhere.sent, received: ctx.target.describe(elsewhere) };
             const r = resultOf(elsewhere);
-            out.push(r && r.resultType !== 'input_required'
-              ? result(this.id, 'MRTR-ANY-INSTANCE', 'pass', `the retry was served on a fresh ${ctx.target.transport === 'stdio' ? 'process' : 'connection'}`, io4)
-              : result(this.id, 'MRTR-ANY-INSTANCE', 'fail', `the retry sent to a fresh ${ctx.target.transport === 'stdio' ? 'process' : 'connection'} got ${refusal(elsewhere)}; it was served on the connection that started the round`, io4));
+            out.push(
+              r && r.resultType !== 'input_required'
+                ? result(
+                    this.id,
+                    'MRTR-ANY-INSTANCE',
+                    'pass',
+                    `the retry was served on a fresh ${ctx.target.transport === 'stdio' ? 'process' : 'connection'}`,
+                    io4,
+                  )
+                : result(
+                    this.id,
+                    'MRTR-ANY-INSTANCE',
+                    'fail',
+                    `the retry sent to a fresh ${ctx.target.transport === 'stdio' ? 'process' : 'connection'} got ${refusal(elsewhere)}; it was served on the connection that started the round`,
+                    io4,
+                  ),
+            );
           }
         } finally {
           await fresh.close();
@@ -216,11 +301,30 @@ export const listInvariant: Probe = {
       } finally {
         await b.close();
       }
-      const note = held ? ` (${held} recorded request${held === 1 ? '' : 's'} that could act twice not sent; --allow-side-effects sends them)` : '';
-      const io = { sent: { fresh: first.sent, after: [...before, second.sent.message] }, received: { fresh: ctx.target.describe(first), after: ctx.target.describe(second) } };
-      out.push(sameAnswer(first, second)
-        ? result(this.id, 'STATE-LIST-INVARIANT', 'pass', `${method} was the same on a fresh connection and after ${before.length} other request${before.length === 1 ? '' : 's'}${note}`, io)
-        : result(this.id, 'STATE-LIST-INVARIANT', 'fail', `${method} on a fresh connection differs from ${method} after ${before.length} other request${before.length === 1 ? '' : 's'}${note}`, io));
+      const note = held
+        ? ` (${held} recorded request${held === 1 ? '' : 's'} that could act twice not sent; --allow-side-effects sends them)`
+        : '';
+      const io = {
+        sent: { fresh: first.sent, after: [...before, second.sent.message] },
+        received: { fresh: ctx.target.describe(first), after: ctx.target.describe(second) },
+      };
+      out.push(
+        sameAnswer(first, second)
+          ? result(
+              this.id,
+              'STATE-LIST-INVARIANT',
+              'pass',
+              `${method} was the same on a fresh connection and after ${before.length} other request${before.length === 1 ? '' : 's'}${note}`,
+              io,
+            )
+          : result(
+              this.id,
+              'STATE-LIST-INVARIANT',
+              'fail',
+              `${method} on a fresh connection differs from ${method} after ${before.length} other request${before.length === 1 ? '' : 's'}${note}`,
+              io,
+            ),
+      );
     }
     return out;
   },
@@ -240,7 +344,8 @@ export const clientInfoProbe: Probe = {
       const conn = await openOr(ctx, era, this.id, this.rules, other && era === 'legacy' ? { clientInfo: OTHER_CLIENT } : {});
       if (Array.isArray(conn)) return conn;
       try {
-        const msg = other && era === 'modern' ? withMeta(base, conn.nextId(), (m) => (m[INFO] = OTHER_CLIENT)) : { ...base, id: conn.nextId() };
+        const msg =
+          other && era === 'modern' ? withMeta(base, conn.nextId(), (m) => (m[INFO] = OTHER_CLIENT)) : { ...base, id: conn.nextId() };
         return await conn.request(msg);
       } finally {
         await conn.close();
@@ -254,9 +359,23 @@ export const clientInfoProbe: Probe = {
     if (trouble) return trouble;
     const io = { sent: [a.sent, b.sent], received: [ctx.target.describe(a), ctx.target.describe(b)] };
     const where = era === 'legacy' ? 'in initialize' : 'in _meta';
-    return [sameAnswer(a, b)
-      ? result(this.id, 'ENV-INFO-NOEFFECT', 'pass', `${String(base.method)} answered the same with clientInfo ${short(OTHER_CLIENT)} ${where}`, io)
-      : result(this.id, 'ENV-INFO-NOEFFECT', 'fail', `${String(base.method)} answered differently when clientInfo ${where} was ${short(OTHER_CLIENT)}`, io)];
+    return [
+      sameAnswer(a, b)
+        ? result(
+            this.id,
+            'ENV-INFO-NOEFFECT',
+            'pass',
+            `${String(base.method)} answered the same with clientInfo ${short(OTHER_CLIENT)} ${where}`,
+            io,
+          )
+        : result(
+            this.id,
+            'ENV-INFO-NOEFFECT',
+            'fail',
+            `${String(base.method)} answered differently when clientInfo ${where} was ${short(OTHER_CLIENT)}`,
+            io,
+          ),
+    ];
   },
 };
 

@@ -45,27 +45,54 @@ export function notApplicable(probe: string, rules: readonly string[], reason: s
   return rules.map((r) => result(probe, r, 'not-applicable', reason));
 }
 
-export function inconclusive(probe: string, rules: readonly string[], reason: string, extra: { sent?: unknown; received?: unknown } = {}): ProbeResult[] {
+export function inconclusive(
+  probe: string,
+  rules: readonly string[],
+  reason: string,
+  extra: { sent?: unknown; received?: unknown } = {},
+): ProbeResult[] {
   return rules.map((r) => result(probe, r, 'inconclusive', reason, extra));
 }
 
 /** Opens a connection, or turns the failure into inconclusive results. */
-export async function openOr(ctx: ProbeContext, era: 'modern' | 'legacy', probe: string, rules: readonly string[], options: Parameters<ProbeContext['target']['open']>[2] = {}): Promise<Conn | ProbeResult[]> {
+export async function openOr(
+  ctx: ProbeContext,
+  era: 'modern' | 'legacy',
+  probe: string,
+  rules: readonly string[],
+  options: Parameters<ProbeContext['target']['open']>[2] = {},
+): Promise<Conn | ProbeResult[]> {
   const opened: Opened = await ctx.target.open(era, ctx.plan.initialize, options);
   if ('conn' in opened) return opened.conn;
-  return inconclusive(probe, rules, `could not open a connection: ${opened.error}`, opened.exchange ? { sent: opened.exchange.sent, received: ctx.target.describe(opened.exchange) } : {});
+  return inconclusive(
+    probe,
+    rules,
+    `could not open a connection: ${opened.error}`,
+    opened.exchange ? { sent: opened.exchange.sent, received: ctx.target.describe(opened.exchange) } : {},
+  );
 }
 
 /** A transport failure or timeout, as inconclusive results (the probe learnt nothing). */
 export function transportTrouble(ctx: ProbeContext, ex: Exchange, probe: string, rules: readonly string[]): ProbeResult[] | undefined {
   if (ex.error) return inconclusive(probe, rules, ex.error, { sent: ex.sent, received: ctx.target.describe(ex) });
-  if (ex.timedOut) return inconclusive(probe, rules, `no answer within ${ctx.options.timeoutMs} ms (--timeout)`, { sent: ex.sent, received: ctx.target.describe(ex) });
+  if (ex.timedOut)
+    return inconclusive(probe, rules, `no answer within ${ctx.options.timeoutMs} ms (--timeout)`, {
+      sent: ex.sent,
+      received: ctx.target.describe(ex),
+    });
   if (!ex.response && ex.status === undefined) return inconclusive(probe, rules, 'no answer', { sent: ex.sent });
   return undefined;
 }
 
 /** Sends on a fresh connection and closes it. */
-export async function once(ctx: ProbeContext, era: 'modern' | 'legacy', message: Json, probe: string, rules: readonly string[], send: Parameters<Conn['request']>[1] = {}): Promise<Exchange | ProbeResult[]> {
+export async function once(
+  ctx: ProbeContext,
+  era: 'modern' | 'legacy',
+  message: Json,
+  probe: string,
+  rules: readonly string[],
+  send: Parameters<Conn['request']>[1] = {},
+): Promise<Exchange | ProbeResult[]> {
   const conn = await openOr(ctx, era, probe, rules);
   if (Array.isArray(conn)) return conn;
   try {
@@ -80,7 +107,12 @@ export async function once(ctx: ProbeContext, era: 'modern' | 'legacy', message:
 export function normalise(v: unknown, top = true): unknown {
   if (Array.isArray(v)) {
     const items = v.map((x) => normalise(x, false));
-    return top ? items : items.map((x) => JSON.stringify(x)).sort().map((x) => JSON.parse(x) as unknown);
+    return top
+      ? items
+      : items
+          .map((x) => JSON.stringify(x))
+          .sort()
+          .map((x) => JSON.parse(x) as unknown);
   }
   if (!isObject(v)) return v;
   const out: Json = {};
@@ -92,7 +124,10 @@ export function normalise(v: unknown, top = true): unknown {
 }
 
 export function sameAnswer(a: Exchange, b: Exchange): boolean {
-  const pick = (ex: Exchange) => (ex.response && 'result' in ex.response ? { result: ex.response.result } : { error: isObject(ex.response?.error) ? { code: ex.response.error.code } : ex.response?.error });
+  const pick = (ex: Exchange) =>
+    ex.response && 'result' in ex.response
+      ? { result: ex.response.result }
+      : { error: isObject(ex.response?.error) ? { code: ex.response.error.code } : ex.response?.error };
   return JSON.stringify(normalise(pick(a))) === JSON.stringify(normalise(pick(b)));
 }
 

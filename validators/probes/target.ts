@@ -98,7 +98,12 @@ export function stdioTarget(command: string[], timeoutMs: number, cwd?: string):
         nextId: newId,
         async request(message) {
           const r = await proc.request(message, timeoutMs);
-          return { sent: { message }, ...(r.response ? { response: r.response } : {}), ...(r.timedOut ? { timedOut: true } : {}), ...(r.gone ? { error: r.gone } : {}) };
+          return {
+            sent: { message },
+            ...(r.response ? { response: r.response } : {}),
+            ...(r.timedOut ? { timedOut: true } : {}),
+            ...(r.gone ? { error: r.gone } : {}),
+          };
         },
         async close() {
           await proc.close(500);
@@ -123,7 +128,8 @@ export function modernHeaders(message: Json): Record<string, string> {
   if (typeof meta[PV] === 'string') h['mcp-protocol-version'] = meta[PV];
   if (typeof message.method === 'string') h['mcp-method'] = message.method;
   const p = paramsOf(message);
-  const name = message.method === 'resources/read' ? p.uri : message.method === 'tools/call' || message.method === 'prompts/get' ? p.name : undefined;
+  const name =
+    message.method === 'resources/read' ? p.uri : message.method === 'tools/call' || message.method === 'prompts/get' ? p.name : undefined;
   // Non-ASCII names would need the base64 sentinel form; recorded names are sent as they are.
   if (typeof name === 'string' && /^[\x20-\x7e]*$/.test(name)) h['mcp-name'] = name;
   return h;
@@ -151,9 +157,19 @@ export function httpTarget(url: string, timeoutMs: number, extraHeaders: Record<
         for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = v;
         for (const d of o.dropHeaders ?? []) delete headers[d.toLowerCase()];
         headers = Object.fromEntries(Object.entries(headers));
-        const res: RawHttpResponse = await rawHttp({ url, method: 'POST', headers, body: message, timeoutMs, dispatcher: agent, ...('id' in message ? { untilId: message.id } : {}) });
-        const response = res.messages.find((m): m is Json => isObject(m) && !('method' in m) && JSON.stringify(m.id ?? null) === JSON.stringify(message.id ?? null))
-          ?? res.messages.find((m): m is Json => isObject(m) && 'error' in m && (m.id === null || m.id === undefined));
+        const res: RawHttpResponse = await rawHttp({
+          url,
+          method: 'POST',
+          headers,
+          body: message,
+          timeoutMs,
+          dispatcher: agent,
+          ...('id' in message ? { untilId: message.id } : {}),
+        });
+        const response =
+          res.messages.find(
+            (m): m is Json => isObject(m) && !('method' in m) && JSON.stringify(m.id ?? null) === JSON.stringify(message.id ?? null),
+          ) ?? res.messages.find((m): m is Json => isObject(m) && 'error' in m && (m.id === null || m.id === undefined));
         return {
           sent: { message, http: { method: 'POST', headers } },
           ...(res.status !== undefined ? { status: res.status } : {}),
@@ -169,7 +185,14 @@ export function httpTarget(url: string, timeoutMs: number, extraHeaders: Record<
         request: post,
         async close() {
           if (sessionId) {
-            await rawHttp({ url, method: 'DELETE', headers: { 'mcp-session-id': sessionId, ...extraHeaders }, timeoutMs: Math.min(timeoutMs, 2000), dispatcher: agent, headersOnly: true });
+            await rawHttp({
+              url,
+              method: 'DELETE',
+              headers: { 'mcp-session-id': sessionId, ...extraHeaders },
+              timeoutMs: Math.min(timeoutMs, 2000),
+              dispatcher: agent,
+              headersOnly: true,
+            });
           }
           await agent.close().catch(() => {});
         },

@@ -29,11 +29,27 @@ export const unknownMethod: Probe = {
     const io = { sent: ex.sent, received: ctx.target.describe(ex) };
     const e = errorOf(ex);
     const ok = e?.code === -32601 && (!http || ex.status === 404);
-    return [result(this.id, rule, ok ? 'pass' : 'fail', ok ? `-32601${http ? ' with HTTP 404' : ''}` : `${e ? `error ${String(e.code)}` : 'no error'}${http ? ` with HTTP ${String(ex.status)}` : ''}; expected -32601${http ? ' with HTTP 404' : ''}`, io)];
+    return [
+      result(
+        this.id,
+        rule,
+        ok ? 'pass' : 'fail',
+        ok
+          ? `-32601${http ? ' with HTTP 404' : ''}`
+          : `${e ? `error ${String(e.code)}` : 'no error'}${http ? ` with HTTP ${String(ex.status)}` : ''}; expected -32601${http ? ' with HTTP 404' : ''}`,
+        io,
+      ),
+    ];
   },
 };
 
-function headerProbe(id: string, rule: string, title: string, mutate: (base: Json) => { headers?: Record<string, string>; dropHeaders?: string[]; what: string }, whenServed?: (ctx: ProbeContext) => Promise<string | undefined>): Probe {
+function headerProbe(
+  id: string,
+  rule: string,
+  title: string,
+  mutate: (base: Json) => { headers?: Record<string, string>; dropHeaders?: string[]; what: string },
+  whenServed?: (ctx: ProbeContext) => Promise<string | undefined>,
+): Probe {
   return {
     id,
     title,
@@ -55,15 +71,28 @@ function headerProbe(id: string, rule: string, title: string, mutate: (base: Jso
         const excuse = await whenServed(ctx);
         if (excuse) return [result(this.id, rule, 'inconclusive', `${m.what}: served (HTTP ${ex.status}); ${excuse}`, io)];
       }
-      return [result(this.id, rule, 'fail', `${m.what}: HTTP ${String(ex.status)}${e ? ` with error ${String(e.code)}` : ''}; expected 400 with -32020`, io)];
+      return [
+        result(
+          this.id,
+          rule,
+          'fail',
+          `${m.what}: HTTP ${String(ex.status)}${e ? ` with error ${String(e.code)}` : ''}; expected 400 with -32020`,
+          io,
+        ),
+      ];
     },
   };
 }
 
-export const headerMismatch = headerProbe('header-mismatch', 'HTTP-HDR-VALIDATE', 'Mcp-Method header that disagrees with the body', (base) => {
-  const other = base.method === 'tools/list' ? 'prompts/list' : 'tools/list';
-  return { headers: { 'mcp-method': other }, what: `Mcp-Method: ${other} on a ${String(base.method)} body` };
-});
+export const headerMismatch = headerProbe(
+  'header-mismatch',
+  'HTTP-HDR-VALIDATE',
+  'Mcp-Method header that disagrees with the body',
+  (base) => {
+    const other = base.method === 'tools/list' ? 'prompts/list' : 'tools/list';
+    return { headers: { 'mcp-method': other }, what: `Mcp-Method: ${other} on a ${String(base.method)} body` };
+  },
+);
 
 /** Whether the server serves 2025 `initialize` (per target, asked once). */
 const legacyServed = new WeakMap<object, Promise<{ served: boolean; ex?: Exchange }>>();
@@ -75,7 +104,15 @@ function servesLegacy(ctx: ProbeContext, version = '2025-11-25'): Promise<{ serv
       const conn = await openOr(ctx, 'modern', 'legacy-initialize', []);
       if (Array.isArray(conn)) return { served: false };
       try {
-        const ex = await conn.request({ jsonrpc: '2.0', id: conn.nextId(), method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' } } }, { dropHeaders: ['mcp-protocol-version', 'mcp-method'] });
+        const ex = await conn.request(
+          {
+            jsonrpc: '2.0',
+            id: conn.nextId(),
+            method: 'initialize',
+            params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' } },
+          },
+          { dropHeaders: ['mcp-protocol-version', 'mcp-method'] },
+        );
         return { served: isObject(resultOf(ex)), ex };
       } finally {
         await conn.close();
@@ -86,9 +123,16 @@ function servesLegacy(ctx: ProbeContext, version = '2025-11-25'): Promise<{ serv
   return p;
 }
 
-export const headerAbsent = headerProbe('header-absent', 'HTTP-PV-ABSENT', 'A 2026-07-28 request without the MCP-Protocol-Version header',
+export const headerAbsent = headerProbe(
+  'header-absent',
+  'HTTP-PV-ABSENT',
+  'A 2026-07-28 request without the MCP-Protocol-Version header',
   () => ({ dropHeaders: ['mcp-protocol-version'], what: 'no MCP-Protocol-Version header' }),
-  async (ctx) => ((await servesLegacy(ctx)).served ? 'the server also serves 2025 clients, and one that supports clients older than 2025-06-18 may read a missing header as 2025-03-26' : undefined));
+  async (ctx) =>
+    (await servesLegacy(ctx)).served
+      ? 'the server also serves 2025 clients, and one that supports clients older than 2025-06-18 may read a missing header as 2025-03-26'
+      : undefined,
+);
 
 export const FOREIGN_ORIGIN = 'http://mcp-cassette-probe.invalid';
 
@@ -102,15 +146,27 @@ export const foreignOrigin: Probe = {
     const era = primaryEra(ctx.plan);
     const base = era ? safeRequest(ctx.plan, era) : undefined;
     // 2025 era: the initialize itself carries the Origin.
-    const msg: Json = base ?? { jsonrpc: '2.0', id: 'x', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' }, ...(ctx.plan.initialize ?? {}) } };
+    const msg: Json = base ?? {
+      jsonrpc: '2.0',
+      id: 'x',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
+        ...(ctx.plan.initialize ?? {}),
+      },
+    };
     const ex = await once(ctx, base ? era! : 'modern', msg, this.id, this.rules, { headers: { origin: FOREIGN_ORIGIN } });
     if (Array.isArray(ex)) return ex;
     const trouble = transportTrouble(ctx, ex, this.id, this.rules);
     if (trouble) return trouble;
     const io = { sent: ex.sent, received: ctx.target.describe(ex) };
-    return [ex.status === 403
-      ? result(this.id, 'HTTP-ORIGIN', 'pass', `Origin: ${FOREIGN_ORIGIN} refused with 403`, io)
-      : result(this.id, 'HTTP-ORIGIN', 'fail', `Origin: ${FOREIGN_ORIGIN} got HTTP ${String(ex.status)}; expected 403`, io)];
+    return [
+      ex.status === 403
+        ? result(this.id, 'HTTP-ORIGIN', 'pass', `Origin: ${FOREIGN_ORIGIN} refused with 403`, io)
+        : result(this.id, 'HTTP-ORIGIN', 'fail', `Origin: ${FOREIGN_ORIGIN} got HTTP ${String(ex.status)}; expected 403`, io),
+    ];
   },
 };
 
@@ -126,21 +182,63 @@ export const legacyInitialize: Probe = {
     if (!ex) return notApplicable(this.id, rules, 'could not open a connection');
     const trouble = transportTrouble(ctx, ex, this.id, rules);
     if (trouble) return trouble;
-    if (served) return notApplicable(this.id, rules, 'the server also serves 2025 clients (initialize succeeded): these rules are for modern-only servers');
+    if (served)
+      return notApplicable(
+        this.id,
+        rules,
+        'the server also serves 2025 clients (initialize succeeded): these rules are for modern-only servers',
+      );
     const io = { sent: ex.sent, received: ctx.target.describe(ex) };
     const e = errorOf(ex);
     const data = isObject(e?.data) ? e.data : {};
     const names = (Array.isArray(data.supported) && data.supported.length > 0) || /\d{4}-\d{2}-\d{2}/.test(String(e?.message ?? ''));
-    const out: ProbeResult[] = [names
-      ? result(this.id, 'VER-INIT-ERR-NAMES', 'pass', `initialize refused naming the supported versions (${short(data.supported ?? e?.message)})`, io)
-      : result(this.id, 'VER-INIT-ERR-NAMES', 'fail', `initialize refused without naming the supported versions: ${short(e ?? ctx.target.describe(ex))}`, io)];
+    const out: ProbeResult[] = [
+      names
+        ? result(
+            this.id,
+            'VER-INIT-ERR-NAMES',
+            'pass',
+            `initialize refused naming the supported versions (${short(data.supported ?? e?.message)})`,
+            io,
+          )
+        : result(
+            this.id,
+            'VER-INIT-ERR-NAMES',
+            'fail',
+            `initialize refused without naming the supported versions: ${short(e ?? ctx.target.describe(ex))}`,
+            io,
+          ),
+    ];
     if (http) {
-      const get = await rawHttp({ url: ctx.target.url!, method: 'GET', headers: { accept: 'text/event-stream', ...ctx.target.extraHeaders }, timeoutMs: ctx.options.timeoutMs, headersOnly: true });
-      const del = await rawHttp({ url: ctx.target.url!, method: 'DELETE', headers: { ...ctx.target.extraHeaders }, timeoutMs: ctx.options.timeoutMs, headersOnly: true });
-      const io2 = { sent: [{ http: { method: 'GET' } }, { http: { method: 'DELETE' } }], received: [{ status: get.status ?? get.error ?? 'timeout' }, { status: del.status ?? del.error ?? 'timeout' }] };
-      out.push(get.status === 405 && del.status === 405
-        ? result(this.id, 'HTTP-405-GET-DELETE', 'pass', 'GET and DELETE answered 405', io2)
-        : result(this.id, 'HTTP-405-GET-DELETE', 'fail', `GET got ${String(get.status ?? 'no answer')}, DELETE got ${String(del.status ?? 'no answer')}; a modern-only server answers both with 405`, io2));
+      const get = await rawHttp({
+        url: ctx.target.url!,
+        method: 'GET',
+        headers: { accept: 'text/event-stream', ...ctx.target.extraHeaders },
+        timeoutMs: ctx.options.timeoutMs,
+        headersOnly: true,
+      });
+      const del = await rawHttp({
+        url: ctx.target.url!,
+        method: 'DELETE',
+        headers: { ...ctx.target.extraHeaders },
+        timeoutMs: ctx.options.timeoutMs,
+        headersOnly: true,
+      });
+      const io2 = {
+        sent: [{ http: { method: 'GET' } }, { http: { method: 'DELETE' } }],
+        received: [{ status: get.status ?? get.error ?? 'timeout' }, { status: del.status ?? del.error ?? 'timeout' }],
+      };
+      out.push(
+        get.status === 405 && del.status === 405
+          ? result(this.id, 'HTTP-405-GET-DELETE', 'pass', 'GET and DELETE answered 405', io2)
+          : result(
+              this.id,
+              'HTTP-405-GET-DELETE',
+              'fail',
+              `GET got ${String(get.status ?? 'no answer')}, DELETE got ${String(del.status ?? 'no answer')}; a modern-only server answers both with 405`,
+              io2,
+            ),
+      );
     }
     return out;
   },
@@ -156,9 +254,24 @@ export const authorization: Probe = {
   async run(ctx) {
     if (ctx.target.transport !== 'streamable-http') return notApplicable(this.id, this.rules, 'stdio target');
     const usesAuth = ctx.plan.usesAuth || Object.keys(ctx.target.extraHeaders).some((h) => h.toLowerCase() === 'authorization');
-    if (!usesAuth) return notApplicable(this.id, this.rules, 'the recorded traffic shows no authorization (no Authorization header, no 401), and no --header Authorization was given');
+    if (!usesAuth)
+      return notApplicable(
+        this.id,
+        this.rules,
+        'the recorded traffic shows no authorization (no Authorization header, no 401), and no --header Authorization was given',
+      );
     const era = primaryEra(ctx.plan) ?? 'modern';
-    const base = safeRequest(ctx.plan, era) ?? { jsonrpc: '2.0', id: 'x', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' }, ...(ctx.plan.initialize ?? {}) } };
+    const base = safeRequest(ctx.plan, era) ?? {
+      jsonrpc: '2.0',
+      id: 'x',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
+        ...(ctx.plan.initialize ?? {}),
+      },
+    };
     const sendEra = base.method === 'initialize' ? 'modern' : era;
     // Raw: a 2025 connection could not even be opened without a token.
     const none = await once(ctx, sendEra, base, this.id, this.rules, { dropHeaders: ['authorization'] });
@@ -168,29 +281,64 @@ export const authorization: Probe = {
     const trouble = transportTrouble(ctx, none, this.id, this.rules) ?? transportTrouble(ctx, bad, this.id, this.rules);
     if (trouble) return trouble;
     const io = { sent: [none.sent, bad.sent], received: [ctx.target.describe(none), ctx.target.describe(bad)] };
-    const out: ProbeResult[] = [none.status === 401 && bad.status === 401
-      ? result(this.id, 'AUTH-401', 'pass', 'no token and an invalid token both got 401', io)
-      : result(this.id, 'AUTH-401', 'fail', `no token got HTTP ${String(none.status)}, an invalid token got HTTP ${String(bad.status)}; both must get 401`, io)];
+    const out: ProbeResult[] = [
+      none.status === 401 && bad.status === 401
+        ? result(this.id, 'AUTH-401', 'pass', 'no token and an invalid token both got 401', io)
+        : result(
+            this.id,
+            'AUTH-401',
+            'fail',
+            `no token got HTTP ${String(none.status)}, an invalid token got HTTP ${String(bad.status)}; both must get 401`,
+            io,
+          ),
+    ];
     const challenges = [none, bad].filter((x) => x.status === 401);
     if (!challenges.length) {
       out.push(result(this.id, 'AUTH-PRM-LOCATION', 'inconclusive', 'no 401 to inspect'));
       return out;
     }
     if (challenges.every((x) => /resource_metadata="?[^"\s,]+/i.test(x.headers?.['www-authenticate'] ?? ''))) {
-      out.push(result(this.id, 'AUTH-PRM-LOCATION', 'pass', `401 carries WWW-Authenticate ${short(challenges[0]!.headers!['www-authenticate'])}`, io));
+      out.push(
+        result(
+          this.id,
+          'AUTH-PRM-LOCATION',
+          'pass',
+          `401 carries WWW-Authenticate ${short(challenges[0]!.headers!['www-authenticate'])}`,
+          io,
+        ),
+      );
       return out;
     }
     // Fallback the spec allows: metadata at the well-known URIs.
     const u = new URL(ctx.target.url!);
-    const wellKnown = [`${u.origin}/.well-known/oauth-protected-resource${u.pathname === '/' ? '' : u.pathname}`, `${u.origin}/.well-known/oauth-protected-resource`];
+    const wellKnown = [
+      `${u.origin}/.well-known/oauth-protected-resource${u.pathname === '/' ? '' : u.pathname}`,
+      `${u.origin}/.well-known/oauth-protected-resource`,
+    ];
     for (const url of wellKnown) {
       const prm = await rawHttp({ url, method: 'GET', headers: { accept: 'application/json' }, timeoutMs: ctx.options.timeoutMs });
       if (prm.status === 200 && isObject(prm.messages[0]) && 'resource' in prm.messages[0]) {
-        out.push(result(this.id, 'AUTH-PRM-LOCATION', 'pass', `no resource_metadata in WWW-Authenticate, but the metadata is served at ${url}`, io));
+        out.push(
+          result(
+            this.id,
+            'AUTH-PRM-LOCATION',
+            'pass',
+            `no resource_metadata in WWW-Authenticate, but the metadata is served at ${url}`,
+            io,
+          ),
+        );
         return out;
       }
     }
-    out.push(result(this.id, 'AUTH-PRM-LOCATION', 'fail', `the 401 has ${challenges[0]!.headers?.['www-authenticate'] ? `WWW-Authenticate ${short(challenges[0]!.headers['www-authenticate'])} without resource_metadata` : 'no WWW-Authenticate header'} and no Protected Resource Metadata is served at ${wellKnown.join(' or ')}`, io));
+    out.push(
+      result(
+        this.id,
+        'AUTH-PRM-LOCATION',
+        'fail',
+        `the 401 has ${challenges[0]!.headers?.['www-authenticate'] ? `WWW-Authenticate ${short(challenges[0]!.headers['www-authenticate'])} without resource_metadata` : 'no WWW-Authenticate header'} and no Protected Resource Metadata is served at ${wellKnown.join(' or ')}`,
+        io,
+      ),
+    );
     return out;
   },
 };
@@ -207,7 +355,17 @@ export const stdinEof: Probe = {
     try {
       let sent: unknown;
       if (era === 'legacy' || !safeRequest(ctx.plan, 'modern')) {
-        const init = { jsonrpc: '2.0', id: 'eof-1', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' }, ...(ctx.plan.initialize ?? {}) } };
+        const init = {
+          jsonrpc: '2.0',
+          id: 'eof-1',
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
+            ...(ctx.plan.initialize ?? {}),
+          },
+        };
         await proc.request(init, ctx.options.timeoutMs);
         proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
         sent = init;
@@ -216,14 +374,27 @@ export const stdinEof: Probe = {
         await proc.request(msg, ctx.options.timeoutMs);
         sent = msg;
       }
-      if (!proc.alive) return [result(this.id, 'STDIO-EOF-EXIT', 'inconclusive', `the server exited before stdin was closed${proc.spawnError ? `: ${proc.spawnError}` : ''}`)];
+      if (!proc.alive)
+        return [
+          result(
+            this.id,
+            'STDIO-EOF-EXIT',
+            'inconclusive',
+            `the server exited before stdin was closed${proc.spawnError ? `: ${proc.spawnError}` : ''}`,
+          ),
+        ];
       const start = Date.now();
       proc.closeStdin();
       const exit = await proc.waitForExit(ctx.options.eofGraceMs);
-      const io = { sent: { message: sent, then: 'stdin closed' }, received: exit ? { exit, afterMs: Date.now() - start } : { stillRunningAfterMs: ctx.options.eofGraceMs } };
-      return [exit
-        ? result(this.id, 'STDIO-EOF-EXIT', 'pass', `exited ${Date.now() - start} ms after stdin was closed`, io)
-        : result(this.id, 'STDIO-EOF-EXIT', 'fail', `still running ${ctx.options.eofGraceMs} ms after stdin was closed`, io)];
+      const io = {
+        sent: { message: sent, then: 'stdin closed' },
+        received: exit ? { exit, afterMs: Date.now() - start } : { stillRunningAfterMs: ctx.options.eofGraceMs },
+      };
+      return [
+        exit
+          ? result(this.id, 'STDIO-EOF-EXIT', 'pass', `exited ${Date.now() - start} ms after stdin was closed`, io)
+          : result(this.id, 'STDIO-EOF-EXIT', 'fail', `still running ${ctx.options.eofGraceMs} ms after stdin was closed`, io),
+      ];
     } finally {
       await proc.close(200);
     }

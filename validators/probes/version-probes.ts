@@ -27,17 +27,35 @@ export const unsupportedVersion: Probe = {
     const e = errorOf(ex);
     const data = isObject(e?.data) ? e.data : {};
     const problems: string[] = [];
-    if (e?.code !== -32022) problems.push(e ? `error code ${String(e.code)} instead of -32022` : 'the request was served instead of refused');
+    if (e?.code !== -32022)
+      problems.push(e ? `error code ${String(e.code)} instead of -32022` : 'the request was served instead of refused');
     else {
-      if (!Array.isArray(data.supported) || !data.supported.every((v) => typeof v === 'string')) problems.push('data.supported is not a string array');
+      if (!Array.isArray(data.supported) || !data.supported.every((v) => typeof v === 'string'))
+        problems.push('data.supported is not a string array');
       if (data.requested !== '2099-01-01') problems.push(`data.requested is ${short(data.requested)}, not "2099-01-01"`);
     }
     const out: ProbeResult[] = [
-      result(this.id, 'VER-UNSUPPORTED-32022', problems.length ? 'fail' : 'pass', problems.length ? problems.join('; ') : '-32022 with data.supported and data.requested', io),
+      result(
+        this.id,
+        'VER-UNSUPPORTED-32022',
+        problems.length ? 'fail' : 'pass',
+        problems.length ? problems.join('; ') : '-32022 with data.supported and data.requested',
+        io,
+      ),
     ];
     if (http) {
       const ok = ex.status === 400 && e?.code === -32022;
-      out.push(result(this.id, 'HTTP-PV-UNSUPPORTED', ok ? 'pass' : 'fail', ok ? 'HTTP 400 with -32022' : `HTTP ${String(ex.status)} with ${e ? `error ${String(e.code)}` : 'no error'}; expected 400 with -32022`, io));
+      out.push(
+        result(
+          this.id,
+          'HTTP-PV-UNSUPPORTED',
+          ok ? 'pass' : 'fail',
+          ok
+            ? 'HTTP 400 with -32022'
+            : `HTTP ${String(ex.status)} with ${e ? `error ${String(e.code)}` : 'no error'}; expected 400 with -32022`,
+          io,
+        ),
+      );
     }
     return out;
   },
@@ -60,8 +78,20 @@ function metaMissing(id: string, key: string, what: string): Probe {
       const e = errorOf(ex);
       const http = ctx.target.transport === 'streamable-http';
       const ok = e?.code === -32602 && (!http || ex.status === 400);
-      const got = e ? `error ${String(e.code)}${http ? ` with HTTP ${String(ex.status)}` : ''}` : `a result${http ? ` (HTTP ${String(ex.status)})` : ''}`;
-      return [result(this.id, 'VER-META-MISSING-32602', ok ? 'pass' : 'fail', ok ? `-32602${http ? ' with HTTP 400' : ''}` : `${got}; expected -32602${http ? ' with HTTP 400' : ''} for a request without ${what}`, { sent: ex.sent, received: ctx.target.describe(ex) })];
+      const got = e
+        ? `error ${String(e.code)}${http ? ` with HTTP ${String(ex.status)}` : ''}`
+        : `a result${http ? ` (HTTP ${String(ex.status)})` : ''}`;
+      return [
+        result(
+          this.id,
+          'VER-META-MISSING-32602',
+          ok ? 'pass' : 'fail',
+          ok
+            ? `-32602${http ? ' with HTTP 400' : ''}`
+            : `${got}; expected -32602${http ? ' with HTTP 400' : ''} for a request without ${what}`,
+          { sent: ex.sent, received: ctx.target.describe(ex) },
+        ),
+      ];
     },
   };
 }
@@ -70,13 +100,18 @@ export const missingProtocolVersion = metaMissing('missing-protocol-version', PV
 export const missingClientCapabilities = metaMissing('missing-client-capabilities', CAPS, CAPS);
 
 /** The client capability each kind of input request needs (basic/patterns/mrtr.mdx). */
-const CAP_FOR: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const CAP_FOR: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 function neededCapabilities(response: Json | undefined): string[] {
   const r = response?.result;
   if (!isObject(r) || !isObject(r.inputRequests)) return [];
   const caps = new Set<string>();
-  for (const req of Object.values(r.inputRequests)) if (isObject(req) && typeof req.method === 'string' && CAP_FOR[req.method]) caps.add(CAP_FOR[req.method]!);
+  for (const req of Object.values(r.inputRequests))
+    if (isObject(req) && typeof req.method === 'string' && CAP_FOR[req.method]) caps.add(CAP_FOR[req.method]!);
   return [...caps];
 }
 
@@ -90,15 +125,21 @@ export const missingCapability: Probe = {
   rules: ['VER-MISSING-CAP-32021', 'VER-NO-CAP-INFERENCE'],
   async run(ctx) {
     const round = ctx.plan.mrtr.find((r) => neededCapabilities(r.first.response).length);
-    if (!round) return notApplicable(this.id, this.rules, 'no recorded 2026-07-28 call drew an input_required result with elicitation, sampling or roots requests');
+    if (!round)
+      return notApplicable(
+        this.id,
+        this.rules,
+        'no recorded 2026-07-28 call drew an input_required result with elicitation, sampling or roots requests',
+      );
     const skipped = gate(ctx, round.first, this.id, this.rules);
     if (skipped) return skipped;
     const caps = neededCapabilities(round.first.response);
-    const without = (id: string) => withMeta(round.first.request, id, (m) => {
-      const c: Json = isObject(m[CAPS]) ? { ...m[CAPS] } : {};
-      for (const k of caps) delete c[k];
-      m[CAPS] = c;
-    });
+    const without = (id: string) =>
+      withMeta(round.first.request, id, (m) => {
+        const c: Json = isObject(m[CAPS]) ? { ...m[CAPS] } : {};
+        for (const k of caps) delete c[k];
+        m[CAPS] = c;
+      });
     // 1. On a fresh connection: -32021 naming what is missing.
     const ex = await once(ctx, 'modern', without('x'), this.id, this.rules);
     if (Array.isArray(ex)) return ex;
@@ -112,16 +153,43 @@ export const missingCapability: Probe = {
     if (e?.code === -32021) {
       const untruthful = named.filter((n) => !caps.includes(n));
       freshOk = named.some((n) => caps.includes(n)) && untruthful.length === 0;
-      out.push(result(this.id, 'VER-MISSING-CAP-32021', freshOk ? 'pass' : 'fail', freshOk ? `-32021 naming ${named.join(', ')}` : `-32021 but data.requiredCapabilities names ${short(named)}; the request lacked ${caps.join(', ')}`, io));
+      out.push(
+        result(
+          this.id,
+          'VER-MISSING-CAP-32021',
+          freshOk ? 'pass' : 'fail',
+          freshOk
+            ? `-32021 naming ${named.join(', ')}`
+            : `-32021 but data.requiredCapabilities names ${short(named)}; the request lacked ${caps.join(', ')}`,
+          io,
+        ),
+      );
     } else if (asksFor(ex, caps)) {
-      out.push(result(this.id, 'VER-MISSING-CAP-32021', 'fail', `the server asked for ${caps.join(', ')} input although the request did not declare the capability; expected -32021 naming it`, io));
+      out.push(
+        result(
+          this.id,
+          'VER-MISSING-CAP-32021',
+          'fail',
+          `the server asked for ${caps.join(', ')} input although the request did not declare the capability; expected -32021 naming it`,
+          io,
+        ),
+      );
     } else if (e) {
       out.push(result(this.id, 'VER-MISSING-CAP-32021', 'fail', `error ${String(e.code)} instead of -32021 naming ${caps.join(', ')}`, io));
     } else {
-      out.push(result(this.id, 'VER-MISSING-CAP-32021', 'inconclusive', `the server answered without needing ${caps.join(', ')} this time`, io));
+      out.push(
+        result(this.id, 'VER-MISSING-CAP-32021', 'inconclusive', `the server answered without needing ${caps.join(', ')} this time`, io),
+      );
     }
     if (!freshOk) {
-      out.push(result(this.id, 'VER-NO-CAP-INFERENCE', 'inconclusive', 'needs a server that refuses the call without the capability on a fresh connection (see VER-MISSING-CAP-32021)'));
+      out.push(
+        result(
+          this.id,
+          'VER-NO-CAP-INFERENCE',
+          'inconclusive',
+          'needs a server that refuses the call without the capability on a fresh connection (see VER-MISSING-CAP-32021)',
+        ),
+      );
       return out;
     }
     // 2. On one connection: first with the capability, then without; the second must not use it.
@@ -135,9 +203,25 @@ export const missingCapability: Probe = {
       const io2 = { sent: [withCap.sent, second.sent], received: [ctx.target.describe(withCap), ctx.target.describe(second)] };
       const e2 = errorOf(second);
       if (asksFor(second, caps) || (!e2 && resultOf(second) && !('isError' in resultOf(second)!))) {
-        out.push(result(this.id, 'VER-NO-CAP-INFERENCE', 'fail', `after a request that declared ${caps.join(', ')}, the same call without it was ${asksFor(second, caps) ? 'answered with input requests for it' : 'served'}: the capability was inferred from the earlier request`, io2));
+        out.push(
+          result(
+            this.id,
+            'VER-NO-CAP-INFERENCE',
+            'fail',
+            `after a request that declared ${caps.join(', ')}, the same call without it was ${asksFor(second, caps) ? 'answered with input requests for it' : 'served'}: the capability was inferred from the earlier request`,
+            io2,
+          ),
+        );
       } else {
-        out.push(result(this.id, 'VER-NO-CAP-INFERENCE', 'pass', `still ${e2 ? `error ${String(e2.code)}` : 'refused'} after a request that declared it`, io2));
+        out.push(
+          result(
+            this.id,
+            'VER-NO-CAP-INFERENCE',
+            'pass',
+            `still ${e2 ? `error ${String(e2.code)}` : 'refused'} after a request that declared it`,
+            io2,
+          ),
+        );
       }
     } finally {
       await conn.close();

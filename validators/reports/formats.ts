@@ -11,19 +11,39 @@ export function render(format: Format, run: ValidationRun, allRules: readonly Ru
   const rules = distinctRules(allRules);
   switch (format) {
     case 'json':
-      return JSON.stringify({
-        violations: run.violations.map(({ rule, severity, session, seq, direction, path, message, spec, cassette }) => ({ rule, severity, session, seq, direction, path, message, spec, cassette })),
-        summary: summarise(run),
-      }, null, 2) + '\n';
+      return (
+        JSON.stringify(
+          {
+            violations: run.violations.map(({ rule, severity, session, seq, direction, path, message, spec, cassette }) => ({
+              rule,
+              severity,
+              session,
+              seq,
+              direction,
+              path,
+              message,
+              spec,
+              cassette,
+            })),
+            summary: summarise(run),
+          },
+          null,
+          2,
+        ) + '\n'
+      );
     case 'junit':
       return junit(run, rules);
     case 'sarif':
       return JSON.stringify(sarif(run, rules), null, 2) + '\n';
     case 'github':
-      return run.violations.map((v) => {
-        const level = v.severity === 'error' ? 'error' : v.severity === 'warning' ? 'warning' : 'notice';
-        return `::${level} file=${annotationProperty(relative(process.cwd(), v.cassette))},title=${annotationProperty(v.rule)}::${annotationData(`${v.message} (session ${v.session}, message #${v.seq}${v.path ? `, ${v.path}` : ''}) ${v.spec}`)}`;
-      }).join('\n') + (run.violations.length ? '\n' : '');
+      return (
+        run.violations
+          .map((v) => {
+            const level = v.severity === 'error' ? 'error' : v.severity === 'warning' ? 'warning' : 'notice';
+            return `::${level} file=${annotationProperty(relative(process.cwd(), v.cassette))},title=${annotationProperty(v.rule)}::${annotationData(`${v.message} (session ${v.session}, message #${v.seq}${v.path ? `, ${v.path}` : ''}) ${v.spec}`)}`;
+          })
+          .join('\n') + (run.violations.length ? '\n' : '')
+      );
     default:
       return text(run, colour);
   }
@@ -34,17 +54,20 @@ function text(run: ValidationRun, colour: boolean): string {
   const lines: string[] = [];
   for (const v of run.violations) {
     const sev = v.severity === 'error' ? paint(31, 'error  ') : v.severity === 'warning' ? paint(33, 'warning') : paint(36, 'info   ');
-    lines.push(`${sev} ${v.rule} ${relative(process.cwd(), v.cassette)} session ${v.session} #${v.seq} ${v.direction === 'client-to-server' ? 'C>S' : 'S>C'}${v.path ? ` ${v.path}` : ''}: ${v.message}`);
+    lines.push(
+      `${sev} ${v.rule} ${relative(process.cwd(), v.cassette)} session ${v.session} #${v.seq} ${v.direction === 'client-to-server' ? 'C>S' : 'S>C'}${v.path ? ` ${v.path}` : ''}: ${v.message}`,
+    );
     lines.push(`        ${paint(2, v.spec)}`);
   }
   const s = summarise(run);
   if (lines.length) lines.push('');
   const rules = Object.entries(s.byRule).sort((a, b) => b[1].count - a[1].count);
   for (const [id, r] of rules) lines.push(`  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${id}`);
-  lines.push(`${s.errors} errors, ${s.warnings} warnings, ${s.infos} infos in ${s.messages} messages, ${s.sessions} sessions, ${s.cassettes} cassette${s.cassettes === 1 ? '' : 's'}`);
+  lines.push(
+    `${s.errors} errors, ${s.warnings} warnings, ${s.infos} infos in ${s.messages} messages, ${s.sessions} sessions, ${s.cassettes} cassette${s.cassettes === 1 ? '' : 's'}`,
+  );
   return lines.join('\n') + '\n';
 }
-
 
 function junit(run: ValidationRun, rules: readonly Rule[]): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
@@ -59,9 +82,15 @@ function junit(run: ValidationRun, rules: readonly Rule[]): string {
       const hits = mine.filter((v) => v.rule === r.id);
       const errors = hits.filter((v) => v.severity === 'error');
       out.push(`    <testcase classname="${xmlText(r.id)}" name="${xmlText(r.title)}">`);
-      if (errors.length) out.push(`      <failure message="${xmlText(`${errors.length} violation(s) of ${r.id}`)}" type="${severityOf(r)}">${xmlText(errors.map((v) => `session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</failure>`);
+      if (errors.length)
+        out.push(
+          `      <failure message="${xmlText(`${errors.length} violation(s) of ${r.id}`)}" type="${severityOf(r)}">${xmlText(errors.map((v) => `session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</failure>`,
+        );
       const soft = hits.filter((v) => v.severity !== 'error');
-      if (soft.length) out.push(`      <system-out>${xmlText(soft.map((v) => `${v.severity}: session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</system-out>`);
+      if (soft.length)
+        out.push(
+          `      <system-out>${xmlText(soft.map((v) => `${v.severity}: session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</system-out>`,
+        );
       out.push('    </testcase>');
     }
     out.push('  </testsuite>');
@@ -74,36 +103,38 @@ function sarif(run: ValidationRun, rules: readonly Rule[]): object {
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{
-      tool: {
-        driver: {
-          name: 'mcp-cassette',
-          informationUri: 'https://github.com/modelcontextprotocol/modelcontextprotocol',
-          rules: rules.map((r) => ({
-            id: r.id,
-            shortDescription: { text: r.title },
-            helpUri: specLink(r.source),
-            defaultConfiguration: { level: sarifLevel(severityOf(r)) },
-          })),
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'mcp-cassette',
+            informationUri: 'https://github.com/modelcontextprotocol/modelcontextprotocol',
+            rules: rules.map((r) => ({
+              id: r.id,
+              shortDescription: { text: r.title },
+              helpUri: specLink(r.source),
+              defaultConfiguration: { level: sarifLevel(severityOf(r)) },
+            })),
+          },
         },
+        results: run.violations.map((v) => ({
+          ruleId: v.rule,
+          ruleIndex: rules.findIndex((r) => r.id === v.rule),
+          level: sarifLevel(v.severity),
+          message: { text: v.message },
+          locations: [
+            {
+              physicalLocation: { artifactLocation: { uri: relative(process.cwd(), v.cassette).split('\\').join('/') } },
+              logicalLocations: [{ fullyQualifiedName: `${v.session}/${v.seq}${v.path}`, kind: 'object' }],
+            },
+          ],
+          properties: { session: v.session, seq: v.seq, direction: v.direction, path: v.path, spec: v.spec },
+        })),
       },
-      results: run.violations.map((v) => ({
-        ruleId: v.rule,
-        ruleIndex: rules.findIndex((r) => r.id === v.rule),
-        level: sarifLevel(v.severity),
-        message: { text: v.message },
-        locations: [{
-          physicalLocation: { artifactLocation: { uri: relative(process.cwd(), v.cassette).split('\\').join('/') } },
-          logicalLocations: [{ fullyQualifiedName: `${v.session}/${v.seq}${v.path}`, kind: 'object' }],
-        }],
-        properties: { session: v.session, seq: v.seq, direction: v.direction, path: v.path, spec: v.spec },
-      })),
-    }],
+    ],
   };
 }
 
 function sarifLevel(s: string): 'error' | 'warning' | 'note' {
   return s === 'error' ? 'error' : s === 'warning' ? 'warning' : 'note';
 }
-
-

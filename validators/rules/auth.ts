@@ -6,7 +6,8 @@ import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../
 import { type Challenge, exchangeOf, exchangesOf, factFromServer, fromServer, headerOf, is2xx, parseChallenges } from './support/http.js';
 import { type Json, obj } from './support/messages.js';
 
-const bearerOf = (x: HttpExchange): Challenge | undefined => parseChallenges(x.responseHeaders).find((c) => c.scheme.toLowerCase() === 'bearer');
+const bearerOf = (x: HttpExchange): Challenge | undefined =>
+  parseChallenges(x.responseHeaders).find((c) => c.scheme.toLowerCase() === 'bearer');
 
 const scopesOf = (c: Challenge): string[] => (c.params.scope ?? '').split(/\s+/).filter(Boolean);
 
@@ -15,7 +16,12 @@ const scopesOf = (c: Challenge): string[] => (c.params.scope ?? '').split(/\s+/)
 function revisionOfExchange(x: HttpExchange, first: RecordedMessage, state: SessionState): string | undefined {
   const json = first.direction === 'client-to-server' && isObject(first.json) ? first.json : undefined;
   const offered = json?.method === 'initialize' && isObject(json.params) ? json.params.protocolVersion : undefined;
-  return (json && revisionOf(json)) ?? (typeof offered === 'string' ? offered : undefined) ?? headerOf(x.requestHeaders, 'mcp-protocol-version') ?? state.legacyRevision;
+  return (
+    (json && revisionOf(json)) ??
+    (typeof offered === 'string' ? offered : undefined) ??
+    headerOf(x.requestHeaders, 'mcp-protocol-version') ??
+    state.legacyRevision
+  );
 }
 
 /** RFC 6750 §3.1: the status each Bearer error code goes with. */
@@ -28,7 +34,9 @@ function operationKey(first: RecordedMessage): string | undefined {
   const json = isObject(first.json) ? first.json : undefined;
   if (!json || typeof json.method !== 'string') return undefined;
   // The envelope and an MRTR retry's extras do not change which call it is.
-  const params = Object.entries(isObject(json.params) ? json.params : {}).filter(([k]) => !['_meta', 'inputResponses', 'requestState'].includes(k));
+  const params = Object.entries(isObject(json.params) ? json.params : {}).filter(
+    ([k]) => !['_meta', 'inputResponses', 'requestState'].includes(k),
+  );
   return JSON.stringify([json.method, params]);
 }
 
@@ -42,7 +50,8 @@ const PRM_PATH = /^\/\.well-known\/oauth-protected-resource(\/|\?|$)/;
 
 /** The Protected Resource Metadata document a GET of the well-known URI got, when the cassette kept it. */
 function prmOf(x: HttpExchange): Json | undefined {
-  if (x.mcp || x.method !== 'GET' || !PRM_PATH.test(x.path) || !fromServer(x) || !is2xx(x) || x.responseBody === undefined) return undefined;
+  if (x.mcp || x.method !== 'GET' || !PRM_PATH.test(x.path) || !fromServer(x) || !is2xx(x) || x.responseBody === undefined)
+    return undefined;
   try {
     return obj(JSON.parse(x.responseBody));
   } catch {
@@ -85,7 +94,12 @@ function covers(aud: URL, resource: URL): boolean {
 
 export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule | SessionEndRule)[] = [
   {
-    id: 'AUTH-NO-QUERY', level: 'MUST NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
+    id: 'AUTH-NO-QUERY',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Token Requirements',
     revisions: since('2025-03-26'),
     title: 'The access token never travels in the query string',
     on: ['client'],
@@ -94,22 +108,34 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
       // A path without a query has nothing to show now or later (the once is this rule's own).
       if (o.msg.direction !== 'client-to-server' || !x || !x.path.includes('?') || !state.once(`query:${x.id}`)) return;
       const query = new URL(x.path, 'http://x').searchParams;
-      for (const key of ['access_token', 'token', 'api_key', 'apikey', 'auth']) if (query.has(key)) report('', `a credential-like query parameter ${key} in ${x.method} ${x.path.split('?')[0]}`);
+      for (const key of ['access_token', 'token', 'api_key', 'apikey', 'auth'])
+        if (query.has(key)) report('', `a credential-like query parameter ${key} in ${x.method} ${x.path.split('?')[0]}`);
     },
   },
   {
-    id: 'AUTH-BEARER', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Requirements',
+    id: 'AUTH-BEARER',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Token Requirements',
     revisions: since('2025-03-26'),
     title: 'Tokens travel as Authorization: Bearer',
     on: ['client'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server') return;
       const auth = state.header(o.msg, 'authorization');
-      if (auth !== undefined && !/^Bearer\s/i.test(auth) && state.once(`bearer:${o.msg.http?.exchange}`)) report('', `Authorization uses the ${auth.split(' ')[0]} scheme, not Bearer`);
+      if (auth !== undefined && !/^Bearer\s/i.test(auth) && state.once(`bearer:${o.msg.http?.exchange}`))
+        report('', `Authorization uses the ${auth.split(' ')[0]} scheme, not Bearer`);
     },
   },
   {
-    id: 'AUTH-STATUS-MAP', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Error Handling',
+    id: 'AUTH-STATUS-MAP',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Error Handling',
     revisions: since('2025-03-26'),
     title: '401 for a missing or invalid token, 403 for insufficient scope, 400 for a malformed request',
     on: [],
@@ -119,12 +145,19 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
       if (!bearer || !fromServer(x)) return;
       const error = bearer.params.error;
       const expected = error ? STATUS_OF[error] : undefined;
-      if (expected !== undefined && x.status !== expected) report('', `HTTP ${x.status} with Bearer error="${error}"; that error goes with ${expected}`);
-      else if (!error && x.status === 403 && headerOf(x.requestHeaders, 'authorization') === undefined) report('', 'a request without a token got 403 with a Bearer challenge; authorization required is 401');
+      if (expected !== undefined && x.status !== expected)
+        report('', `HTTP ${x.status} with Bearer error="${error}"; that error goes with ${expected}`);
+      else if (!error && x.status === 403 && headerOf(x.requestHeaders, 'authorization') === undefined)
+        report('', 'a request without a token got 403 with a Bearer challenge; authorization required is 401');
     },
   },
   {
-    id: 'AUTH-401-SCOPE', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Scope Selection Strategy',
+    id: 'AUTH-401-SCOPE',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Scope Selection Strategy',
     revisions: since('2025-11-25'),
     title: 'A 401 challenge names the scopes needed',
     on: [],
@@ -133,18 +166,33 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
       const bearer = bearerOf(x);
       // The scope guidance arrived with 2025-11-25.
       if (x.status !== 401 || !bearer || !fromServer(x) || (revisionOfExchange(x, first, state) ?? '') < '2025-11-25') return;
-      if (bearer.params.scope === undefined) report('', 'the 401 Bearer challenge has no scope parameter; name the scopes this resource needs so the client can ask for just those');
+      if (bearer.params.scope === undefined)
+        report(
+          '',
+          'the 401 Bearer challenge has no scope parameter; name the scopes this resource needs so the client can ask for just those',
+        );
     },
   },
   {
-    id: 'AUTH-403-INSUFFICIENT', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
+    id: 'AUTH-403-INSUFFICIENT',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
     revisions: since('2025-11-25'),
     title: 'An insufficient_scope 403 names the scopes and the resource metadata',
     on: [],
     check() {},
     checkExchange(x, first, report, state) {
       const bearer = bearerOf(x);
-      if (x.status !== 403 || bearer?.params.error !== 'insufficient_scope' || !fromServer(x) || (revisionOfExchange(x, first, state) ?? '') < '2025-11-25') return;
+      if (
+        x.status !== 403 ||
+        bearer?.params.error !== 'insufficient_scope' ||
+        !fromServer(x) ||
+        (revisionOfExchange(x, first, state) ?? '') < '2025-11-25'
+      )
+        return;
       const missing = ['scope', 'resource_metadata'].filter((p) => bearer.params[p] === undefined);
       if (missing.length) report('', `the insufficient_scope challenge has no ${missing.join(' and no ')} parameter`);
     },
@@ -153,7 +201,12 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     // Compares the challenges for the same call (method and params) within one session; on
     // 2026-07-28 HTTP every exchange is a session of its own, so this shows on 2025 sessions
     // and in fixtures. The rule itself is 2026-07-28 text.
-    id: 'AUTH-SCOPE-ONESHOT', level: 'SHOULD', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
+    id: 'AUTH-SCOPE-ONESHOT',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Runtime Insufficient Scope Errors',
     revisions: since('2025-11-25'),
     title: 'One insufficient_scope challenge lists every scope the operation needs',
     on: [],
@@ -162,17 +215,32 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
       if (x.status !== 403) return;
       const bearer = bearerOf(x);
       const key = operationKey(first);
-      if (bearer?.params.error !== 'insufficient_scope' || !key || !fromServer(x) || (revisionOfExchange(x, first, state) ?? '') < MODERN_REVISION) return;
+      if (
+        bearer?.params.error !== 'insufficient_scope' ||
+        !key ||
+        !fromServer(x) ||
+        (revisionOfExchange(x, first, state) ?? '') < MODERN_REVISION
+      )
+        return;
       const seen = challenged(state);
       const before = seen.get(key);
       const scopes = scopesOf(bearer);
       const added = before ? scopes.filter((s) => !before.has(s)) : [];
-      if (before && added.length) report('', `a new challenge for the same call adds ${added.join(' ')} to the ${[...before].join(' ')} challenged before; list every scope the operation needs in one challenge`);
+      if (before && added.length)
+        report(
+          '',
+          `a new challenge for the same call adds ${added.join(' ')} to the ${[...before].join(' ')} challenged before; list every scope the operation needs in one challenge`,
+        );
       seen.set(key, new Set([...(before ?? []), ...scopes]));
     },
   },
   {
-    id: 'AUTH-NO-OFFLINE', level: 'SHOULD NOT', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Refresh Tokens',
+    id: 'AUTH-NO-OFFLINE',
+    level: 'SHOULD NOT',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Refresh Tokens',
     revisions: since('2026-07-28'),
     title: 'No offline_access in the challenge scope',
     on: [],
@@ -180,7 +248,11 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     checkExchange(x, first, report, state) {
       const bearer = bearerOf(x);
       if (!bearer || !fromServer(x) || (revisionOfExchange(x, first, state) ?? '') < MODERN_REVISION) return;
-      if (scopesOf(bearer).includes('offline_access')) report('', 'the Bearer challenge asks for offline_access; refresh tokens are not a resource requirement, leave offline_access to the client and the authorization server');
+      if (scopesOf(bearer).includes('offline_access'))
+        report(
+          '',
+          'the Bearer challenge asks for offline_access; refresh tokens are not a resource requirement, leave offline_access to the client and the authorization server',
+        );
     },
   },
   {
@@ -189,7 +261,12 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     // is flagged only when the recording shows every well-known location fetched and refused
     // (4xx); if one was never fetched it may serve the document, and nothing is said. 2025-03-26
     // traffic (no PRM at all) is not judged. One report per endpoint and recording.
-    id: 'AUTH-PRM-LOCATION', level: 'MUST', obs: 'N', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Protected Resource Metadata Discovery Requirements',
+    id: 'AUTH-PRM-LOCATION',
+    level: 'MUST',
+    obs: 'N',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/authorization-server-discovery.mdx §Protected Resource Metadata Discovery Requirements',
     title: 'A 401 names resource_metadata, or the Protected Resource Metadata is at the well-known URI',
     on: [],
     check() {},
@@ -210,12 +287,21 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
         const refused = locations.map(refusals);
         if (refused.some((r) => r === undefined)) continue;
         done.add(x.path);
-        report({ ...x.first, direction: 'server-to-client' }, '', `HTTP 401 without WWW-Authenticate: Bearer resource_metadata="…", and the Protected Resource Metadata is not at the well-known URI either (${locations.map((l, i) => `GET ${l}: ${refused[i]!.join(', ')}`).join('; ')}); name the metadata URL in the challenge or serve the document there`);
+        report(
+          { ...x.first, direction: 'server-to-client' },
+          '',
+          `HTTP 401 without WWW-Authenticate: Bearer resource_metadata="…", and the Protected Resource Metadata is not at the well-known URI either (${locations.map((l, i) => `GET ${l}: ${refused[i]!.join(', ')}`).join('; ')}); name the metadata URL in the challenge or serve the document there`,
+        );
       }
     },
   },
   {
-    id: 'AUTH-PRM-AS', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/authorization/authorization-server-discovery.mdx §Authorization Server Location',
+    id: 'AUTH-PRM-AS',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/authorization-server-discovery.mdx §Authorization Server Location',
     revisions: since('2025-06-18'),
     title: 'The Protected Resource Metadata names at least one authorization server',
     on: [],
@@ -225,35 +311,67 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
       if (!doc) return;
       const servers = doc.authorization_servers;
       if (Array.isArray(servers) && servers.some((s) => typeof s === 'string' && s !== '')) return;
-      const what = servers === undefined ? 'has no authorization_servers' : Array.isArray(servers) ? 'lists no authorization server in authorization_servers' : 'has an authorization_servers that is not an array of URLs';
-      report('', `the Protected Resource Metadata at ${x.path.split('?')[0]} ${what}; it must name at least one authorization server, so that clients can find where to get a token`);
+      const what =
+        servers === undefined
+          ? 'has no authorization_servers'
+          : Array.isArray(servers)
+            ? 'lists no authorization server in authorization_servers'
+            : 'has an authorization_servers that is not an array of URLs';
+      report(
+        '',
+        `the Protected Resource Metadata at ${x.path.split('?')[0]} ${what}; it must name at least one authorization server, so that clients can find where to get a token`,
+      );
     },
   },
   {
     // Decoded at record time (the token itself is masked): iss against the authorization
     // servers the session's PRM names, aud against the PRM's resource, or else the recorded
     // server's URL when that is a public one (behind a local address the public name is unknown).
-    id: 'AUTH-OWN-AS-ONLY', level: 'MUST NOT', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/authorization/index.mdx §Token Handling',
+    id: 'AUTH-OWN-AS-ONLY',
+    level: 'MUST NOT',
+    obs: 'H',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/authorization/index.mdx §Token Handling',
     revisions: since('2025-06-18'),
-    title: 'The client sends only tokens issued by this server\'s authorization server, for this server',
+    title: "The client sends only tokens issued by this server's authorization server, for this server",
     on: [],
     check() {},
     checkExchange(x, _first, report, state) {
       const claims = x.tokenClaims;
       if (!claims || !x.mcp) return;
       const prm = prmBefore(state, x.t);
-      const servers = (Array.isArray(prm?.authorization_servers) ? prm.authorization_servers : []).filter((s): s is string => typeof s === 'string' && s !== '');
-      if (claims.iss !== undefined && servers.length > 0 && !servers.some((s) => trimSlash(s) === trimSlash(claims.iss!)) && state.once(`own-as-iss:${claims.iss}`)) {
-        report('', `the client sent a token issued by ${claims.iss}, but the server's Protected Resource Metadata names ${servers.join(', ')}; send only tokens from the server's own authorization server`);
+      const servers = (Array.isArray(prm?.authorization_servers) ? prm.authorization_servers : []).filter(
+        (s): s is string => typeof s === 'string' && s !== '',
+      );
+      if (
+        claims.iss !== undefined &&
+        servers.length > 0 &&
+        !servers.some((s) => trimSlash(s) === trimSlash(claims.iss!)) &&
+        state.once(`own-as-iss:${claims.iss}`)
+      ) {
+        report(
+          '',
+          `the client sent a token issued by ${claims.iss}, but the server's Protected Resource Metadata names ${servers.join(', ')}; send only tokens from the server's own authorization server`,
+        );
       }
       const target = state.session.target;
       const targetUrl = target && 'url' in target ? httpUrl(target.url) : undefined;
-      const resource = str(prm?.resource) !== undefined ? httpUrl(prm!.resource as string) : targetUrl && !LOCAL_HOST.test(targetUrl.hostname) ? targetUrl : undefined;
+      const resource =
+        str(prm?.resource) !== undefined
+          ? httpUrl(prm!.resource as string)
+          : targetUrl && !LOCAL_HOST.test(targetUrl.hostname)
+            ? targetUrl
+            : undefined;
       const auds = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud];
       const urls = auds.map(httpUrl);
       // An audience that is no URL (an API id, a client id) cannot be compared: no verdict.
       if (!resource || urls.length === 0 || urls.some((u) => !u) || urls.some((u) => covers(u!, resource))) return;
-      if (state.once(`own-as-aud:${auds.join(' ')}`)) report('', `the client sent a token for ${auds.join(', ')}, not for this server (${resource.href}); tokens are bound to the server they were issued for (RFC 8707)`);
+      if (state.once(`own-as-aud:${auds.join(' ')}`))
+        report(
+          '',
+          `the client sent a token for ${auds.join(', ')}, not for this server (${resource.href}); tokens are bound to the server they were issued for (RFC 8707)`,
+        );
     },
   },
 ];

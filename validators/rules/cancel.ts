@@ -18,23 +18,33 @@ const serverCancelled = perSession(() => new Set<string>());
 
 export const cancelRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRule)[] = [
   {
-    id: 'CANCEL-REF-VALID', level: 'MUST', obs: 'N', era: 'all', source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
+    id: 'CANCEL-REF-VALID',
+    level: 'MUST',
+    obs: 'N',
+    era: 'all',
+    source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
     title: 'notifications/cancelled names a request the client has in flight',
     on: ['server-result', 'client-notification notifications/cancelled'],
     check(o, report, state) {
       // A response a client cannot accept (a result that is not an object) leaves the request in
       // flight for the client: cancelling it then is the server's fault (ENV-RES-RESULT), not this.
-      if (o.request && o.msg.direction === 'server-to-client' && o.json && !isObject(o.json.result) && !('error' in o.json)) unusableAnswers(state).add(idKey(o.json.id));
+      if (o.request && o.msg.direction === 'server-to-client' && o.json && !isObject(o.json.result) && !('error' in o.json))
+        unusableAnswers(state).add(idKey(o.json.id));
       const p = o.msg.direction === 'client-to-server' ? notification(o, 'notifications/cancelled') : undefined;
       // A stateless HTTP exchange is a session of its own: the request it cancels is in another.
       if (o.transport === 'streamable-http' && state.exchanges.size <= 1) return;
       if (p && unusableAnswers(state).has(idKey(p.requestId))) return;
       // Without a requestId nothing is named: the shape is CANCEL-STDIO's (and the schema's).
-      if (p && p.requestId !== undefined && !state.pending['client-to-server'].has(idKey(p.requestId))) report('/params/requestId', `request ${JSON.stringify(p.requestId)} is not in flight`);
+      if (p && p.requestId !== undefined && !state.pending['client-to-server'].has(idKey(p.requestId)))
+        report('/params/requestId', `request ${JSON.stringify(p.requestId)} is not in flight`);
     },
   },
   {
-    id: 'CANCEL-SILENCE', level: 'MUST NOT', obs: 'N', era: 'all', source: 'basic/transports/stdio.mdx §Cancellation',
+    id: 'CANCEL-SILENCE',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'all',
+    source: 'basic/transports/stdio.mdx §Cancellation',
     title: 'After cancellation the server sends no more progress for that request',
     on: ['notification notifications/progress'],
     check(o, report, state) {
@@ -45,29 +55,54 @@ export const cancelRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
     },
   },
   {
-    id: 'CANCEL-STDIO', level: 'MUST', obs: 'N', era: 'all', transport: 'stdio', source: 'basic/patterns/cancellation.mdx §Transport-Specific Cancellation',
+    id: 'CANCEL-STDIO',
+    level: 'MUST',
+    obs: 'N',
+    era: 'all',
+    transport: 'stdio',
+    source: 'basic/patterns/cancellation.mdx §Transport-Specific Cancellation',
     title: 'On stdio the client cancels with notifications/cancelled naming the request id',
     on: ['client-request', 'client-notification'],
     check(o, report) {
       if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string') return;
-      if (OTHER_CANCEL.test(o.json.method)) return report('/method', `a cancellation sent as ${o.json.method}; on stdio a client cancels with notifications/cancelled and the request's id in params.requestId`);
+      if (OTHER_CANCEL.test(o.json.method))
+        return report(
+          '/method',
+          `a cancellation sent as ${o.json.method}; on stdio a client cancels with notifications/cancelled and the request's id in params.requestId`,
+        );
       const p = notification(o, 'notifications/cancelled');
-      if (p && !('requestId' in p)) report('/params/requestId', `notifications/cancelled without params.requestId${'id' in p ? ' (the id is in params.id)' : ''}; it must name the request to cancel`);
+      if (p && !('requestId' in p))
+        report(
+          '/params/requestId',
+          `notifications/cancelled without params.requestId${'id' in p ? ' (the id is in params.id)' : ''}; it must name the request to cancel`,
+        );
     },
   },
   {
-    id: 'CANCEL-HTTP', level: 'MUST', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/cancellation.mdx §Transport-Specific Cancellation',
+    id: 'CANCEL-HTTP',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/patterns/cancellation.mdx §Transport-Specific Cancellation',
     title: 'On HTTP a stream is ended by closing it, not by a server notifications/cancelled',
     on: ['server-notification notifications/cancelled'],
     check(o, report, state) {
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/cancelled') : undefined;
       if (!p) return;
       const ref = state.pending['client-to-server'].get(idKey(p.requestId));
-      report('/method', `the server sent notifications/cancelled${ref ? ` for ${ref.method} ${JSON.stringify(ref.json.id)}` : ''} over HTTP; on Streamable HTTP closing the SSE stream is the cancellation, and the notification is stdio-only`);
+      report(
+        '/method',
+        `the server sent notifications/cancelled${ref ? ` for ${ref.method} ${JSON.stringify(ref.json.id)}` : ''} over HTTP; on Streamable HTTP closing the SSE stream is the cancellation, and the notification is stdio-only`,
+      );
     },
   },
   {
-    id: 'CANCEL-SERVER-SUBS-ONLY', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
+    id: 'CANCEL-SERVER-SUBS-ONLY',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/cancellation.mdx §Behavior Requirements',
     title: 'A server sends notifications/cancelled only to end a subscriptions/listen',
     on: [...SUBSCRIPTION_LEARNS, 'server-notification notifications/cancelled'],
     check(o, report, state) {
@@ -75,7 +110,10 @@ export const cancelRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
       const p = o.msg.direction === 'server-to-client' ? notification(o, 'notifications/cancelled') : undefined;
       if (!p || t.listens.has(idKey(p.requestId))) return;
       const ref = state.pending['client-to-server'].get(idKey(p.requestId));
-      report('/params/requestId', `the server cancelled ${ref ? `${ref.method} ${JSON.stringify(ref.json.id)}` : `request ${JSON.stringify(p.requestId)}`}; servers use notifications/cancelled only to end a subscriptions/listen`);
+      report(
+        '/params/requestId',
+        `the server cancelled ${ref ? `${ref.method} ${JSON.stringify(ref.json.id)}` : `request ${JSON.stringify(p.requestId)}`}; servers use notifications/cancelled only to end a subscriptions/listen`,
+      );
     },
   },
   {
@@ -85,7 +123,13 @@ export const cancelRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
     // by a signal. A crash or a kill is an abrupt close that carries nothing (schema.ts:
     // SubscriptionsListenResult), and a close the client started (its stdin EOF) or a client
     // that went away is not the server's teardown.
-    id: 'CANCEL-SERVER-TEARDOWN', level: 'MUST', obs: 'N', era: 'modern', transport: 'stdio', source: 'basic/patterns/cancellation.mdx', severity: 'warning',
+    id: 'CANCEL-SERVER-TEARDOWN',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    transport: 'stdio',
+    source: 'basic/patterns/cancellation.mdx',
+    severity: 'warning',
     title: 'A server that ends a stdio session ends its open subscriptions first (result or notifications/cancelled)',
     on: ['server-notification notifications/cancelled'],
     check(o, _report, state) {
@@ -98,7 +142,11 @@ export const cancelRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
       for (const r of state.pending['client-to-server'].values()) {
         const key = idKey(r.json.id);
         if (r.method !== LISTEN || r.era !== 'modern' || state.cancelled.has(key) || cancelled.has(key)) continue;
-        report(r.msg.seq, '', `the session closed while subscription ${key} was open, and the server sent neither its subscriptions/listen result nor notifications/cancelled for it; end each subscription with one of them before closing`);
+        report(
+          r.msg.seq,
+          '',
+          `the session closed while subscription ${key} was open, and the server sent neither its subscriptions/listen result nor notifications/cancelled for it; end each subscription with one of them before closing`,
+        );
       }
     },
   },

@@ -13,7 +13,8 @@ function isUrlMode(p: Record<string, unknown>): boolean {
   return p.mode === 'url';
 }
 
-const CREDENTIAL_PARAM = /^(access_?token|id_?token|refresh_?token|auth_?token|token|api_?key|apikey|password|passwd|pwd|secret|client_secret|session_?id|sid|jwt|x-amz-signature|x-amz-credential|x-goog-signature|signature|sig)$/i;
+const CREDENTIAL_PARAM =
+  /^(access_?token|id_?token|refresh_?token|auth_?token|token|api_?key|apikey|password|passwd|pwd|secret|client_secret|session_?id|sid|jwt|x-amz-signature|x-amz-credential|x-goog-signature|signature|sig)$/i;
 
 const JWT = /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/;
 
@@ -61,7 +62,11 @@ function shownStrings(v: unknown, path: string, out: [string, string][] = []): [
 
 export const elicitationRules: Rule[] = [
   {
-    id: 'ELICIT-MODE', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'client/elicitation.mdx §Capabilities',
+    id: 'ELICIT-MODE',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    source: 'client/elicitation.mdx §Capabilities',
     title: 'Elicitation uses only a mode the client declared (`elicitation: {}` means form only)',
     // Only an answer (`o.request`) is judged, so only an input_required one can ask.
     on: ['server-input_required'],
@@ -72,23 +77,33 @@ export const elicitationRules: Rule[] = [
       for (const [p, at] of asks(o, 'elicitation/create')) {
         const declared = Object.keys(e).length === 0 ? ['form'] : Object.keys(e);
         const mode = isUrlMode(p) ? 'url' : 'form';
-        if (!declared.includes(mode)) report(`${at}/mode`, `${mode} mode, but the request declared elicitation modes: ${declared.join(', ')}`);
+        if (!declared.includes(mode))
+          report(`${at}/mode`, `${mode} mode, but the request declared elicitation modes: ${declared.join(', ')}`);
       }
     },
   },
   {
-    id: 'ELICIT-MESSAGE', level: 'MUST', obs: '1', era: 'all', source: 'client/elicitation.mdx §Elicitation Requests',
+    id: 'ELICIT-MESSAGE',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'client/elicitation.mdx §Elicitation Requests',
     revisions: since('2025-06-18'),
     title: 'Every elicitation has a message',
     on: asking('elicitation/create'),
     check(o, report) {
-      for (const [p, at] of asks(o, 'elicitation/create')) if (typeof p.message !== 'string') report(`${at}/message`, 'an elicitation without a message');
+      for (const [p, at] of asks(o, 'elicitation/create'))
+        if (typeof p.message !== 'string') report(`${at}/message`, 'an elicitation without a message');
     },
   },
   {
-    id: 'ELICIT-FORM-SHAPE', level: 'MUST', obs: '1', era: 'all', source: 'client/elicitation.mdx §Requested Schema',
+    id: 'ELICIT-FORM-SHAPE',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'client/elicitation.mdx §Requested Schema',
     revisions: since('2025-06-18'),
-    title: 'A form\'s requestedSchema is a flat object of primitive fields',
+    title: "A form's requestedSchema is a flat object of primitive fields",
     on: asking('elicitation/create'),
     check(o, report) {
       for (const [p, at] of asks(o, 'elicitation/create')) {
@@ -101,13 +116,21 @@ export const elicitationRules: Rule[] = [
         for (const [name, field] of Object.entries(s.properties)) {
           const f = isObject(field) ? field : {};
           const multiSelect = f.type === 'array' && isObject(f.items) && (Array.isArray(f.items.enum) || Array.isArray(f.items.anyOf));
-          if (!(PRIMITIVE.has(String(f.type)) || multiSelect)) report(`${at}/requestedSchema/properties/${name}`, `field ${name} is ${JSON.stringify(f.type)}; form fields are strings, numbers, booleans or enums, never nested`);
+          if (!(PRIMITIVE.has(String(f.type)) || multiSelect))
+            report(
+              `${at}/requestedSchema/properties/${name}`,
+              `field ${name} is ${JSON.stringify(f.type)}; form fields are strings, numbers, booleans or enums, never nested`,
+            );
         }
       }
     },
   },
   {
-    id: 'ELICIT-URL-SHAPE', level: 'MUST', obs: '1', era: 'modern', source: 'client/elicitation.mdx §URL Mode Elicitation Requests',
+    id: 'ELICIT-URL-SHAPE',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    source: 'client/elicitation.mdx §URL Mode Elicitation Requests',
     title: 'URL mode has a message and a valid url, and no elicitationId (removed in 2026-07-28)',
     on: asking('elicitation/create'),
     check(o, report) {
@@ -125,7 +148,11 @@ export const elicitationRules: Rule[] = [
     },
   },
   {
-    id: 'ELICIT-URL-HTTPS', level: 'SHOULD', obs: '1', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    id: 'ELICIT-URL-HTTPS',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'all',
+    source: 'client/elicitation.mdx §Safe URL Handling',
     revisions: since('2025-11-25'),
     title: 'Elicitation URLs use https outside development',
     on: asking('elicitation/create'),
@@ -134,7 +161,8 @@ export const elicitationRules: Rule[] = [
         if (!isUrlMode(p) || typeof p.url !== 'string') continue;
         try {
           const u = new URL(p.url);
-          if (u.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) report(`${at}/url`, `${u.protocol} URL for the user to open; use https`);
+          if (u.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname))
+            report(`${at}/url`, `${u.protocol} URL for the user to open; use https`);
         } catch {
           // ELICIT-URL-SHAPE reports it
         }
@@ -142,7 +170,11 @@ export const elicitationRules: Rule[] = [
     },
   },
   {
-    id: 'ELICIT-NO-SECRETS-FORM', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
+    id: 'ELICIT-NO-SECRETS-FORM',
+    level: 'MUST NOT',
+    obs: 'H',
+    era: 'all',
+    source: 'client/elicitation.mdx §Form Mode Security',
     revisions: since('2025-06-18'),
     title: 'Form mode never asks for passwords, API keys, tokens or payment data',
     on: asking('elicitation/create'),
@@ -151,21 +183,31 @@ export const elicitationRules: Rule[] = [
         if (isUrlMode(p) || !isObject(p.requestedSchema) || !isObject(p.requestedSchema.properties)) continue;
         for (const [name, field] of Object.entries(p.requestedSchema.properties)) {
           const title = isObject(field) ? `${String(field.title ?? '')} ${String(field.description ?? '')}` : '';
-          if (SECRET_FIELD.test(name) || SECRET_FIELD.test(title)) report(`${at}/requestedSchema/properties/${name}`, `form field ${name} looks like a secret; ask for secrets through URL mode`);
+          if (SECRET_FIELD.test(name) || SECRET_FIELD.test(title))
+            report(`${at}/requestedSchema/properties/${name}`, `form field ${name} looks like a secret; ask for secrets through URL mode`);
         }
       }
     },
   },
   {
-    id: 'ELICIT-REMOVED', level: 'MUST NOT', obs: '1', era: 'modern', source: 'changelog.mdx',
+    id: 'ELICIT-REMOVED',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'modern',
+    source: 'changelog.mdx',
     title: 'No notifications/elicitation/complete in 2026-07-28',
     on: ['request notifications/elicitation/complete', 'notification notifications/elicitation/complete'],
     check(o, report) {
-      if (o.json?.method === 'notifications/elicitation/complete') report('/method', 'notifications/elicitation/complete was removed in 2026-07-28');
+      if (o.json?.method === 'notifications/elicitation/complete')
+        report('/method', 'notifications/elicitation/complete was removed in 2026-07-28');
     },
   },
   {
-    id: 'ELICIT-URL-SAFE', level: 'MUST NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    id: 'ELICIT-URL-SAFE',
+    level: 'MUST NOT',
+    obs: 'H',
+    era: 'all',
+    source: 'client/elicitation.mdx §Safe URL Handling',
     revisions: since('2025-11-25'),
     title: 'An elicitation URL carries no credentials or personal data and is not pre-authenticated',
     on: [...ASK_LEARNS, 'server-request elicitation/create', 'server-input_required'],
@@ -178,7 +220,11 @@ export const elicitationRules: Rule[] = [
     },
   },
   {
-    id: 'ELICIT-FORM-NO-LINKS', level: 'SHOULD NOT', obs: 'H', era: 'all', source: 'client/elicitation.mdx §Safe URL Handling',
+    id: 'ELICIT-FORM-NO-LINKS',
+    level: 'SHOULD NOT',
+    obs: 'H',
+    era: 'all',
+    source: 'client/elicitation.mdx §Safe URL Handling',
     revisions: since('2025-06-18'),
     title: 'Form elicitations contain no clickable URLs',
     on: [...ASK_LEARNS, 'server-request elicitation/create', 'server-input_required'],
@@ -187,12 +233,17 @@ export const elicitationRules: Rule[] = [
       for (const [p, path] of asked(o, 'elicitation/create')) {
         if (p.mode === 'url') continue;
         const found = shownStrings(p, path).find(([s]) => LINK.test(s));
-        if (found) report(found[1], `a form elicitation shows the link ${LINK.exec(found[0])![0]}; send the user to a URL only with URL mode`);
+        if (found)
+          report(found[1], `a form elicitation shows the link ${LINK.exec(found[0])![0]}; send the user to a URL only with URL mode`);
       }
     },
   },
   {
-    id: 'ELICIT-RESULT-VALID', level: 'SHOULD', obs: 'N', era: 'all', source: 'client/elicitation.mdx §Form Mode Security',
+    id: 'ELICIT-RESULT-VALID',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'all',
+    source: 'client/elicitation.mdx §Form Mode Security',
     revisions: since('2025-06-18'),
     title: 'Accepted form content validates against the requestedSchema',
     on: [...ASK_LEARNS, 'client-json'],
@@ -202,7 +253,8 @@ export const elicitationRules: Rule[] = [
       const checks: [Record<string, unknown>, unknown, string][] = [];
       // 2025: the answer to a server's elicitation/create request.
       const asked2025 = o.request?.method === 'elicitation/create' && isObject(o.request.json.params) ? o.request.json.params : undefined;
-      if (asked2025 && asked2025.mode !== 'url' && isObject(asked2025.requestedSchema) && isObject(o.json.result)) checks.push([asked2025.requestedSchema, o.json.result, '/result']);
+      if (asked2025 && asked2025.mode !== 'url' && isObject(asked2025.requestedSchema) && isObject(o.json.result))
+        checks.push([asked2025.requestedSchema, o.json.result, '/result']);
       // 2026-07-28: inputResponses on the retry of a request answered input_required.
       const responses = isObject(o.json.params) && isObject(o.json.params.inputResponses) ? o.json.params.inputResponses : undefined;
       const forms = responses && 'id' in o.json ? t.forms.get(mrtrKey(o.json)) : undefined;

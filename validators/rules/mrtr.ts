@@ -4,7 +4,11 @@ import { mrtrKey } from '../session-state.js';
 import { canonicalWithMeta, clientCapabilities, clientRequest, MRTR_METHODS, params, result, retryOf } from './support/messages.js';
 import { memoryOf } from './support/negotiated.js';
 
-const CAPABILITY_OF: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const CAPABILITY_OF: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 function inputRequired(o: Parameters<Rule['check']>[0]): Record<string, unknown> | undefined {
   if (o.msg.direction !== 'server-to-client' || !o.json || !isObject(o.json.result)) return undefined;
@@ -61,24 +65,38 @@ function rawKeysAt(text: string, path: readonly string[]): string[] | undefined 
 
 export const mrtrRules: Rule[] = [
   {
-    id: 'MRTR-METHODS', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Supported Requests',
+    id: 'MRTR-METHODS',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Supported Requests',
     title: 'input_required answers only tools/call, prompts/get and resources/read',
     on: ['server-input_required'],
     check(o, report) {
-      if (inputRequired(o) && o.request && !MRTR_METHODS.has(o.request.method)) report('/result/resultType', `input_required in answer to ${o.request.method}`);
+      if (inputRequired(o) && o.request && !MRTR_METHODS.has(o.request.method))
+        report('/result/resultType', `input_required in answer to ${o.request.method}`);
     },
   },
   {
-    id: 'MRTR-NONEMPTY', level: 'MUST', obs: '1', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    id: 'MRTR-NONEMPTY',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'An InputRequiredResult has inputRequests, requestState, or both',
     on: ['server-input_required'],
     check(o, report) {
       const r = inputRequired(o);
-      if (r && !('inputRequests' in r) && !('requestState' in r)) report('/result', 'input_required with neither inputRequests nor requestState');
+      if (r && !('inputRequests' in r) && !('requestState' in r))
+        report('/result', 'input_required with neither inputRequests nor requestState');
     },
   },
   {
-    id: 'MRTR-DECLARED-ONLY', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    id: 'MRTR-DECLARED-ONLY',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'inputRequests holds only kinds the request declared in clientCapabilities',
     on: ['server-input_required'],
     check(o, report) {
@@ -87,36 +105,59 @@ export const mrtrRules: Rule[] = [
       const caps = clientCapabilities(o.request.json) ?? {};
       for (const [key, req] of Object.entries(r.inputRequests)) {
         const cap = isObject(req) ? CAPABILITY_OF[String(req.method)] : undefined;
-        if (cap && !(cap in caps)) report(`/result/inputRequests/${key}`, `asks for ${String((req as { method: unknown }).method)}, but the request did not declare the ${cap} capability (answer -32021 instead)`);
+        if (cap && !(cap in caps))
+          report(
+            `/result/inputRequests/${key}`,
+            `asks for ${String((req as { method: unknown }).method)}, but the request did not declare the ${cap} capability (answer -32021 instead)`,
+          );
       }
     },
   },
   {
-    id: 'MRTR-ECHO-STATE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
+    id: 'MRTR-ECHO-STATE',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry echoes requestState exactly, or sends none if none was given',
     on: ['client-request'],
     check(o, report, state) {
       const r = retryOf(o, state);
       if (!r) return;
       const { params: p, issued } = r;
-      if (issued.state === undefined && 'requestState' in p) report('/params/requestState', 'the retry sends a requestState, but the server gave none');
-      else if (issued.state !== undefined && p.requestState !== issued.state) report('/params/requestState', `the retry's requestState ${JSON.stringify(p.requestState)} is not the ${JSON.stringify(issued.state)} the server returned`);
+      if (issued.state === undefined && 'requestState' in p)
+        report('/params/requestState', 'the retry sends a requestState, but the server gave none');
+      else if (issued.state !== undefined && p.requestState !== issued.state)
+        report(
+          '/params/requestState',
+          `the retry's requestState ${JSON.stringify(p.requestState)} is not the ${JSON.stringify(issued.state)} the server returned`,
+        );
     },
   },
   {
-    id: 'MRTR-NEW-ID', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
+    id: 'MRTR-NEW-ID',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry has a new JSON-RPC id',
     on: ['client-request'],
     check(o, report, state) {
       const r = retryOf(o, state);
       // tools/call has a rule of its own (TOOLS-RETRY-NEW-ID).
-      if (r && o.json?.method !== 'tools/call' && JSON.stringify(r.issued.id) === JSON.stringify(r.id)) report('/id', `the retry reuses id ${JSON.stringify(r.id)} of the request it retries`);
+      if (r && o.json?.method !== 'tools/call' && JSON.stringify(r.issued.id) === JSON.stringify(r.id))
+        report('/id', `the retry reuses id ${JSON.stringify(r.id)} of the request it retries`);
     },
   },
   {
     // stdio only: on stateless HTTP the answer that asked for input and the retry are separate
     // exchanges (separate cassette sessions), so their pairing is not visible per session.
-    id: 'MRTR-NO-CROSS-USE', level: 'MUST NOT', obs: 'N', era: 'modern', transport: 'stdio', source: 'basic/patterns/mrtr.mdx §Client Requirements',
+    id: 'MRTR-NO-CROSS-USE',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    transport: 'stdio',
+    source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'inputResponses and requestState appear only on the retry of their own request',
     // `client-other`: String() of a method that is no string (an array) can still match.
     on: [...[...MRTR_METHODS].map((m): Interest => `client-request ${m}`), 'client-other'],
@@ -125,11 +166,16 @@ export const mrtrRules: Rule[] = [
       if (!('inputResponses' in o.json.params) && !('requestState' in o.json.params)) return;
       // Only the three MRTR methods retry; tasks/update carries inputResponses by design.
       if (!MRTR_METHODS.has(String(o.json.method))) return;
-      if (!state.issuedState.has(mrtrKey(o.json))) report('/params', 'inputResponses/requestState on a request that no input_required answer asked to retry');
+      if (!state.issuedState.has(mrtrKey(o.json)))
+        report('/params', 'inputResponses/requestState on a request that no input_required answer asked to retry');
     },
   },
   {
-    id: 'MRTR-RESPONSES-COMPLETE', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Client Requirements',
+    id: 'MRTR-RESPONSES-COMPLETE',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Client Requirements',
     title: 'The retry answers every key of inputRequests',
     on: ['client-request'],
     check(o, report, state) {
@@ -141,7 +187,11 @@ export const mrtrRules: Rule[] = [
     },
   },
   {
-    id: 'MRTR-KEYS-UNIQUE', level: 'MUST', obs: '1', era: 'modern', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    id: 'MRTR-KEYS-UNIQUE',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'inputRequests has no duplicate keys in the raw JSON text',
     on: ['server-result'],
     check(o, report, state) {
@@ -151,11 +201,19 @@ export const mrtrRules: Rule[] = [
       if (!r || !isObject(r.inputRequests) || o.msg.raw === undefined) return;
       const keys = rawKeysAt(o.msg.raw, ['result', 'inputRequests']) ?? [];
       const repeated = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
-      if (repeated.length) report('/result/inputRequests', `inputRequests repeats ${repeated.map((k) => JSON.stringify(k)).join(', ')}; a JSON parser keeps only the last, so the other input request is lost`);
+      if (repeated.length)
+        report(
+          '/result/inputRequests',
+          `inputRequests repeats ${repeated.map((k) => JSON.stringify(k)).join(', ')}; a JSON parser keeps only the last, so the other input request is lost`,
+        );
     },
   },
   {
-    id: 'MRTR-SAME-REQUEST', level: 'desc', obs: 'N', era: 'modern', source: 'basic/patterns/mrtr.mdx §Multi Round-Trip Requests',
+    id: 'MRTR-SAME-REQUEST',
+    level: 'desc',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/mrtr.mdx §Multi Round-Trip Requests',
     title: 'A retry repeats the original method, name or uri, and arguments',
     on: ['client-request'],
     check(o, report, state) {
@@ -171,7 +229,11 @@ export const mrtrRules: Rule[] = [
         canonicalWithMeta(name) !== canonicalWithMeta(p.name ?? p.uri ?? null) ? (p.uri !== undefined ? 'uri' : 'name') : '',
         canonicalWithMeta(args) !== canonicalWithMeta(p.arguments ?? null) ? 'arguments' : '',
       ].filter(Boolean);
-      if (changed.length) report('/params', `this request carries the requestState given to ${method} ${JSON.stringify(name)} but changes its ${changed.join(' and ')}; a retry repeats the original request and only adds inputResponses and requestState`);
+      if (changed.length)
+        report(
+          '/params',
+          `this request carries the requestState given to ${method} ${JSON.stringify(name)} but changes its ${changed.join(' and ')}; a retry repeats the original request and only adds inputResponses and requestState`,
+        );
     },
   },
 ];

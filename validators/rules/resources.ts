@@ -27,27 +27,41 @@ function notOnTheWeb(uri: string): string | undefined {
 export const resourceRules: (Rule | ExchangeRule)[] = [
   invariance('resources/list'),
   {
-    id: 'RES-NOTFOUND-NOT-32002', level: 'MUST NOT', obs: '1', era: 'modern', source: 'server/resources.mdx §Error Handling',
+    id: 'RES-NOTFOUND-NOT-32002',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'modern',
+    source: 'server/resources.mdx §Error Handling',
     title: 'A missing resource is -32602, never -32002, on 2026-07-28',
     on: ['error resources/read'],
     check(o, report) {
-      if (o.request?.method === 'resources/read' && o.json && isObject(o.json.error) && o.json.error.code === -32002) report('/error/code', 'resources/read answered -32002; 2026-07-28 uses -32602 for a resource that does not exist');
+      if (o.request?.method === 'resources/read' && o.json && isObject(o.json.error) && o.json.error.code === -32002)
+        report('/error/code', 'resources/read answered -32002; 2026-07-28 uses -32602 for a resource that does not exist');
     },
   },
   {
-    id: 'RES-BLOB-ENC', level: 'MUST', obs: '1', era: 'all', source: 'server/resources.mdx §Security Considerations',
+    id: 'RES-BLOB-ENC',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'server/resources.mdx §Security Considerations',
     title: 'Binary resource contents are valid base64',
     on: ['result resources/read'],
     check(o, report) {
       const r = resultFor(o, 'resources/read');
       if (!r || !Array.isArray(r.contents)) return;
       r.contents.forEach((c, i) => {
-        if (isObject(c) && typeof c.blob === 'string' && !BASE64.test(c.blob)) report(`/result/contents/${i}/blob`, 'blob is not valid base64');
+        if (isObject(c) && typeof c.blob === 'string' && !BASE64.test(c.blob))
+          report(`/result/contents/${i}/blob`, 'blob is not valid base64');
       });
     },
   },
   {
-    id: 'RES-URI-RFC3986', level: 'MUST', obs: '1', era: 'all', source: 'server/resources.mdx §Custom URI Schemes',
+    id: 'RES-URI-RFC3986',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'server/resources.mdx §Custom URI Schemes',
     title: 'Resource URIs conform to RFC 3986',
     on: ['result resources/list', 'result resources/read'],
     check(o, report) {
@@ -56,12 +70,17 @@ export const resourceRules: (Rule | ExchangeRule)[] = [
       const items = Array.isArray(r.resources) ? r.resources : Array.isArray(r.contents) ? r.contents : [];
       const key = Array.isArray(r.resources) ? 'resources' : 'contents';
       items.forEach((item, i) => {
-        if (isObject(item) && typeof item.uri === 'string' && !URI.test(item.uri)) report(`/result/${key}/${i}/uri`, `${JSON.stringify(item.uri)} is not an RFC 3986 URI (scheme ":" …, no spaces)`);
+        if (isObject(item) && typeof item.uri === 'string' && !URI.test(item.uri))
+          report(`/result/${key}/${i}/uri`, `${JSON.stringify(item.uri)} is not an RFC 3986 URI (scheme ":" …, no spaces)`);
       });
     },
   },
   {
-    id: 'RES-INTERNAL', level: 'SHOULD', obs: '1', era: 'all', source: 'server/resources.mdx §Error Handling',
+    id: 'RES-INTERNAL',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'all',
+    source: 'server/resources.mdx §Error Handling',
     title: 'A resource request that failed internally is answered -32603',
     on: ['error'],
     check(o, report) {
@@ -69,11 +88,16 @@ export const resourceRules: (Rule | ExchangeRule)[] = [
       const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
       if (!e || !method?.startsWith('resources/') || e.code === -32603 || typeof e.message !== 'string') return;
       // Only an error that calls itself internal: other failures may have other codes.
-      if (INTERNAL.test(e.message)) report('/error/code', `${method} failed with "${e.message}" under code ${String(e.code)}; internal errors use -32603`);
+      if (INTERNAL.test(e.message))
+        report('/error/code', `${method} failed with "${e.message}" under code ${String(e.code)}; internal errors use -32603`);
     },
   },
   {
-    id: 'RES-HTTPS', level: 'SHOULD', obs: 'H', era: 'all', source: 'server/resources.mdx §https://',
+    id: 'RES-HTTPS',
+    level: 'SHOULD',
+    obs: 'H',
+    era: 'all',
+    source: 'server/resources.mdx §https://',
     title: 'https:// resource URIs are ones the client can fetch from the web itself',
     on: ['result resources/list', 'result resources/read'],
     check(o, report, state) {
@@ -84,12 +108,20 @@ export const resourceRules: (Rule | ExchangeRule)[] = [
       (Array.isArray(r[key]) ? (r[key] as unknown[]) : []).forEach((item, i) => {
         const uri = isObject(item) && typeof item.uri === 'string' ? item.uri : undefined;
         const why = uri ? notOnTheWeb(uri) : undefined;
-        if (why && state.once(`res-https:${uri}`)) report(`/result/${key}/${i}/uri`, `${uri} is an https URI on ${why}, which a client cannot fetch from the web on its own; use a custom URI scheme and serve it through resources/read`);
+        if (why && state.once(`res-https:${uri}`))
+          report(
+            `/result/${key}/${i}/uri`,
+            `${uri} is an https URI on ${why}, which a client cannot fetch from the web on its own; use a custom URI scheme and serve it through resources/read`,
+          );
       });
     },
   },
   {
-    id: 'RES-UPDATED-SCOPE', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Opening a Stream',
+    id: 'RES-UPDATED-SCOPE',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/subscriptions.mdx §Opening a Stream',
     title: 'resources/updated only for URIs the subscription listed in resourceSubscriptions',
     on: [...SUBSCRIPTION_LEARNS, 'server-notification notifications/resources/updated'],
     check(o, report, state) {
@@ -103,7 +135,12 @@ export const resourceRules: (Rule | ExchangeRule)[] = [
       const subs = Array.isArray(listed) ? listed.filter((s): s is string => typeof s === 'string') : [];
       // "This might be a sub-resource of the one that the client actually subscribed to."
       if (subs.some((s) => uri.startsWith(s))) return;
-      report('/params/uri', subs.length ? `resources/updated for ${uri}, which is neither one of nor under the subscribed ${subs.join(', ')}` : `resources/updated for ${uri} on a subscription that listed no resourceSubscriptions`);
+      report(
+        '/params/uri',
+        subs.length
+          ? `resources/updated for ${uri}, which is neither one of nor under the subscribed ${subs.join(', ')}`
+          : `resources/updated for ${uri} on a subscription that listed no resourceSubscriptions`,
+      );
     },
   },
   listChanged('resources', 'RES-LISTCHANGED', 'server/resources.mdx §List Changed Notification'),

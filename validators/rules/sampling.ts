@@ -12,7 +12,11 @@ function capabilitiesFor(o: O, state: S): Record<string, unknown> | undefined {
 
 export const samplingRules: Rule[] = [
   {
-    id: 'SAMP-TOOLRESULT-PURE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Result Messages',
+    id: 'SAMP-TOOLRESULT-PURE',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'client/sampling.mdx §Tool Result Messages',
     revisions: since('2025-11-25'),
     title: 'A user message with tool_result holds only tool_result blocks',
     on: asking('sampling/createMessage'),
@@ -21,13 +25,18 @@ export const samplingRules: Rule[] = [
         (Array.isArray(p.messages) ? p.messages : []).forEach((m, i) => {
           const blocks = isObject(m) ? (Array.isArray(m.content) ? m.content : [m.content]).filter(isObject) : [];
           const results = blocks.filter((b) => b.type === 'tool_result').length;
-          if (isObject(m) && m.role === 'user' && results > 0 && results < blocks.length) report(`${at}/messages/${i}/content`, 'a user message mixes tool_result with other content');
+          if (isObject(m) && m.role === 'user' && results > 0 && results < blocks.length)
+            report(`${at}/messages/${i}/content`, 'a user message mixes tool_result with other content');
         });
       }
     },
   },
   {
-    id: 'SAMP-TOOLUSE-BALANCE', level: 'MUST', obs: '1', era: 'all', source: 'client/sampling.mdx §Tool Use and Result Balance',
+    id: 'SAMP-TOOLUSE-BALANCE',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'client/sampling.mdx §Tool Use and Result Balance',
     revisions: since('2025-11-25'),
     title: 'Every tool_use is answered by tool_result in the next message',
     on: asking('sampling/createMessage'),
@@ -39,15 +48,26 @@ export const samplingRules: Rule[] = [
           const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.id));
           if (m.role !== 'assistant' || uses.length === 0) return;
           const next = msgs[i + 1];
-          const answered = next && next.role === 'user' ? (Array.isArray(next.content) ? next.content : [next.content]).filter(isObject).filter((b) => b.type === 'tool_result').map((b) => String(b.toolUseId)) : [];
+          const answered =
+            next && next.role === 'user'
+              ? (Array.isArray(next.content) ? next.content : [next.content])
+                  .filter(isObject)
+                  .filter((b) => b.type === 'tool_result')
+                  .map((b) => String(b.toolUseId))
+              : [];
           const missing = uses.filter((u) => !answered.includes(u));
-          if (missing.length && i + 1 < msgs.length) report(`${at}/messages/${i + 1}`, `tool_use ${missing.join(', ')} not answered by the next message`);
+          if (missing.length && i + 1 < msgs.length)
+            report(`${at}/messages/${i + 1}`, `tool_use ${missing.join(', ')} not answered by the next message`);
         });
       }
     },
   },
   {
-    id: 'SAMP-TOOLS-CAP', level: 'MUST NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Tools in Sampling',
+    id: 'SAMP-TOOLS-CAP',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'all',
+    source: 'client/sampling.mdx §Tools in Sampling',
     revisions: since('2025-11-25'),
     title: 'tools and toolChoice in sampling only when the client declared sampling.tools',
     on: [...ASK_LEARNS, 'server-request sampling/createMessage', 'server-input_required'],
@@ -62,7 +82,11 @@ export const samplingRules: Rule[] = [
     },
   },
   {
-    id: 'SAMP-CONTEXT', level: 'SHOULD NOT', obs: 'N', era: 'all', source: 'client/sampling.mdx §Capabilities',
+    id: 'SAMP-CONTEXT',
+    level: 'SHOULD NOT',
+    obs: 'N',
+    era: 'all',
+    source: 'client/sampling.mdx §Capabilities',
     revisions: since('2025-11-25'),
     title: 'includeContext thisServer/allServers only when the client declared sampling.context',
     on: [...ASK_LEARNS, 'server-request sampling/createMessage', 'server-input_required'],
@@ -71,7 +95,11 @@ export const samplingRules: Rule[] = [
       // sampling.context and the deprecation came with 2025-11-25; before it the values were plain.
       if (!caps || !isObject(caps.sampling) || 'context' in caps.sampling || !o.revision || o.revision < '2025-11-25') return;
       for (const [p, path] of asked(o, 'sampling/createMessage')) {
-        if (p.includeContext === 'thisServer' || p.includeContext === 'allServers') report(`${path}/includeContext`, `includeContext ${String(p.includeContext)}, but the client did not declare sampling.context; omit it or use "none"`);
+        if (p.includeContext === 'thisServer' || p.includeContext === 'allServers')
+          report(
+            `${path}/includeContext`,
+            `includeContext ${String(p.includeContext)}, but the client did not declare sampling.context; omit it or use "none"`,
+          );
       }
     },
   },

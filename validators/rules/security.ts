@@ -5,12 +5,14 @@ import { handedOutIds, lowEntropy, recentValues, sequential } from '../state-ids
 import { pointerAt, type Segment, walk } from '../walk.js';
 import { fromServer, headerOf } from './support/http.js';
 
-const OVERRIDE = /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
+const OVERRIDE =
+  /(ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all )?(previous|prior) instructions|do not (tell|inform|mention (this )?to) the user|don't tell the user|<\/?(important|system|instructions?)>)/i;
 
 // Zero-width and bidirectional controls, invisible operators, and Unicode tag characters.
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064]|\uDB40[\uDC00-\uDC7F]/;
 
-const SECRET = /(\bBearer\s+[A-Za-z0-9\-._~+/]{20,}=*|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,})/;
+const SECRET =
+  /(\bBearer\s+[A-Za-z0-9\-._~+/]{20,}=*|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bsk-[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,})/;
 
 /** The shortest text SECRET can match (AKIA and 16 characters). */
 const SECRET_MIN_LENGTH = 20;
@@ -37,12 +39,25 @@ function injection(text: string, prose = true): string | undefined {
  */
 function textKind(mimeType: unknown): 'prose' | 'code' | 'app' {
   if (typeof mimeType !== 'string') return 'prose';
-  const [base = '', ...params] = mimeType.toLowerCase().split(';').map((p) => p.trim());
+  const [base = '', ...params] = mimeType
+    .toLowerCase()
+    .split(';')
+    .map((p) => p.trim());
   if (base === 'text/html' && params.some((p) => p.replace(/"/g, '') === 'profile=mcp-app')) return 'app';
   return CODE_TYPES.has(base) ? 'code' : 'prose';
 }
 
-const CODE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'image/svg+xml', 'text/css', 'text/javascript', 'application/javascript', 'application/x-javascript', 'text/ecmascript', 'application/ecmascript']);
+const CODE_TYPES = new Set([
+  'text/html',
+  'application/xhtml+xml',
+  'image/svg+xml',
+  'text/css',
+  'text/javascript',
+  'application/javascript',
+  'application/x-javascript',
+  'text/ecmascript',
+  'application/ecmascript',
+]);
 
 /** The object or array a walked string sits in. */
 function containerAt(json: Record<string, unknown>, at: Segment | undefined): unknown {
@@ -55,7 +70,8 @@ function containerAt(json: Record<string, unknown>, at: Segment | undefined): un
 
 const valuesOf = (state: SessionState, field: string): (string | number)[] => recentValues(state.handedOut, field);
 
-const listed = (seq: { last: (string | number)[]; step: number }): string => `${seq.last.map((v) => JSON.stringify(v)).join(', ')}: step ${seq.step}`;
+const listed = (seq: { last: (string | number)[]; step: number }): string =>
+  `${seq.last.map((v) => JSON.stringify(v)).join(', ')}: step ${seq.step}`;
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 
@@ -81,7 +97,11 @@ const urls = new Map<string, URL | undefined>();
 
 export const securityRules: (Rule | ExchangeRule)[] = [
   {
-    id: 'SEC-DESC-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
+    id: 'SEC-DESC-INJECTION',
+    level: 'desc',
+    obs: 'H',
+    era: 'all',
+    source: 'server/tools.mdx §Security Considerations',
     title: 'Descriptions and titles carry no instructions for the model, hidden tags or invisible Unicode',
     on: [...LISTS].map((m): Interest => `result ${m}`),
     check(o, report) {
@@ -96,7 +116,11 @@ export const securityRules: (Rule | ExchangeRule)[] = [
     },
   },
   {
-    id: 'SEC-RESULT-INJECTION', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
+    id: 'SEC-RESULT-INJECTION',
+    level: 'desc',
+    obs: 'H',
+    era: 'all',
+    source: 'server/tools.mdx §Security Considerations',
     title: 'Results carry no instructions for the model (indirect prompt injection)',
     on: [...CONTENT].map((m): Interest => `result ${m}`),
     check(o, report) {
@@ -108,29 +132,51 @@ export const securityRules: (Rule | ExchangeRule)[] = [
         const holder = w.stringKeys[i] === 'text' ? containerAt(o.json, w.stringsIn[i]) : undefined;
         const kind = isObject(holder) ? textKind(holder.mimeType) : 'prose';
         const found = kind === 'app' ? undefined : injection(w.strings[i]!, kind === 'prose');
-        if (found) report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `${found} in returned data${kind === 'code' ? ` (${String((holder as Record<string, unknown>).mimeType)})` : ''}`);
+        if (found)
+          report(
+            pointerAt(w.stringsIn[i], w.stringKeys[i]),
+            `${found} in returned data${kind === 'code' ? ` (${String((holder as Record<string, unknown>).mimeType)})` : ''}`,
+          );
       }
     },
   },
   {
-    id: 'SEC-SECRET-LEAK', level: 'desc', obs: 'H', era: 'all', source: 'server/tools.mdx §Security Considerations',
+    id: 'SEC-SECRET-LEAK',
+    level: 'desc',
+    obs: 'H',
+    era: 'all',
+    source: 'server/tools.mdx §Security Considerations',
     title: 'Results, logs and errors carry nothing that looks like a credential',
     on: ['server-result', 'server-error', 'server-request notifications/message', 'server-notification notifications/message'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
-      const top = isObject(o.json.result) ? 'result' : isObject(o.json.error) ? 'error' : o.json.method === 'notifications/message' ? 'params' : undefined;
+      const top = isObject(o.json.result)
+        ? 'result'
+        : isObject(o.json.error)
+          ? 'error'
+          : o.json.method === 'notifications/message'
+            ? 'params'
+            : undefined;
       if (top === undefined) return;
       const w = walk(o.json);
       for (let i = 0; i < w.strings.length; i++) {
         const text = w.strings[i]!;
         if (text.length < SECRET_MIN_LENGTH || w.tops[i] !== top) continue;
         const m = SECRET.exec(text);
-        if (m) return report(pointerAt(w.stringsIn[i], w.stringKeys[i]), `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`);
+        if (m)
+          return report(
+            pointerAt(w.stringsIn[i], w.stringKeys[i]),
+            `something that looks like a credential (${m[0].slice(0, 12)}…) in what the server sent`,
+          );
       }
     },
   },
   {
-    id: 'SEC-STATE-ID-GUESSABLE', level: 'desc', obs: 'H', era: 'all', source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    id: 'SEC-STATE-ID-GUESSABLE',
+    level: 'desc',
+    obs: 'H',
+    era: 'all',
+    source: 'basic/patterns/mrtr.mdx §Server Requirements',
     title: 'State identifiers (requestState, ids, handles) are not short, low-entropy or sequential',
     on: ['server-result'],
     check(o, report, state) {
@@ -140,7 +186,10 @@ export const securityRules: (Rule | ExchangeRule)[] = [
         const s = r.requestState;
         const seq = sequential([...valuesOf(state, 'requestState'), s]);
         if (lowEntropy(s) || seq) {
-          report('/result/requestState', `requestState ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)} is ${seq ? `sequential (${listed(seq)})` : 'short and low-entropy'}; a client could guess or forge another one unless it is integrity-protected`);
+          report(
+            '/result/requestState',
+            `requestState ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)} is ${seq ? `sequential (${listed(seq)})` : 'short and low-entropy'}; a client could guess or forge another one unless it is integrity-protected`,
+          );
         }
       }
       const p = o.request?.method === 'tools/call' && isObject(o.request.json.params) ? o.request.json.params : undefined;
@@ -148,16 +197,29 @@ export const securityRules: (Rule | ExchangeRule)[] = [
       for (const id of handedOutIds(p.name, r)) {
         const seq = sequential([...valuesOf(state, id.field), id.value]);
         // A record id seen once proves nothing; a handle or token is state by its name.
-        const weak = seq ? `sequential across calls (${listed(seq)})` : id.token && lowEntropy(id.value) ? `short and low-entropy (${JSON.stringify(id.value)})` : undefined;
+        const weak = seq
+          ? `sequential across calls (${listed(seq)})`
+          : id.token && lowEntropy(id.value)
+            ? `short and low-entropy (${JSON.stringify(id.value)})`
+            : undefined;
         if (weak && state.once(`SEC-STATE-ID-GUESSABLE ${id.field}`)) {
-          report(id.pointer, `${id.member} returned by ${p.name} is ${weak}; identifiers that stand for state should be random, bound to the user and checked on every call`);
+          report(
+            id.pointer,
+            `${id.member} returned by ${p.name} is ${weak}; identifiers that stand for state should be random, bound to the user and checked on every call`,
+          );
         }
       }
     },
   },
   {
     // Needs to know where the server runs: the session's target (offline and live).
-    id: 'SEC-LOCAL-HTTP-OPEN', level: 'desc', obs: 'H', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Security & Endpoint', severity: 'info',
+    id: 'SEC-LOCAL-HTTP-OPEN',
+    level: 'desc',
+    obs: 'H',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Security & Endpoint',
+    severity: 'info',
     title: 'A loopback HTTP server answers MCP requests without authorization',
     on: [],
     check() {},
@@ -165,9 +227,21 @@ export const securityRules: (Rule | ExchangeRule)[] = [
       const target = state.session.target;
       const url = target && 'url' in target ? urlOf(target.url) : undefined;
       const method = isObject(first.json) ? first.json.method : undefined;
-      if (!url || !LOOPBACK.test(url.hostname) || !x.mcp || first.kind !== 'request' || method === 'server/discover' || method === 'ping') return;
-      if (x.status === undefined || x.status < 200 || x.status >= 300 || !fromServer(x) || headerOf(x.requestHeaders, 'authorization') !== undefined) return;
-      if (state.once('local-http-open')) report('', `the server on ${url.host} answered ${String(method)} without any Authorization: every local process (and a DNS-rebinding page, unless Origin is checked) can use it; require authentication`);
+      if (!url || !LOOPBACK.test(url.hostname) || !x.mcp || first.kind !== 'request' || method === 'server/discover' || method === 'ping')
+        return;
+      if (
+        x.status === undefined ||
+        x.status < 200 ||
+        x.status >= 300 ||
+        !fromServer(x) ||
+        headerOf(x.requestHeaders, 'authorization') !== undefined
+      )
+        return;
+      if (state.once('local-http-open'))
+        report(
+          '',
+          `the server on ${url.host} answered ${String(method)} without any Authorization: every local process (and a DNS-rebinding page, unless Origin is checked) can use it; require authentication`,
+        );
     },
   },
 ];

@@ -87,7 +87,10 @@ function judgeLine(o: Observed, s: StdioState): FramingVerdict {
   if (run) {
     if (text === undefined || RPC_KINDS.has(o.msg.kind)) {
       s.runs.delete(channel);
-      return { fragment: false, problem: `${lineRange(run)} opened a JSON value over several lines that was never closed before this message` };
+      return {
+        fragment: false,
+        problem: `${lineRange(run)} opened a JSON value over several lines that was never closed before this message`,
+      };
     }
     run.text += run.inString ? `\\n${text}` : `\n${text}`;
     run.last = o.msg.seq;
@@ -122,7 +125,10 @@ function closedRun(run: Run): string {
   } catch {
     return `${lineRange(run)} hold one bracketed value spread over several lines that is not valid JSON either`;
   }
-  const what = isObject(value) && value.jsonrpc === '2.0' ? `one JSON-RPC message${typeof value.method === 'string' ? ` (${value.method})` : ''}` : 'one JSON value';
+  const what =
+    isObject(value) && value.jsonrpc === '2.0'
+      ? `one JSON-RPC message${typeof value.method === 'string' ? ` (${value.method})` : ''}`
+      : 'one JSON value';
   return `${lineRange(run)} are ${what} split over ${run.lines} lines (pretty-printed, or a raw newline inside a string); write each message as a single line with no embedded newline`;
 }
 
@@ -132,7 +138,12 @@ const isMcp = (kind: string) => kind === 'request' || kind === 'notification' ||
 
 export const stdioRules: Rule[] = [
   {
-    id: 'STDIO-STDOUT-CLEAN', level: 'MUST NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx',
+    id: 'STDIO-STDOUT-CLEAN',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'all',
+    transport: 'stdio',
+    source: 'basic/transports/stdio.mdx',
     title: 'Every stdout line is an MCP message: no banners or log lines',
     on: ['other', 'nonjson'],
     check(o, report, state) {
@@ -144,7 +155,12 @@ export const stdioRules: Rule[] = [
     },
   },
   {
-    id: 'STDIO-STDIN-CLEAN', level: 'MUST NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx',
+    id: 'STDIO-STDIN-CLEAN',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'all',
+    transport: 'stdio',
+    source: 'basic/transports/stdio.mdx',
     title: 'Every stdin line is an MCP message',
     on: ['other', 'nonjson'],
     check(o, report, state) {
@@ -154,26 +170,45 @@ export const stdioRules: Rule[] = [
     },
   },
   {
-    id: 'STDIO-NO-SERVER-REQ', level: 'MUST NOT', obs: '1', era: 'modern', transport: 'stdio', source: 'basic/transports/stdio.mdx §Receiving Messages',
-    title: 'No JSON-RPC requests on a 2026-07-28 server\'s stdout',
+    id: 'STDIO-NO-SERVER-REQ',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'modern',
+    transport: 'stdio',
+    source: 'basic/transports/stdio.mdx §Receiving Messages',
+    title: "No JSON-RPC requests on a 2026-07-28 server's stdout",
     on: ['request'],
     check(o, report) {
       if (o.msg.channel === 'stdout' && o.msg.kind === 'request') {
-        report('', `server→client request ${String((o.json ?? {}).method)}; on 2026-07-28 it belongs in an InputRequiredResult's inputRequests`);
+        report(
+          '',
+          `server→client request ${String((o.json ?? {}).method)}; on 2026-07-28 it belongs in an InputRequiredResult's inputRequests`,
+        );
       }
     },
   },
   {
-    id: 'STDIO-NO-CLIENT-RESP', level: 'MUST NOT', obs: '1', era: 'modern', transport: 'stdio', source: 'basic/transports/stdio.mdx §Sending Messages',
-    title: 'No JSON-RPC responses on a 2026-07-28 client\'s stdin',
+    id: 'STDIO-NO-CLIENT-RESP',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'modern',
+    transport: 'stdio',
+    source: 'basic/transports/stdio.mdx §Sending Messages',
+    title: "No JSON-RPC responses on a 2026-07-28 client's stdin",
     on: ['response'],
     check(o, report) {
-      if (o.msg.channel === 'stdin' && (o.msg.kind === 'response' || o.msg.kind === 'error')) report('', 'client→server response on a 2026-07-28 connection');
+      if (o.msg.channel === 'stdin' && (o.msg.kind === 'response' || o.msg.kind === 'error'))
+        report('', 'client→server response on a 2026-07-28 connection');
     },
   },
   {
     // No `on`: the framing scanner must see every line of both pipes (see framingVerdict).
-    id: 'STDIO-FRAMING', level: 'MUST NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx',
+    id: 'STDIO-FRAMING',
+    level: 'MUST NOT',
+    obs: '1',
+    era: 'all',
+    transport: 'stdio',
+    source: 'basic/transports/stdio.mdx',
     title: 'One message per line, with no raw newline inside a message',
     check(o, report, state) {
       const { problem } = framingVerdict(o, state);
@@ -184,7 +219,12 @@ export const stdioRules: Rule[] = [
     // Passive evidence only: a client that speaks both eras shows it by sending `initialize` in
     // a session where it also sent a 2026-07-28 request. Whether the fallback is keyed to one
     // error code cannot be seen in a single session (the MUST NOT half of the rule).
-    id: 'STDIO-PROBE', level: 'SHOULD', obs: 'N', era: 'all', transport: 'stdio', source: 'basic/transports/stdio.mdx §Backward Compatibility',
+    id: 'STDIO-PROBE',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'all',
+    transport: 'stdio',
+    source: 'basic/transports/stdio.mdx §Backward Compatibility',
     title: 'A dual-era client probes with server/discover first, and keeps to it when it succeeds',
     on: ['server-result server/discover', 'client-request'],
     check(o, report, state) {
@@ -201,16 +241,27 @@ export const stdioRules: Rule[] = [
       if (!first) s.firstRequest = { method: json.method, modern: isModernRequest(json) };
       if (json.method !== 'initialize') return;
       if (s.discovered) {
-        report('/method', 'the client falls back to initialize although server/discover answered with a DiscoverResult listing the version it asked for; a modern answer means the server speaks 2026-07-28: do not fall back');
+        report(
+          '/method',
+          'the client falls back to initialize although server/discover answered with a DiscoverResult listing the version it asked for; a modern answer means the server speaks 2026-07-28: do not fall back',
+        );
       } else if (first && first.modern && first.method !== 'server/discover') {
-        report('/method', `the client sent a 2026-07-28 ${first.method} before anything else and now falls back to initialize; a client that speaks both eras should probe with server/discover before any other request`);
+        report(
+          '/method',
+          `the client sent a 2026-07-28 ${first.method} before anything else and now falls back to initialize; a client that speaks both eras should probe with server/discover before any other request`,
+        );
       }
     },
   },
   {
     // What an OAuth flow over stdio leaves in the messages: a bearer token carried in `_meta`
     // by the client, or an HTTP-style challenge in an error from the server.
-    id: 'STDIO-NO-OAUTH', level: 'SHOULD NOT', obs: '1', era: 'all', transport: 'stdio', source: 'basic/authorization/index.mdx §Protocol Requirements',
+    id: 'STDIO-NO-OAUTH',
+    level: 'SHOULD NOT',
+    obs: '1',
+    era: 'all',
+    transport: 'stdio',
+    source: 'basic/authorization/index.mdx §Protocol Requirements',
     title: 'No OAuth tokens or challenges inside stdio messages',
     on: ['client-json', 'server-error'],
     check(o, report) {
@@ -219,14 +270,21 @@ export const stdioRules: Rule[] = [
       if (o.msg.direction === 'client-to-server' && isObject(json.params) && isObject(json.params._meta)) {
         for (const [key, value] of Object.entries(json.params._meta)) {
           if (key.split('/').pop()!.toLowerCase() === 'authorization' && typeof value === 'string' && /^Bearer\s/i.test(value)) {
-            report(`/params/_meta/${pointerToken(key)}`, 'a bearer token inside a stdio message; a stdio server takes its credentials from the environment, not from an OAuth flow');
+            report(
+              `/params/_meta/${pointerToken(key)}`,
+              'a bearer token inside a stdio message; a stdio server takes its credentials from the environment, not from an OAuth flow',
+            );
           }
         }
       }
       const data = isObject(json.error) && isObject(json.error.data) ? json.error.data : undefined;
       if (o.msg.direction === 'server-to-client' && data) {
         const key = Object.keys(data).find((k) => ['www-authenticate', 'resource_metadata'].includes(k.toLowerCase()));
-        if (key) report(`/error/data/${pointerToken(key)}`, `an OAuth challenge (${key}) in an error on stdio; a stdio server takes its credentials from the environment`);
+        if (key)
+          report(
+            `/error/data/${pointerToken(key)}`,
+            `an OAuth challenge (${key}) in an error on stdio; a stdio server takes its credentials from the environment`,
+          );
       }
     },
   },

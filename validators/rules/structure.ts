@@ -32,7 +32,11 @@ function structureOf(o: Observed): Finding[] {
   for (const p of typeProblems(target.type, target.value, o.revision) ?? []) {
     const path = `${target.at}${p.path}`;
     if (ENVELOPE.test(path)) continue;
-    f.push({ rule: ruleOf(target.type, path), path, message: `${target.type}: ${path || '(root)'} ${p.message.replace(/^Invalid input: /, '')}` });
+    f.push({
+      rule: ruleOf(target.type, path),
+      path,
+      message: `${target.type}: ${path || '(root)'} ${p.message.replace(/^Invalid input: /, '')}`,
+    });
   }
   return f;
 }
@@ -46,31 +50,164 @@ function covered(path: string, reported: string[] = []): boolean {
  * says so to `rules` (the gates would find no such type elsewhere anyway). */
 const MODERN_TYPES = since('2026-07-28');
 const CATALOGUE: (Omit<RuleInfo, 'obs' | 'era'> & { era?: RuleInfo['era'] })[] = [
-  { id: 'ENV-JSONRPC20', level: 'MUST', source: 'basic/index.mdx §Messages', title: 'Messages have the structure of their spec type (types no other rule names)' },
-  { id: 'ENV-IMPL-SHAPE', level: 'schema', source: 'schema.ts:Implementation', title: 'clientInfo and serverInfo are Implementation objects (name and version required)' },
-  { id: 'VER-DISCOVER-REQ', level: 'schema', source: 'server/discover.mdx §Request', title: 'A server/discover request carries only _meta in params', revisions: MODERN_TYPES },
-  { id: 'VER-DISCOVER-RESULT', level: 'MUST', source: 'server/discover.mdx §Response', title: 'A DiscoverResult has the DiscoverResult structure', revisions: MODERN_TYPES },
-  { id: 'VER-UNSUPPORTED-32022', level: 'MUST', source: 'basic/versioning.mdx §Protocol Version Negotiation', title: '-32022 has the UnsupportedProtocolVersionError structure', revisions: MODERN_TYPES },
-  { id: 'VER-MISSING-CAP-32021', level: 'MUST', source: 'basic/index.mdx §`_meta`', title: '-32021 carries data.requiredCapabilities in the ClientCapabilities shape', revisions: MODERN_TYPES },
-  { id: 'TOOLS-LIST-SHAPE', level: 'schema', source: 'server/tools.mdx §Listing Tools', title: 'A ListToolsResult has tools: Tool[] (name, inputSchema), nextCursor?, ttlMs, cacheScope' },
-  { id: 'TOOLS-CALL-SHAPE', level: 'schema', source: 'server/tools.mdx §Calling Tools', title: 'A CallToolResult has content: ContentBlock[], structuredContent?, isError?' },
-  { id: 'RES-LIST-SHAPE', level: 'schema', source: 'server/resources.mdx §Listing Resources', title: 'resources/list and resources/templates/list results have their structure' },
-  { id: 'RES-READ-SHAPE', level: 'schema', source: 'server/resources.mdx §Reading Resources', title: 'resources/read returns contents[] of {uri, text} or {uri, blob}' },
-  { id: 'RES-ANNOTATIONS', level: 'schema', source: 'server/resources.mdx §Annotations', title: 'Annotations: priority in [0,1], audience of user/assistant' },
-  { id: 'PROMPTS-LIST-SHAPE', level: 'schema', source: 'server/prompts.mdx §Listing Prompts', title: 'A ListPromptsResult has prompts: Prompt[] (name; arguments[])' },
-  { id: 'PROMPTS-GET-SHAPE', level: 'schema', source: 'server/prompts.mdx §Getting a Prompt', title: 'A GetPromptResult has messages of {role, content}' },
-  { id: 'PROMPTS-ARGS-STRINGS', level: 'schema', source: 'server/prompts.mdx §Getting a Prompt', title: 'prompts/get arguments map strings to strings' },
-  { id: 'COMPL-REQ-SHAPE', level: 'schema', source: 'server/utilities/completion.mdx §Requesting Completions', title: 'completion/complete has ref, argument {name, value} and context?' },
-  { id: 'COMPL-RESULT-SHAPE', level: 'MUST', source: 'server/utilities/completion.mdx §Completion Results', title: 'A CompleteResult has the CompleteResult structure' },
-  { id: 'LOG-SHAPE', level: 'schema', source: 'server/utilities/logging.mdx §Log Message Notifications', title: 'notifications/message has level, data and logger?' },
-  { id: 'PROG-SHAPE', level: 'schema', source: 'basic/patterns/progress.mdx §Progress Flow', title: 'notifications/progress has progressToken, progress, total?, message?' },
-  { id: 'PROG-TOKEN-TYPE', level: 'MUST', source: 'basic/patterns/progress.mdx §Progress Flow', title: '_meta.progressToken is a string or an integer' },
-  { id: 'SUB-REQ-SHAPE', level: 'schema', source: 'basic/patterns/subscriptions.mdx', title: 'subscriptions/listen carries params.notifications (a SubscriptionFilter)', revisions: MODERN_TYPES },
-  { id: 'MRTR-KINDS', level: 'MUST', source: 'basic/patterns/mrtr.mdx §Server Requirements', title: 'inputRequests values are bare {method, params} asks of the three kinds', revisions: MODERN_TYPES },
-  { id: 'MRTR-STATE-STRING', level: 'schema', source: 'basic/patterns/mrtr.mdx §InputRequiredResult', title: 'requestState is a string', revisions: MODERN_TYPES },
-  { id: 'ELICIT-RESULT-SHAPE', level: 'schema', source: 'client/elicitation.mdx §Response Actions', title: 'An ElicitResult has action accept/decline/cancel and content values of the allowed types', revisions: since('2025-06-18') },
-  { id: 'SAMP-REQ-SHAPE', level: 'schema', source: 'client/sampling.mdx §Request Fields', title: 'A sampling request has messages[], maxTokens and valid preferences' },
-  { id: 'SAMP-RESULT-SHAPE', level: 'schema', source: 'client/sampling.mdx §Result Fields', title: 'A CreateMessageResult has role, content and model' },
+  {
+    id: 'ENV-JSONRPC20',
+    level: 'MUST',
+    source: 'basic/index.mdx §Messages',
+    title: 'Messages have the structure of their spec type (types no other rule names)',
+  },
+  {
+    id: 'ENV-IMPL-SHAPE',
+    level: 'schema',
+    source: 'schema.ts:Implementation',
+    title: 'clientInfo and serverInfo are Implementation objects (name and version required)',
+  },
+  {
+    id: 'VER-DISCOVER-REQ',
+    level: 'schema',
+    source: 'server/discover.mdx §Request',
+    title: 'A server/discover request carries only _meta in params',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'VER-DISCOVER-RESULT',
+    level: 'MUST',
+    source: 'server/discover.mdx §Response',
+    title: 'A DiscoverResult has the DiscoverResult structure',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'VER-UNSUPPORTED-32022',
+    level: 'MUST',
+    source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    title: '-32022 has the UnsupportedProtocolVersionError structure',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'VER-MISSING-CAP-32021',
+    level: 'MUST',
+    source: 'basic/index.mdx §`_meta`',
+    title: '-32021 carries data.requiredCapabilities in the ClientCapabilities shape',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'TOOLS-LIST-SHAPE',
+    level: 'schema',
+    source: 'server/tools.mdx §Listing Tools',
+    title: 'A ListToolsResult has tools: Tool[] (name, inputSchema), nextCursor?, ttlMs, cacheScope',
+  },
+  {
+    id: 'TOOLS-CALL-SHAPE',
+    level: 'schema',
+    source: 'server/tools.mdx §Calling Tools',
+    title: 'A CallToolResult has content: ContentBlock[], structuredContent?, isError?',
+  },
+  {
+    id: 'RES-LIST-SHAPE',
+    level: 'schema',
+    source: 'server/resources.mdx §Listing Resources',
+    title: 'resources/list and resources/templates/list results have their structure',
+  },
+  {
+    id: 'RES-READ-SHAPE',
+    level: 'schema',
+    source: 'server/resources.mdx §Reading Resources',
+    title: 'resources/read returns contents[] of {uri, text} or {uri, blob}',
+  },
+  {
+    id: 'RES-ANNOTATIONS',
+    level: 'schema',
+    source: 'server/resources.mdx §Annotations',
+    title: 'Annotations: priority in [0,1], audience of user/assistant',
+  },
+  {
+    id: 'PROMPTS-LIST-SHAPE',
+    level: 'schema',
+    source: 'server/prompts.mdx §Listing Prompts',
+    title: 'A ListPromptsResult has prompts: Prompt[] (name; arguments[])',
+  },
+  {
+    id: 'PROMPTS-GET-SHAPE',
+    level: 'schema',
+    source: 'server/prompts.mdx §Getting a Prompt',
+    title: 'A GetPromptResult has messages of {role, content}',
+  },
+  {
+    id: 'PROMPTS-ARGS-STRINGS',
+    level: 'schema',
+    source: 'server/prompts.mdx §Getting a Prompt',
+    title: 'prompts/get arguments map strings to strings',
+  },
+  {
+    id: 'COMPL-REQ-SHAPE',
+    level: 'schema',
+    source: 'server/utilities/completion.mdx §Requesting Completions',
+    title: 'completion/complete has ref, argument {name, value} and context?',
+  },
+  {
+    id: 'COMPL-RESULT-SHAPE',
+    level: 'MUST',
+    source: 'server/utilities/completion.mdx §Completion Results',
+    title: 'A CompleteResult has the CompleteResult structure',
+  },
+  {
+    id: 'LOG-SHAPE',
+    level: 'schema',
+    source: 'server/utilities/logging.mdx §Log Message Notifications',
+    title: 'notifications/message has level, data and logger?',
+  },
+  {
+    id: 'PROG-SHAPE',
+    level: 'schema',
+    source: 'basic/patterns/progress.mdx §Progress Flow',
+    title: 'notifications/progress has progressToken, progress, total?, message?',
+  },
+  {
+    id: 'PROG-TOKEN-TYPE',
+    level: 'MUST',
+    source: 'basic/patterns/progress.mdx §Progress Flow',
+    title: '_meta.progressToken is a string or an integer',
+  },
+  {
+    id: 'SUB-REQ-SHAPE',
+    level: 'schema',
+    source: 'basic/patterns/subscriptions.mdx',
+    title: 'subscriptions/listen carries params.notifications (a SubscriptionFilter)',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'MRTR-KINDS',
+    level: 'MUST',
+    source: 'basic/patterns/mrtr.mdx §Server Requirements',
+    title: 'inputRequests values are bare {method, params} asks of the three kinds',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'MRTR-STATE-STRING',
+    level: 'schema',
+    source: 'basic/patterns/mrtr.mdx §InputRequiredResult',
+    title: 'requestState is a string',
+    revisions: MODERN_TYPES,
+  },
+  {
+    id: 'ELICIT-RESULT-SHAPE',
+    level: 'schema',
+    source: 'client/elicitation.mdx §Response Actions',
+    title: 'An ElicitResult has action accept/decline/cancel and content values of the allowed types',
+    revisions: since('2025-06-18'),
+  },
+  {
+    id: 'SAMP-REQ-SHAPE',
+    level: 'schema',
+    source: 'client/sampling.mdx §Request Fields',
+    title: 'A sampling request has messages[], maxTokens and valid preferences',
+  },
+  {
+    id: 'SAMP-RESULT-SHAPE',
+    level: 'schema',
+    source: 'client/sampling.mdx §Result Fields',
+    title: 'A CreateMessageResult has role, content and model',
+  },
 ];
 
 /**
@@ -93,7 +230,9 @@ function interestsOf(id: string): Interest[] {
 }
 
 const structureRules: Rule[] = CATALOGUE.map((info) => ({
-  obs: '1' as const, era: 'all' as const, ...info,
+  obs: '1' as const,
+  era: 'all' as const,
+  ...info,
   on: interestsOf(info.id),
   check(o, report) {
     for (const f of structureOf(o)) if (f.rule === info.id && !covered(f.path, o.reported)) report(f.path, f.message);
@@ -104,7 +243,11 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /** Image and audio data is base64 (format `byte`: an annotation to the schema, so checked here). */
 const mediaRule: Rule = {
-  id: 'TOOLS-MEDIA-B64', level: 'schema', obs: '1', era: 'all', source: 'server/tools.mdx §Tool Result',
+  id: 'TOOLS-MEDIA-B64',
+  level: 'schema',
+  obs: '1',
+  era: 'all',
+  source: 'server/tools.mdx §Tool Result',
   title: 'Image and audio tool results carry base64 data and a mimeType',
   on: ['result tools/call'],
   check(o, report) {

@@ -5,10 +5,17 @@ import { idKey } from '../session-state.js';
 import { filterOf, listenOf, recallSubscriptions, SUBSCRIPTION_LEARNS } from './support/memories.js';
 import { at, LISTEN, metaOf, notification, type O, SUB_ID } from './support/messages.js';
 
-const LISTEN_ONLY = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
+const LISTEN_ONLY = new Set([
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+]);
 
 const FILTER_OF: Record<string, string> = {
-  'notifications/tools/list_changed': 'toolsListChanged', 'notifications/prompts/list_changed': 'promptsListChanged', 'notifications/resources/list_changed': 'resourcesListChanged',
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
 };
 
 /** The listen request whose stream (HTTP) a server message rides, if any. */
@@ -25,7 +32,11 @@ const sameCommand = (a: SessionDigest, b: SessionDigest): boolean => JSON.string
 
 export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
   {
-    id: 'SUB-ID-TAG', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Receiving Notifications',
+    id: 'SUB-ID-TAG',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/subscriptions.mdx §Receiving Notifications',
     title: 'Listen-stream notifications carry the listen request id as subscriptionId',
     on: [...LISTEN_ONLY, 'notifications/subscriptions/acknowledged'].map((m): Interest => `server-notification ${m}`),
     check(o, report, state) {
@@ -34,43 +45,79 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
       const sub = metaOf(o.json.params)?.['io.modelcontextprotocol/subscriptionId'];
       const listens = [...state.pending['client-to-server'].values()].filter((r) => r.method === 'subscriptions/listen');
       if (sub === undefined) return report('/params/_meta', `${o.json.method} without io.modelcontextprotocol/subscriptionId`);
-      if (!listens.some((r) => idKey(r.json.id) === idKey(sub))) report('/params/_meta/io.modelcontextprotocol~1subscriptionId', `subscriptionId ${JSON.stringify(sub)} names no open subscriptions/listen request (same value and JSON type)`);
+      if (!listens.some((r) => idKey(r.json.id) === idKey(sub)))
+        report(
+          '/params/_meta/io.modelcontextprotocol~1subscriptionId',
+          `subscriptionId ${JSON.stringify(sub)} names no open subscriptions/listen request (same value and JSON type)`,
+        );
     },
   },
   {
-    id: 'SUB-NO-REQSCOPED', level: 'MUST NOT', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'server/utilities/logging.mdx',
+    id: 'SUB-NO-REQSCOPED',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'server/utilities/logging.mdx',
     title: 'No progress or log notifications on a listen stream',
-    on: ['request notifications/progress', 'notification notifications/progress', 'request notifications/message', 'notification notifications/message'],
+    on: [
+      'request notifications/progress',
+      'notification notifications/progress',
+      'request notifications/message',
+      'notification notifications/message',
+    ],
     check(o, report, state) {
-      if (o.json && (o.json.method === 'notifications/progress' || o.json.method === 'notifications/message') && streamListenOf(o, state)) report('/method', `${String(o.json.method)} on a subscriptions/listen stream`);
+      if (o.json && (o.json.method === 'notifications/progress' || o.json.method === 'notifications/message') && streamListenOf(o, state))
+        report('/method', `${String(o.json.method)} on a subscriptions/listen stream`);
     },
   },
   {
-    id: 'SUB-CHANGE-ONLY-ON-LISTEN', level: 'desc', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/patterns/subscriptions.mdx',
+    id: 'SUB-CHANGE-ONLY-ON-LISTEN',
+    level: 'desc',
+    obs: 'N',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/patterns/subscriptions.mdx',
     title: 'list_changed and resources/updated arrive only on listen streams',
     on: [...LISTEN_ONLY].flatMap((m): Interest[] => [`request ${m}`, `notification ${m}`]),
     check(o, report, state) {
       if (!o.json || typeof o.json.method !== 'string' || !LISTEN_ONLY.has(o.json.method) || !o.msg.http) return;
       const carrier = state.exchangeRequest(o.msg.http.exchange);
-      if (carrier && carrier.method !== 'subscriptions/listen') report('/method', `${o.json.method} on the stream of a ${carrier.method} request`);
+      if (carrier && carrier.method !== 'subscriptions/listen')
+        report('/method', `${o.json.method} on the stream of a ${carrier.method} request`);
     },
   },
   {
-    id: 'SUB-ONLY-REQUESTED', level: 'MUST NOT', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Opening a Stream',
+    id: 'SUB-ONLY-REQUESTED',
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/subscriptions.mdx §Opening a Stream',
     title: 'A subscription carries only the notification types its filter asked for',
     on: Object.keys(FILTER_OF).flatMap((m): Interest[] => [`server-request ${m}`, `server-notification ${m}`]),
     check(o, report, state) {
       // Own keys only: a method named like an Object.prototype member is no list_changed.
-      if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || !Object.hasOwn(FILTER_OF, o.json.method)) return;
+      if (
+        o.msg.direction !== 'server-to-client' ||
+        !o.json ||
+        typeof o.json.method !== 'string' ||
+        !Object.hasOwn(FILTER_OF, o.json.method)
+      )
+        return;
       const sub = metaOf(o.json.params)?.['io.modelcontextprotocol/subscriptionId'];
       const listen = sub === undefined ? streamListenOf(o, state) : state.pending['client-to-server'].get(idKey(sub));
       if (!listen || listen.method !== 'subscriptions/listen') return;
       const filter = isObject(listen.json.params) && isObject(listen.json.params.notifications) ? listen.json.params.notifications : {};
-      if (filter[FILTER_OF[o.json.method]!] !== true) report('/method', `${o.json.method}, which the subscription's filter did not ask for`);
+      if (filter[FILTER_OF[o.json.method]!] !== true)
+        report('/method', `${o.json.method}, which the subscription's filter did not ask for`);
     },
   },
   {
-    id: 'SUB-ACK-FIRST', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
+    id: 'SUB-ACK-FIRST',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
     title: 'notifications/subscriptions/acknowledged is the first message of a subscription',
     on: [...SUBSCRIPTION_LEARNS, 'server-notification'],
     check(o, report, state) {
@@ -78,11 +125,19 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
       if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || 'id' in o.json) return;
       if (o.json.method === 'notifications/subscriptions/acknowledged') return;
       const listen = listenOf(o, state);
-      if (listen && !t.acked.has(idKey(listen.json.id))) report('/method', `${o.json.method} on subscription ${JSON.stringify(listen.json.id)} before its notifications/subscriptions/acknowledged`);
+      if (listen && !t.acked.has(idKey(listen.json.id)))
+        report(
+          '/method',
+          `${o.json.method} on subscription ${JSON.stringify(listen.json.id)} before its notifications/subscriptions/acknowledged`,
+        );
     },
   },
   {
-    id: 'SUB-ACK-SUBSET', level: 'desc', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
+    id: 'SUB-ACK-SUBSET',
+    level: 'desc',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/subscriptions.mdx §Acknowledgment',
     title: 'The acknowledged filter is a subset of the requested one',
     on: [...SUBSCRIPTION_LEARNS, 'server-notification notifications/subscriptions/acknowledged'],
     check(o, report, state) {
@@ -92,18 +147,27 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
       if (!listen || !isObject(ack!.notifications)) return;
       const asked = filterOf(listen);
       for (const [key, v] of Object.entries(ack!.notifications)) {
-        if (v === true && asked[key] !== true) report(at('/params/notifications', key), `the acknowledgment grants ${key}, which the request did not ask for`);
+        if (v === true && asked[key] !== true)
+          report(at('/params/notifications', key), `the acknowledgment grants ${key}, which the request did not ask for`);
         if (Array.isArray(v)) {
           const wanted = Array.isArray(asked[key]) ? (asked[key] as unknown[]) : [];
           v.forEach((x, i) => {
-            if (!wanted.includes(x)) report(`${at('/params/notifications', key)}/${i}`, `the acknowledgment grants ${JSON.stringify(x)} in ${key}, which the request did not list`);
+            if (!wanted.includes(x))
+              report(
+                `${at('/params/notifications', key)}/${i}`,
+                `the acknowledgment grants ${JSON.stringify(x)} in ${key}, which the request did not list`,
+              );
           });
         }
       }
     },
   },
   {
-    id: 'SUB-GRACEFUL', level: 'SHOULD', obs: 'N', era: 'modern', source: 'basic/patterns/subscriptions.mdx §Graceful Closure',
+    id: 'SUB-GRACEFUL',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/patterns/subscriptions.mdx §Graceful Closure',
     title: 'A subscription ends with a result carrying its subscriptionId, and then its stream closes',
     on: [...SUBSCRIPTION_LEARNS, 'server-result subscriptions/listen', 'server-notification'],
     check(o, report, state) {
@@ -111,8 +175,13 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
       if (o.request?.method === LISTEN && isObject(o.json.result)) {
         const sub = metaOf(o.json.result)?.[SUB_ID];
-        if (sub === undefined) return report('/result/_meta', `the result ending subscription ${JSON.stringify(o.request.json.id)} lacks _meta ${SUB_ID}`);
-        if (idKey(sub) !== idKey(o.request.json.id)) report(at('/result/_meta', SUB_ID), `subscriptionId ${JSON.stringify(sub)} is not the listen request's id ${JSON.stringify(o.request.json.id)} (same value and JSON type)`);
+        if (sub === undefined)
+          return report('/result/_meta', `the result ending subscription ${JSON.stringify(o.request.json.id)} lacks _meta ${SUB_ID}`);
+        if (idKey(sub) !== idKey(o.request.json.id))
+          report(
+            at('/result/_meta', SUB_ID),
+            `subscriptionId ${JSON.stringify(sub)} is not the listen request's id ${JSON.stringify(o.request.json.id)} (same value and JSON type)`,
+          );
         return;
       }
       if (o.msg.http && t.closed.has(o.msg.http.exchange) && typeof o.json.method === 'string' && !('id' in o.json)) {
@@ -124,11 +193,19 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
     checkExchange(x, _first, report, state) {
       const listen = state.exchangeRequest(x.id);
       if (x.outcome !== 'complete' || x.endT === undefined || listen?.method !== LISTEN || listen.era !== 'modern') return;
-      report('', `the server closed the stream of subscription ${JSON.stringify(listen.json.id)} without first answering it with {resultType: "complete", _meta: {${SUB_ID}}}`);
+      report(
+        '',
+        `the server closed the stream of subscription ${JSON.stringify(listen.json.id)} without first answering it with {resultType: "complete", _meta: {${SUB_ID}}}`,
+      );
     },
   },
   {
-    id: 'SUB-HTTP-SSE', level: 'desc', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
+    id: 'SUB-HTTP-SSE',
+    level: 'desc',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'On HTTP a subscriptions/listen is answered with a long-lived text/event-stream',
     on: [...SUBSCRIPTION_LEARNS, 'server-json'],
     check(o, report, state) {
@@ -136,7 +213,11 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
       const x = o.msg.http ? state.exchanges.get(o.msg.http.exchange) : undefined;
       if (o.msg.direction !== 'server-to-client' || !x || !o.json || 'error' in o.json) return; // a refusal may be plain JSON
       if (state.exchangeRequest(x.id)?.method !== LISTEN || (x.contentType ?? '').toLowerCase().startsWith('text/event-stream')) return;
-      if (state.once(`listen-sse:${x.id}`)) report('', `subscriptions/listen answered with ${JSON.stringify(x.contentType ?? '')}; a listen stream is a long-lived text/event-stream`);
+      if (state.once(`listen-sse:${x.id}`))
+        report(
+          '',
+          `subscriptions/listen answered with ${JSON.stringify(x.contentType ?? '')}; a listen stream is a long-lived text/event-stream`,
+        );
     },
   },
   {
@@ -145,7 +226,12 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
     // (not closed by the client, not stopped by a signal) with an acknowledged listen still open,
     // and the same client starts the same command again within a minute. That next process is
     // judged only if it lasted long enough to re-subscribe: it made another request.
-    id: 'SUB-STDIO-RESUB', level: 'MUST', obs: 'N', era: 'modern', transport: 'stdio', source: 'basic/patterns/subscriptions.mdx §Graceful Closure',
+    id: 'SUB-STDIO-RESUB',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    transport: 'stdio',
+    source: 'basic/patterns/subscriptions.mdx §Graceful Closure',
     title: 'After a stdio reconnect the client re-sends subscriptions/listen',
     on: [],
     check() {},
@@ -158,7 +244,11 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
         if (!b || b.startT - a.endT > RECONNECT_WINDOW_MS || b.requests.some((r) => r.method === LISTEN)) continue;
         const other = b.requests.find((r) => r.era === 'modern' && r.method !== 'server/discover');
         if (!other) continue;
-        report(other.at, '', `the server process of session ${a.id} ended while its subscriptions/listen (message #${open.at.seq}) was acknowledged and open; this reconnect of the same client to the same command makes requests but never re-sends subscriptions/listen, and the server holds no subscription state across processes`);
+        report(
+          other.at,
+          '',
+          `the server process of session ${a.id} ended while its subscriptions/listen (message #${open.at.seq}) was acknowledged and open; this reconnect of the same client to the same command makes requests but never re-sends subscriptions/listen, and the server holds no subscription state across processes`,
+        );
       }
     },
   },

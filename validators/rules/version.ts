@@ -1,7 +1,21 @@
 /** RULES.md §2: version negotiation and discovery (VER). */
 import { type Interest, isObject, type Rule, since } from '../rule.js';
 import { revisionOf, type SessionState } from '../session-state.js';
-import { clientCapabilities, clientRequest, extensionsOf, KEY, meta, META, metaOf, missingEnvelope, params, result, TASK_METHODS, TASKS, unsupportedVersion } from './support/messages.js';
+import {
+  clientCapabilities,
+  clientRequest,
+  extensionsOf,
+  KEY,
+  meta,
+  META,
+  metaOf,
+  missingEnvelope,
+  params,
+  result,
+  TASK_METHODS,
+  TASKS,
+  unsupportedVersion,
+} from './support/messages.js';
 import { memoryOf } from './support/negotiated.js';
 import { pointerToken } from '../../lib/json-pointer.js';
 
@@ -25,19 +39,36 @@ function servedUnsupported(o: Parameters<Rule['check']>[0], report: Parameters<R
   const req = o.request;
   if (!req || req.invalid || !o.json) return;
   const r = o.json.result;
-  const own = req.method === 'server/discover' && isObject(r) && Array.isArray(r.supportedVersions) ? r.supportedVersions.filter((v): v is string => typeof v === 'string') : undefined;
+  const own =
+    req.method === 'server/discover' && isObject(r) && Array.isArray(r.supportedVersions)
+      ? r.supportedVersions.filter((v): v is string => typeof v === 'string')
+      : undefined;
   const supported = own ?? state.supportedVersions;
   const version = unsupportedVersion(req.json, supported);
   if (version === undefined) return;
-  const why = supported ? `which is not among the server's supportedVersions (${supported.join(', ') || 'none'})` : 'which is no MCP revision';
+  const why = supported
+    ? `which is not among the server's supportedVersions (${supported.join(', ') || 'none'})`
+    : 'which is no MCP revision';
   const e = isObject(o.json.error) ? o.json.error : undefined;
-  if (e) report('/error/code', `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was answered with error ${String(e.code)} instead of -32022`);
-  else report('/result', `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was served instead of refused with -32022`);
+  if (e)
+    report(
+      '/error/code',
+      `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was answered with error ${String(e.code)} instead of -32022`,
+    );
+  else
+    report(
+      '/result',
+      `request #${req.msg.seq} asked for protocol version ${version}, ${why}, and was served instead of refused with -32022`,
+    );
 }
 
 export const versionRules: Rule[] = [
   {
-    id: 'VER-EXT-ID', level: 'MUST', obs: '1', era: 'all', source: 'basic/versioning.mdx §Extension Negotiation',
+    id: 'VER-EXT-ID',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'basic/versioning.mdx §Extension Negotiation',
     revisions: since('2026-07-28'),
     title: 'Extension ids carry a prefix and follow the `_meta` key rules',
     on: ['json'],
@@ -46,16 +77,27 @@ export const versionRules: Rule[] = [
       const found: [Record<string, unknown>, string][] = [];
       const params = isObject(o.json.params) ? o.json.params : undefined;
       const caps = params && isObject(params._meta) ? params._meta['io.modelcontextprotocol/clientCapabilities'] : undefined;
-      if (isObject(caps) && isObject(caps.extensions)) found.push([caps.extensions, '/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions']);
+      if (isObject(caps) && isObject(caps.extensions))
+        found.push([caps.extensions, '/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions']);
       const result = isObject(o.json.result) ? o.json.result : undefined;
-      if (result && isObject(result.capabilities) && isObject(result.capabilities.extensions)) found.push([result.capabilities.extensions, '/result/capabilities/extensions']);
+      if (result && isObject(result.capabilities) && isObject(result.capabilities.extensions))
+        found.push([result.capabilities.extensions, '/result/capabilities/extensions']);
       for (const [ext, at] of found) {
-        for (const id of Object.keys(ext)) if (!id.includes('/') || !KEY.test(id)) report(`${at}/${pointerToken(id)}`, `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`);
+        for (const id of Object.keys(ext))
+          if (!id.includes('/') || !KEY.test(id))
+            report(
+              `${at}/${pointerToken(id)}`,
+              `extension id ${JSON.stringify(id)} needs a prefix (like io.example/name) and a valid name`,
+            );
       }
     },
   },
   {
-    id: 'VER-META-REQUIRED', level: 'MUST', obs: '1', era: 'modern', source: 'basic/index.mdx §`_meta`',
+    id: 'VER-META-REQUIRED',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    source: 'basic/index.mdx §`_meta`',
     title: 'Every request carries protocolVersion and clientCapabilities in `params._meta`',
     on: ['client-request'],
     check(o, report) {
@@ -64,7 +106,11 @@ export const versionRules: Rule[] = [
     },
   },
   {
-    id: 'VER-META-MISSING-32602', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/index.mdx §`_meta`',
+    id: 'VER-META-MISSING-32602',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/index.mdx §`_meta`',
     title: 'A request missing an envelope field is answered with -32602, not served',
     on: ['server-response'],
     check(o, report) {
@@ -73,12 +119,19 @@ export const versionRules: Rule[] = [
       if (missing.length === 0) return;
       const code = isObject(o.json.error) ? o.json.error.code : undefined;
       if (code !== -32602) {
-        report(code === undefined ? '/result' : '/error/code', `request #${o.request.msg.seq} lacked ${missing.join(' and ')} but was answered with ${code === undefined ? 'a result' : `error ${String(code)}`} instead of -32602`);
+        report(
+          code === undefined ? '/result' : '/error/code',
+          `request #${o.request.msg.seq} lacked ${missing.join(' and ')} but was answered with ${code === undefined ? 'a result' : `error ${String(code)}`} instead of -32602`,
+        );
       }
     },
   },
   {
-    id: 'VER-CLIENTINFO', level: 'SHOULD', obs: '1', era: 'modern', source: 'basic/index.mdx §`_meta`',
+    id: 'VER-CLIENTINFO',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'modern',
+    source: 'basic/index.mdx §`_meta`',
     title: 'Every request carries `io.modelcontextprotocol/clientInfo`',
     on: ['client-request'],
     check(o, report) {
@@ -88,7 +141,11 @@ export const versionRules: Rule[] = [
     },
   },
   {
-    id: 'VER-DISCOVER-RESULT', level: 'MUST', obs: '1', era: 'all', source: 'server/discover.mdx §Response',
+    id: 'VER-DISCOVER-RESULT',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    source: 'server/discover.mdx §Response',
     revisions: since('2026-07-28'),
     title: 'A DiscoverResult has resultType "complete", supportedVersions, capabilities, ttlMs and cacheScope',
     on: ['result server/discover'],
@@ -96,38 +153,55 @@ export const versionRules: Rule[] = [
       if (o.request?.method !== 'server/discover' || !o.json || !isObject(o.json.result)) return;
       const r = o.json.result;
       if (r.resultType !== 'complete') report('/result/resultType', `resultType is ${JSON.stringify(r.resultType)}, not "complete"`);
-      if (!Array.isArray(r.supportedVersions) || !r.supportedVersions.every((v) => typeof v === 'string')) report('/result/supportedVersions', '`supportedVersions` is not an array of strings');
+      if (!Array.isArray(r.supportedVersions) || !r.supportedVersions.every((v) => typeof v === 'string'))
+        report('/result/supportedVersions', '`supportedVersions` is not an array of strings');
       if (!isObject(r.capabilities)) report('/result/capabilities', '`capabilities` is missing or not an object');
       if (typeof r.ttlMs !== 'number') report('/result/ttlMs', '`ttlMs` is missing');
       if (typeof r.cacheScope !== 'string') report('/result/cacheScope', '`cacheScope` is missing');
     },
   },
   {
-    id: 'VER-DISCOVER-SERVERINFO', level: 'SHOULD', obs: '1', era: 'all', source: 'server/discover.mdx §DiscoverResult',
+    id: 'VER-DISCOVER-SERVERINFO',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'all',
+    source: 'server/discover.mdx §DiscoverResult',
     revisions: since('2026-07-28'),
     title: 'The DiscoverResult `_meta` includes serverInfo',
     on: ['result server/discover'],
     check(o, report) {
       if (o.request?.method !== 'server/discover' || !o.json || !isObject(o.json.result)) return;
       const m = o.json.result._meta;
-      if (!isObject(m) || !isObject(m[`${META}serverInfo`])) report('/result/_meta', 'the DiscoverResult has no io.modelcontextprotocol/serverInfo');
+      if (!isObject(m) || !isObject(m[`${META}serverInfo`]))
+        report('/result/_meta', 'the DiscoverResult has no io.modelcontextprotocol/serverInfo');
     },
   },
   {
-    id: 'VER-UNSUPPORTED-32022', level: 'MUST', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
-    title: 'A request for a version the server does not support gets -32022, with `data.supported` (string[]) and `data.requested` (string)',
+    id: 'VER-UNSUPPORTED-32022',
+    level: 'MUST',
+    obs: 'N',
+    era: 'all',
+    source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    title:
+      'A request for a version the server does not support gets -32022, with `data.supported` (string[]) and `data.requested` (string)',
     on: ['server-response'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.json) return;
       const e = isObject(o.json.error) ? o.json.error : undefined;
       if (e?.code !== -32022) return servedUnsupported(o, report, state);
       const data = isObject(e.data) ? e.data : undefined;
-      if (!Array.isArray(data?.supported) || !data!.supported.every((v) => typeof v === 'string')) report('/error/data/supported', '-32022 without `data.supported`, the versions the server accepts');
-      if (typeof data?.requested !== 'string') report('/error/data/requested', '-32022 without `data.requested`, the version that was asked for');
+      if (!Array.isArray(data?.supported) || !data!.supported.every((v) => typeof v === 'string'))
+        report('/error/data/supported', '-32022 without `data.supported`, the versions the server accepts');
+      if (typeof data?.requested !== 'string')
+        report('/error/data/requested', '-32022 without `data.requested`, the version that was asked for');
     },
   },
   {
-    id: 'VER-32021-TRUTHFUL', level: 'derived', obs: 'N', era: 'modern', source: 'basic/index.mdx §`_meta`',
+    id: 'VER-32021-TRUTHFUL',
+    level: 'derived',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/index.mdx §`_meta`',
     title: '-32021 names only capabilities really absent from the request',
     on: ['server-error'],
     check(o, report) {
@@ -137,25 +211,38 @@ export const versionRules: Rule[] = [
       if (!required) return report('/error/data/requiredCapabilities', '-32021 without `data.requiredCapabilities`');
       const declared = clientCapabilities(o.request.json) ?? {};
       for (const name of Object.keys(required)) {
-        if (declaredCovers(required[name], declared[name])) report(`/error/data/requiredCapabilities/${name}`, `-32021 names ${name}, which the request declared`);
+        if (declaredCovers(required[name], declared[name]))
+          report(`/error/data/requiredCapabilities/${name}`, `-32021 names ${name}, which the request declared`);
       }
     },
   },
   {
-    id: 'VER-32022-CONSISTENT', level: 'derived', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    id: 'VER-32022-CONSISTENT',
+    level: 'derived',
+    obs: 'N',
+    era: 'all',
+    source: 'basic/versioning.mdx §Protocol Version Negotiation',
     revisions: since('2026-07-28'),
     title: '-32022 names the version that was sent, and does not list it as supported',
     on: ['error'],
     check(o, report) {
       const e = o.json && isObject(o.json.error) ? o.json.error : undefined;
       if (e?.code !== -32022 || !isObject(e.data) || !o.request) return;
-      const sent = metaOf(o.request.json.params)?.['io.modelcontextprotocol/protocolVersion'] ?? (isObject(o.request.json.params) ? o.request.json.params.protocolVersion : undefined);
-      if (typeof e.data.requested === 'string' && sent !== undefined && e.data.requested !== sent) report('/error/data/requested', `data.requested is ${e.data.requested} but the request asked for ${String(sent)}`);
-      if (Array.isArray(e.data.supported) && typeof sent === 'string' && e.data.supported.includes(sent)) report('/error/data/supported', `${sent} was refused but is listed as supported`);
+      const sent =
+        metaOf(o.request.json.params)?.['io.modelcontextprotocol/protocolVersion'] ??
+        (isObject(o.request.json.params) ? o.request.json.params.protocolVersion : undefined);
+      if (typeof e.data.requested === 'string' && sent !== undefined && e.data.requested !== sent)
+        report('/error/data/requested', `data.requested is ${e.data.requested} but the request asked for ${String(sent)}`);
+      if (Array.isArray(e.data.supported) && typeof sent === 'string' && e.data.supported.includes(sent))
+        report('/error/data/supported', `${sent} was refused but is listed as supported`);
     },
   },
   {
-    id: 'VER-CLIENT-RETRY', level: 'SHOULD', obs: 'N', era: 'all', source: 'basic/versioning.mdx §Protocol Version Negotiation',
+    id: 'VER-CLIENT-RETRY',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'all',
+    source: 'basic/versioning.mdx §Protocol Version Negotiation',
     revisions: since('2026-07-28'),
     title: 'After -32022 the client uses a version from data.supported',
     on: ['client-request'],
@@ -165,13 +252,24 @@ export const versionRules: Rule[] = [
       if (!req || !m.refused) return;
       const version = revisionOf(req) ?? (req.method === 'initialize' ? params(req).protocolVersion : undefined);
       const { supported, requested, seq } = m.refused;
-      if (typeof version !== 'string' || (supported ? supported.includes(version) : version !== requested) || !state.once(`VER-CLIENT-RETRY:${version}`)) return;
-      report(revisionOf(req) ? '/params/_meta/io.modelcontextprotocol~1protocolVersion' : '/params/protocolVersion',
-        `${String(req.method)} asks for ${version} after the server refused it (-32022 in message #${seq}${supported ? `, supported: ${supported.join(', ')}` : ''}); retry with a supported version or surface the error`);
+      if (
+        typeof version !== 'string' ||
+        (supported ? supported.includes(version) : version !== requested) ||
+        !state.once(`VER-CLIENT-RETRY:${version}`)
+      )
+        return;
+      report(
+        revisionOf(req) ? '/params/_meta/io.modelcontextprotocol~1protocolVersion' : '/params/protocolVersion',
+        `${String(req.method)} asks for ${version} after the server refused it (-32022 in message #${seq}${supported ? `, supported: ${supported.join(', ')}` : ''}); retry with a supported version or surface the error`,
+      );
     },
   },
   {
-    id: 'VER-EXT-FALLBACK', level: 'MUST', obs: 'N', era: 'modern', source: 'basic/versioning.mdx §Extension Negotiation',
+    id: 'VER-EXT-FALLBACK',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    source: 'basic/versioning.mdx §Extension Negotiation',
     title: 'No extension methods to a server that did not declare the extension',
     on: [...TASK_METHODS].map((m): Interest => `client-request ${m}`),
     check(o, report, state) {
@@ -180,17 +278,27 @@ export const versionRules: Rule[] = [
       if (!req || !TASK_METHODS.has(String(req.method)) || !m.discovered || TASKS in extensionsOf(m.discovered)) return;
       const taskId = params(req).taskId;
       if (typeof taskId === 'string' && m.taskIds.has(taskId)) return; // the server handed this task out itself
-      report('/method', `${String(req.method)} belongs to the ${TASKS} extension, which the server's server/discover capabilities do not declare; revert to core behaviour`);
+      report(
+        '/method',
+        `${String(req.method)} belongs to the ${TASKS} extension, which the server's server/discover capabilities do not declare; revert to core behaviour`,
+      );
     },
   },
   {
-    id: 'VER-DUAL-ERA', level: 'desc', obs: 'N', era: 'legacy', source: 'basic/versioning.mdx §Compatibility Matrix',
+    id: 'VER-DUAL-ERA',
+    level: 'desc',
+    obs: 'N',
+    era: 'legacy',
+    source: 'basic/versioning.mdx §Compatibility Matrix',
     title: 'A session opened with initialize gets legacy answers, never input_required',
     on: ['server-input_required'],
     check(o, report, state) {
       memoryOf(o, state);
       if (result(o)?.resultType === 'input_required' && o.request?.era === 'legacy') {
-        report('/result/resultType', `input_required answers ${o.request.method} in a session that initialize set to ${o.revision ?? 'a 2025 revision'}; legacy semantics ask through server requests (elicitation/create, sampling/createMessage, roots/list)`);
+        report(
+          '/result/resultType',
+          `input_required answers ${o.request.method} in a session that initialize set to ${o.revision ?? 'a 2025 revision'}; legacy semantics ask through server requests (elicitation/create, sampling/createMessage, roots/list)`,
+        );
       }
     },
   },

@@ -80,11 +80,14 @@ function resultResponseProblems(resultType: string, value: unknown, revision: Re
   if (!isObject(value)) return [{ path: '', message: 'a result response is a JSON object' }];
   const out: Problem[] = [];
   if (value.jsonrpc !== '2.0') out.push({ path: '/jsonrpc', message: 'jsonrpc must be "2.0"' });
-  if (!(typeof value.id === 'string' || Number.isInteger(value.id))) out.push({ path: '/id', message: 'id must be a string or an integer' });
+  if (!(typeof value.id === 'string' || Number.isInteger(value.id)))
+    out.push({ path: '/id', message: 'id must be a string or an integer' });
   if (!('result' in value)) return [...out, { path: '/result', message: 'result is required' }];
   const asResult = typeProblems(resultType, value.result, revision) ?? [];
-  const alternative = method && gates.inputRequiredFor.has(method) ? typeProblems('InputRequiredResult', value.result, revision) ?? [] : undefined;
-  if (asResult.length > 0 && !(alternative && alternative.length === 0)) out.push(...asResult.map((p) => ({ ...p, path: `/result${p.path}` })));
+  const alternative =
+    method && gates.inputRequiredFor.has(method) ? (typeProblems('InputRequiredResult', value.result, revision) ?? []) : undefined;
+  if (asResult.length > 0 && !(alternative && alternative.length === 0))
+    out.push(...asResult.map((p) => ({ ...p, path: `/result${p.path}` })));
   return out;
 }
 

@@ -43,31 +43,51 @@ export function parserSchema(parser: Parser): JsonSchema | undefined {
   return typeof check === 'function' ? schemaOf(check) : undefined;
 }
 
-const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' && Number.isInteger(v) ? 'integer' : typeof v);
+const kind = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' && Number.isInteger(v) ? 'integer' : typeof v;
 const fail = (out: Problem[], path: PropertyKey[], message: string): void => {
   out.push({ path: pointerOf(path), message });
 };
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export const str: Check = described((v, p, out) => {
-  if (typeof v !== 'string') fail(out, p, `expected string, received ${kind(v)}`);
-}, { type: 'string' });
+export const str: Check = described(
+  (v, p, out) => {
+    if (typeof v !== 'string') fail(out, p, `expected string, received ${kind(v)}`);
+  },
+  { type: 'string' },
+);
 /** Anything. */
 export const any: Check = described(() => {}, true);
-export const int = (min?: number): Check => described((v, p, out) => {
-  if (typeof v !== 'number' || !Number.isInteger(v)) fail(out, p, `expected integer, received ${kind(v)}`);
-  else if (min !== undefined && v < min) fail(out, p, `expected an integer >= ${min}`);
-}, min === undefined ? { type: 'integer' } : { type: 'integer', minimum: min });
-export const lit = (expected: string | number): Check => described((v, p, out) => {
-  if (v !== expected) fail(out, p, `expected ${JSON.stringify(expected)}`);
-}, { const: expected });
-export const oneOf = (...values: string[]): Check => described((v, p, out) => {
-  if (!values.includes(v as string)) fail(out, p, `expected one of ${values.map((x) => JSON.stringify(x)).join('|')}`);
-}, { enum: values });
+export const int = (min?: number): Check =>
+  described(
+    (v, p, out) => {
+      if (typeof v !== 'number' || !Number.isInteger(v)) fail(out, p, `expected integer, received ${kind(v)}`);
+      else if (min !== undefined && v < min) fail(out, p, `expected an integer >= ${min}`);
+    },
+    min === undefined ? { type: 'integer' } : { type: 'integer', minimum: min },
+  );
+export const lit = (expected: string | number): Check =>
+  described(
+    (v, p, out) => {
+      if (v !== expected) fail(out, p, `expected ${JSON.stringify(expected)}`);
+    },
+    { const: expected },
+  );
+export const oneOf = (...values: string[]): Check =>
+  described(
+    (v, p, out) => {
+      if (!values.includes(v as string)) fail(out, p, `expected one of ${values.map((x) => JSON.stringify(x)).join('|')}`);
+    },
+    { enum: values },
+  );
 /** A string or an integer (JSON-RPC ids, progress tokens, subscription ids). */
-export const id: Check = described((v, p, out) => {
-  if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) fail(out, p, `expected string or integer, received ${kind(v)}`);
-}, { type: ['string', 'integer'] });
+export const id: Check = described(
+  (v, p, out) => {
+    if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v)))
+      fail(out, p, `expected string or integer, received ${kind(v)}`);
+  },
+  { type: ['string', 'integer'] },
+);
 export const opt = (check: Check): Optional => ({ optional: check });
 
 /** An object with these members (required unless `opt`); other members are allowed. */
@@ -92,30 +112,46 @@ export function obj(shape: Record<string, Check | Optional>): Check {
   };
   const members = schemasOf(checks);
   const required = keys.filter((_, i) => !optional[i]);
-  return described(check, members && { type: 'object', properties: Object.fromEntries(keys.map((k, i) => [k, members[i]])), ...(required.length > 0 ? { required } : {}) });
+  return described(
+    check,
+    members && {
+      type: 'object',
+      properties: Object.fromEntries(keys.map((k, i) => [k, members[i]])),
+      ...(required.length > 0 ? { required } : {}),
+    },
+  );
 }
 
-export const rec = (check: Check): Check => described((v, p, out) => {
-  if (!isRecord(v)) return fail(out, p, `expected record, received ${kind(v)}`);
-  for (const k of Object.keys(v)) {
-    p.push(k);
-    check(v[k], p, out);
-    p.pop();
-  }
-}, withSchema(check, (s) => ({ type: 'object', additionalProperties: s })));
+export const rec = (check: Check): Check =>
+  described(
+    (v, p, out) => {
+      if (!isRecord(v)) return fail(out, p, `expected record, received ${kind(v)}`);
+      for (const k of Object.keys(v)) {
+        p.push(k);
+        check(v[k], p, out);
+        p.pop();
+      }
+    },
+    withSchema(check, (s) => ({ type: 'object', additionalProperties: s })),
+  );
 
-export const arrayOf = (check: Check): Check => described((v, p, out) => {
-  if (!Array.isArray(v)) return fail(out, p, `expected array, received ${kind(v)}`);
-  for (let i = 0; i < v.length; i++) {
-    p.push(i);
-    check(v[i], p, out);
-    p.pop();
-  }
-}, withSchema(check, (s) => ({ type: 'array', items: s })));
+export const arrayOf = (check: Check): Check =>
+  described(
+    (v, p, out) => {
+      if (!Array.isArray(v)) return fail(out, p, `expected array, received ${kind(v)}`);
+      for (let i = 0; i < v.length; i++) {
+        p.push(i);
+        check(v[i], p, out);
+        p.pop();
+      }
+    },
+    withSchema(check, (s) => ({ type: 'array', items: s })),
+  );
 
-export const all = (...checks: Check[]): Check => described((v, p, out) => {
-  for (const c of checks) c(v, p, out);
-}, allOf(checks));
+export const all = (...checks: Check[]): Check =>
+  described((v, p, out) => {
+    for (const c of checks) c(v, p, out);
+  }, allOf(checks));
 
 /** Every one of these checks, as JSON Schema. */
 export function allOf(checks: readonly object[]): JsonSchema | undefined {
@@ -141,7 +177,14 @@ export function tagged(member: string, branches: Record<string, Check>): Check {
   // A member equal to a branch's name, and that branch (stricter than the check, which also
   // takes a member whose String() is a branch name).
   const each = schemasOf(names.map((n) => branches[n]!));
-  return described(check, each && { type: 'object', required: [member], anyOf: names.map((n, i) => ({ properties: { [member]: { const: n } }, allOf: [each[i]] })) });
+  return described(
+    check,
+    each && {
+      type: 'object',
+      required: [member],
+      anyOf: names.map((n, i) => ({ properties: { [member]: { const: n } }, allOf: [each[i]] })),
+    },
+  );
 }
 
 /** An SDK schema, optionally with its verdicts kept by the value's JSON text (values that repeat
@@ -152,7 +195,7 @@ export function sdk(schema: Parser, memo = false): Check {
     // The fast check first: a valid value needs neither its JSON text nor a verdict kept.
     if (fastValid(schema, v)) return;
     let problems: Problem[] | undefined;
-    const key = memo ? JSON.stringify(v) ?? 'undefined' : undefined;
+    const key = memo ? (JSON.stringify(v) ?? 'undefined') : undefined;
     if (key !== undefined) problems = verdicts.get(key);
     if (!problems) {
       problems = schemaProblems(schema, v);
@@ -174,7 +217,9 @@ export function asParser(check: Check): Parser & { check: Check } {
     safeParse(value) {
       const out: Problem[] = [];
       check(value, [], out);
-      return out.length === 0 ? { success: true } : { success: false, error: { issues: out.map((x) => ({ code: 'custom', path: x.path.split('/').slice(1), message: x.message })) } };
+      return out.length === 0
+        ? { success: true }
+        : { success: false, error: { issues: out.map((x) => ({ code: 'custom', path: x.path.split('/').slice(1), message: x.message })) } };
     },
   };
 }

@@ -1,7 +1,26 @@
 import * as core from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { Revision } from './check.js';
-import { all, allOf, any, arrayOf, asParser, described, id, int, lit, obj, oneOf, opt, rec, sdk, str, tagged, type Check, type Problem } from './checks.js';
+import {
+  all,
+  allOf,
+  any,
+  arrayOf,
+  asParser,
+  described,
+  id,
+  int,
+  lit,
+  obj,
+  oneOf,
+  opt,
+  rec,
+  sdk,
+  str,
+  tagged,
+  type Check,
+  type Problem,
+} from './checks.js';
 import { NOTIFICATION_TYPE, REQUEST_TYPE, type Parser } from './sdk.js';
 
 /**
@@ -31,9 +50,10 @@ export interface Gates {
 const extend = (schema: unknown, shape: Record<string, z.ZodType>): z.ZodObject => (schema as z.ZodObject).extend(shape);
 
 /** Checks run after the SDK schema, as `extra` entries (with their JSON Schema, see checks.ts). */
-const overlay = (...checks: Check[]) => described((value: unknown, out: Problem[]): void => {
-  for (const c of checks) c(value, [], out);
-}, allOf(checks));
+const overlay = (...checks: Check[]) =>
+  described((value: unknown, out: Problem[]): void => {
+    for (const c of checks) c(value, [], out);
+  }, allOf(checks));
 
 // ---- shared pieces ------------------------------------------------------------------------------
 
@@ -54,32 +74,66 @@ const callToolContent: Check = obj({ content: arrayOf(any) });
 const structuredObject: Check = obj({ structuredContent: opt(rec(any)) });
 
 /** A 2025-era tool schema: `type: "object"`, `properties` of objects, `required` strings. */
-const legacyToolSchema = (withDialect: boolean) => z.looseObject({
-  ...(withDialect ? { $schema: z.string().optional() } : {}),
-  type: z.literal('object'),
-  properties: z.record(z.string(), z.looseObject({})).optional(),
-  required: z.array(z.string()).optional(),
-});
+const legacyToolSchema = (withDialect: boolean) =>
+  z.looseObject({
+    ...(withDialect ? { $schema: z.string().optional() } : {}),
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.looseObject({})).optional(),
+    required: z.array(z.string()).optional(),
+  });
 /** 2026-07-28 lets any 2020-12 keyword sit beside `type: "object"`, and outputSchema be any object. */
 const modernTool = extend(core.ToolSchema, {
   inputSchema: z.looseObject({ $schema: z.string().optional(), type: z.literal('object') }),
   outputSchema: z.looseObject({ $schema: z.string().optional() }).optional(),
 });
-const legacyTool = (withDialect: boolean) => extend(core.ToolSchema, {
-  inputSchema: legacyToolSchema(withDialect),
-  outputSchema: legacyToolSchema(withDialect).optional(),
-});
+const legacyTool = (withDialect: boolean) =>
+  extend(core.ToolSchema, { inputSchema: legacyToolSchema(withDialect), outputSchema: legacyToolSchema(withDialect).optional() });
 
-const LEGACY_ONLY = ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'notifications/initialized', 'notifications/roots/list_changed'];
+const LEGACY_ONLY = [
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'notifications/initialized',
+  'notifications/roots/list_changed',
+];
 const TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'notifications/tasks/status'];
 const MODERN_ONLY = ['server/discover', 'subscriptions/listen', 'notifications/subscriptions/acknowledged'];
 const COMMON = [
-  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read',
-  'completion/complete', 'notifications/cancelled', 'notifications/message', 'notifications/progress',
-  'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated',
-  'notifications/tools/list_changed', 'sampling/createMessage', 'elicitation/create', 'roots/list',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'completion/complete',
+  'notifications/cancelled',
+  'notifications/message',
+  'notifications/progress',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/tools/list_changed',
+  'sampling/createMessage',
+  'elicitation/create',
+  'roots/list',
 ];
-const COMMON_RESULTS = ['CallToolResult', 'CompleteResult', 'GetPromptResult', 'EmptyResult', 'ListToolsResult', 'ListPromptsResult', 'ListResourcesResult', 'ListResourceTemplatesResult', 'ReadResourceResult', 'CreateMessageResult', 'ListRootsResult', 'ElicitResult'];
+const COMMON_RESULTS = [
+  'CallToolResult',
+  'CompleteResult',
+  'GetPromptResult',
+  'EmptyResult',
+  'ListToolsResult',
+  'ListPromptsResult',
+  'ListResourcesResult',
+  'ListResourceTemplatesResult',
+  'ReadResourceResult',
+  'CreateMessageResult',
+  'ListRootsResult',
+  'ElicitResult',
+];
 
 function knower(methods: string[], results: string[], others: string[]): (type: string) => boolean {
   const types = new Set([...results, ...others]);
@@ -121,19 +175,30 @@ const modernElicit = extend(core.ElicitRequestSchema, { params: modernElicitPara
 const modernSamplingParams = extend(core.CreateMessageRequestParamsSchema, { tools: z.array(modernTool).optional() });
 const modernSampling = extend(core.CreateMessageRequestSchema, { params: modernSamplingParams });
 const modernSamplingResult = core.CreateMessageResultWithToolsSchema;
-const inputRequest = tagged('method', { 'sampling/createMessage': sdk(modernSampling), 'roots/list': sdk(core.ListRootsRequestSchema), 'elicitation/create': sdk(modernElicit) });
+const inputRequest = tagged('method', {
+  'sampling/createMessage': sdk(modernSampling),
+  'roots/list': sdk(core.ListRootsRequestSchema),
+  'elicitation/create': sdk(modernElicit),
+});
 // Answers carry no tag: the official type is a union, and so is this (retries are rare).
 const inputResponse = sdk(z.union([modernSamplingResult, core.ListRootsResultSchema, core.ElicitResultSchema]));
 const mrtrParams = { inputResponses: opt(rec(inputResponse)), requestState: opt(str) };
 
 const modernParams = (extra: Record<string, Check | ReturnType<typeof opt>> = {}) => obj({ _meta: requestMeta, ...extra });
-const modernRequest = (extra: Record<string, Check | ReturnType<typeof opt>> = {}): Check[] => [requestEnvelope, obj({ params: modernParams(extra) })];
+const modernRequest = (extra: Record<string, Check | ReturnType<typeof opt>> = {}): Check[] => [
+  requestEnvelope,
+  obj({ params: modernParams(extra) }),
+];
 const modernResult = obj({ resultType: str, _meta: opt(resultMeta) });
 const cacheable: Check[] = [modernResult, obj({ ttlMs: int(0), cacheScope: oneOf('private', 'public') })];
 const inputRequiredResult = obj({ resultType: str, _meta: opt(resultMeta), inputRequests: opt(rec(inputRequest)), requestState: opt(str) });
 
 const modern: Gates = {
-  knows: knower([...COMMON, ...MODERN_ONLY], [...COMMON_RESULTS, 'DiscoverResult', 'SubscriptionsListenResult'], ['InputRequiredResult', 'JSONRPCErrorResponse']),
+  knows: knower(
+    [...COMMON, ...MODERN_ONLY],
+    [...COMMON_RESULTS, 'DiscoverResult', 'SubscriptionsListenResult'],
+    ['InputRequiredResult', 'JSONRPCErrorResponse'],
+  ),
   extra: {
     // Sampling, roots and elicitation asks travel inside InputRequiredResult, without an envelope.
     ...envelopes(['CreateMessageRequest', 'ListRootsRequest', 'ElicitRequest']),
@@ -156,7 +221,9 @@ const modern: Gates = {
     CompleteResult: overlay(modernResult),
     GetPromptResult: overlay(modernResult),
     EmptyResult: overlay(modernResult),
-    SubscriptionsListenResult: overlay(obj({ resultType: str, _meta: all(resultMeta, obj({ 'io.modelcontextprotocol/subscriptionId': id })) })),
+    SubscriptionsListenResult: overlay(
+      obj({ resultType: str, _meta: all(resultMeta, obj({ 'io.modelcontextprotocol/subscriptionId': id })) }),
+    ),
     DiscoverResult: overlay(...cacheable),
     ListToolsResult: overlay(...cacheable),
     ListPromptsResult: overlay(...cacheable),
@@ -188,7 +255,9 @@ const modern: Gates = {
   inputRequiredFor: new Set(['tools/call', 'prompts/get', 'resources/read']),
   errorType: 'JSONRPCErrorResponse',
   // Tasks left the core capabilities for an extension in 2026-07-28.
-  untyped: (_type, path) => /(^|\/)(capabilities|requiredCapabilities|io\.modelcontextprotocol~1clientCapabilities)\/tasks(\/|$)/.test(path) || /^\/tasks(\/|$)/.test(path),
+  untyped: (_type, path) =>
+    /(^|\/)(capabilities|requiredCapabilities|io\.modelcontextprotocol~1clientCapabilities)\/tasks(\/|$)/.test(path) ||
+    /^\/tasks(\/|$)/.test(path),
 };
 
 /**
@@ -197,7 +266,8 @@ const modern: Gates = {
  */
 function modernErrors(): Record<string, (value: unknown, out: Problem[]) => void> {
   const plain = (code: number) => overlay(obj({ code: lit(code), message: str }));
-  const response = (code: number, data?: Check) => overlay(sdk(errorResponse), obj({ error: obj({ code: lit(code), ...(data ? { data } : {}) }) }));
+  const response = (code: number, data?: Check) =>
+    overlay(sdk(errorResponse), obj({ error: obj({ code: lit(code), ...(data ? { data } : {}) }) }));
   return {
     ParseError: plain(-32700),
     InvalidRequestError: plain(-32600),
@@ -214,11 +284,12 @@ function modernErrors(): Record<string, (value: unknown, out: Problem[]) => void
 
 const novemberTool = legacyTool(true);
 const november: Gates = {
-  knows: knower([...COMMON, ...LEGACY_ONLY, ...TASK_METHODS, 'notifications/elicitation/complete'], [...COMMON_RESULTS, 'InitializeResult'], ['JSONRPCErrorResponse']),
-  extra: {
-    ...envelopes(),
-    CallToolResult: overlay(callToolContent, structuredObject),
-  },
+  knows: knower(
+    [...COMMON, ...LEGACY_ONLY, ...TASK_METHODS, 'notifications/elicitation/complete'],
+    [...COMMON_RESULTS, 'InitializeResult'],
+    ['JSONRPCErrorResponse'],
+  ),
+  extra: { ...envelopes(), CallToolResult: overlay(callToolContent, structuredObject) },
   replace: {
     JSONRPCErrorResponse: errorResponse,
     EmptyResult: emptyResult,
@@ -237,7 +308,9 @@ const november: Gates = {
 
 const juneTool = legacyTool(false);
 // Sampling messages carry one text, image or audio block (tool use and arrays came later).
-const juneSamplingMessage = extend(core.SamplingMessageSchema, { content: z.union([core.TextContentSchema, core.ImageContentSchema, core.AudioContentSchema]) });
+const juneSamplingMessage = extend(core.SamplingMessageSchema, {
+  content: z.union([core.TextContentSchema, core.ImageContentSchema, core.AudioContentSchema]),
+});
 const juneSamplingParams = extend(core.CreateMessageRequestParamsSchema, { messages: z.array(juneSamplingMessage) });
 const june: Gates = {
   knows: knower([...COMMON, ...LEGACY_ONLY], [...COMMON_RESULTS, 'InitializeResult'], ['JSONRPCError']),
@@ -270,12 +343,21 @@ const june: Gates = {
     (/^CreateMessageRequest/.test(type) && /^(\/params)?\/(tools|toolChoice)(\/|$)/.test(path)),
 };
 /** 2025-06-18 types `params._meta` only where the request has no other params. */
-const JUNE_TYPED_META = new Set(['PingRequest', 'ListRootsRequest', 'InitializedNotification', 'PromptListChangedNotification', 'ResourceListChangedNotification', 'RootsListChangedNotification', 'ToolListChangedNotification']);
+const JUNE_TYPED_META = new Set([
+  'PingRequest',
+  'ListRootsRequest',
+  'InitializedNotification',
+  'PromptListChangedNotification',
+  'ResourceListChangedNotification',
+  'RootsListChangedNotification',
+  'ToolListChangedNotification',
+]);
 
 // ---- 2025-03-26 and 2024-11-05 -------------------------------------------------------------------
 
 /** Content blocks before 2025-06-18: no resource links (and, in 2024-11-05, no audio). */
-const oldContent = (audio: boolean) => z.union([core.TextContentSchema, core.ImageContentSchema, ...(audio ? [core.AudioContentSchema] : []), core.EmbeddedResourceSchema]);
+const oldContent = (audio: boolean) =>
+  z.union([core.TextContentSchema, core.ImageContentSchema, ...(audio ? [core.AudioContentSchema] : []), core.EmbeddedResourceSchema]);
 // 2024-11-05 samples one text or image block.
 const originalSamplingMessage = extend(core.SamplingMessageSchema, { content: z.union([core.TextContentSchema, core.ImageContentSchema]) });
 const originalSamplingParams = extend(core.CreateMessageRequestParamsSchema, { messages: z.array(originalSamplingMessage) });
@@ -299,18 +381,28 @@ const untypedInOriginal = (type: string, path: string): boolean =>
  * tool output and titles. */
 const beforeJune = (audio: boolean): Gates => ({
   ...june,
-  knows: knower([...COMMON.filter((m) => m !== 'elicitation/create'), ...LEGACY_ONLY], [...COMMON_RESULTS.filter((r) => r !== 'ElicitResult'), 'InitializeResult'], ['JSONRPCError']),
+  knows: knower(
+    [...COMMON.filter((m) => m !== 'elicitation/create'), ...LEGACY_ONLY],
+    [...COMMON_RESULTS.filter((r) => r !== 'ElicitResult'), 'InitializeResult'],
+    ['JSONRPCError'],
+  ),
   extra: { ...june.extra, CallToolResult: overlay(callToolContent) },
   replace: {
     ...june.replace,
     CallToolResult: extend(core.CallToolResultSchema, { content: z.array(oldContent(audio)) }),
-    GetPromptResult: extend(core.GetPromptResultSchema, { messages: z.array(extend(core.PromptMessageSchema, { content: oldContent(audio) })) }),
-    ...(audio ? {} : {
-      SamplingMessage: originalSamplingMessage,
-      CreateMessageRequestParams: originalSamplingParams,
-      CreateMessageRequest: extend(core.CreateMessageRequestSchema, { params: originalSamplingParams }),
-      CreateMessageResult: extend(core.CreateMessageResultSchema, { content: z.union([core.TextContentSchema, core.ImageContentSchema]) }),
+    GetPromptResult: extend(core.GetPromptResultSchema, {
+      messages: z.array(extend(core.PromptMessageSchema, { content: oldContent(audio) })),
     }),
+    ...(audio
+      ? {}
+      : {
+          SamplingMessage: originalSamplingMessage,
+          CreateMessageRequestParams: originalSamplingParams,
+          CreateMessageRequest: extend(core.CreateMessageRequestSchema, { params: originalSamplingParams }),
+          CreateMessageResult: extend(core.CreateMessageResultSchema, {
+            content: z.union([core.TextContentSchema, core.ImageContentSchema]),
+          }),
+        }),
   },
   untyped: audio ? untypedBeforeJune : (type, path) => untypedBeforeJune(type, path) || untypedInOriginal(type, path),
 });
@@ -319,10 +411,15 @@ const original = beforeJune(false);
 
 export function gatesFor(revision: Revision): Gates {
   switch (revision) {
-    case '2026-07-28': return modern;
-    case '2025-11-25': return november;
-    case '2025-06-18': return june;
-    case '2025-03-26': return march;
-    default: return original;
+    case '2026-07-28':
+      return modern;
+    case '2025-11-25':
+      return november;
+    case '2025-06-18':
+      return june;
+    case '2025-03-26':
+      return march;
+    default:
+      return original;
   }
 }

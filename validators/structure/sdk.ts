@@ -155,8 +155,11 @@ export function fastValid(schema: Parser, value: unknown): boolean {
 }
 
 function compileFast(parser: Parser): Fast {
-  const schema = forParsedJson(z.toJSONSchema(parser as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
-  if (/"unevaluated(Properties|Items)"/.test(JSON.stringify(schema))) return { validate: (exact ??= new Ajv2020(options)).compile(schema), shared: false };
+  const schema = forParsedJson(
+    z.toJSONSchema(parser as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+  );
+  if (/"unevaluated(Properties|Items)"/.test(JSON.stringify(schema)))
+    return { validate: (exact ??= new Ajv2020(options)).compile(schema), shared: false };
   return { validate: fastAjv.compile({ ...shareParts(schema), $id: sdkRef(parser)!.$ref }), shared: true };
 }
 
@@ -174,7 +177,8 @@ function shareParts(schema: Record<string, unknown>): Record<string, unknown> {
   return mapSchemas(schema, (s, root) => {
     const text = JSON.stringify(s);
     // The root is the type's own, not a part.
-    if (root || text.length < SHARED_MIN_LENGTH || /"#|"\$(id|anchor|dynamicAnchor|dynamicRef|recursiveRef|recursiveAnchor)"/.test(text)) return s;
+    if (root || text.length < SHARED_MIN_LENGTH || /"#|"\$(id|anchor|dynamicAnchor|dynamicRef|recursiveRef|recursiveAnchor)"/.test(text))
+      return s;
     let id = sharedIds.get(text);
     if (id === undefined) {
       id = `urn:mcp-cassette:part:${sharedIds.size}`;
@@ -234,7 +238,11 @@ export function compileWithRefs(schema: Record<string, unknown>): ValidateFuncti
  */
 export function forParsedJson(schema: Record<string, unknown>): Record<string, unknown> {
   const defs = isRecord(schema.$defs) ? schema.$defs : {};
-  const anyJson = new Set(Object.keys(defs).filter((name) => JSON.stringify(defs[name]) === jsonValueDef(name)).map((name) => `#/$defs/${name}`));
+  const anyJson = new Set(
+    Object.keys(defs)
+      .filter((name) => JSON.stringify(defs[name]) === jsonValueDef(name))
+      .map((name) => `#/$defs/${name}`),
+  );
   const out = mapSchemas(schema, (s) => {
     const { $ref, propertyNames, ...rest } = s;
     return {
@@ -248,17 +256,43 @@ export function forParsedJson(schema: Record<string, unknown>): Record<string, u
 }
 const jsonValueDef = (name: string): string => {
   const self = { $ref: `#/$defs/${name}` };
-  return JSON.stringify({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }, { type: 'object', propertyNames: { type: 'string' }, additionalProperties: self }, { type: 'array', items: self }] });
+  return JSON.stringify({
+    anyOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'object', propertyNames: { type: 'string' }, additionalProperties: self },
+      { type: 'array', items: self },
+    ],
+  });
 };
 
 /** Keywords whose value is a schema, an array of schemas, or a map of names to schemas. */
-const ONE = new Set(['additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems', 'contentSchema']);
+const ONE = new Set([
+  'additionalProperties',
+  'items',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+  'contentSchema',
+]);
 const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
 /** A schema with `f` applied to every subschema object, innermost first (values of `const`,
  * `enum`, `default`… are data, and left alone). */
-function mapSchemas(schema: Record<string, unknown>, f: (s: Record<string, unknown>, root: boolean) => Record<string, unknown>, root = true): Record<string, unknown> {
+function mapSchemas(
+  schema: Record<string, unknown>,
+  f: (s: Record<string, unknown>, root: boolean) => Record<string, unknown>,
+  root = true,
+): Record<string, unknown> {
   const sub = (v: unknown): unknown => (isRecord(v) ? mapSchemas(v, f, false) : v);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {

@@ -11,7 +11,10 @@ import { serveArgs } from './helpers.js';
 const run = promisify(execFile);
 const aisdkClient = join(root, 'dist', 'test', 'peers', 'aisdk-client.js');
 
-for (const [serverMode, revision] of [['stdio', '2026-07-28'], ['stdio-legacy', '2025-11-25']] as const) {
+for (const [serverMode, revision] of [
+  ['stdio', '2026-07-28'],
+  ['stdio-legacy', '2025-11-25'],
+] as const) {
   test.serial(`@ai-sdk/mcp (Node 22) gets the live answers from serve (${revision}, in-place server/discover probe)`, async (t) => {
     t.true(existsSync(node22), `Node 22 is missing at ${node22}; run node test/setup/ensure-node22.mjs`);
     const dir = tempDir(t);
@@ -29,7 +32,9 @@ for (const [serverMode, revision] of [['stdio', '2026-07-28'], ['stdio-legacy', 
 test.serial('@ai-sdk/mcp (Node 22) against serve of a cassette another client (v2 SDK) recorded', async (t) => {
   t.true(existsSync(node22));
   const direct = await run(node22, [aisdkClient, node, exampleServer, 'stdio'], { timeout: 60_000 });
-  const served = await run(node22, [aisdkClient, node, ...serveArgs(join(root, 'cassettes', 'examples', 'example-server.cassette.json'))], { timeout: 60_000 });
+  const served = await run(node22, [aisdkClient, node, ...serveArgs(join(root, 'cassettes', 'examples', 'example-server.cassette.json'))], {
+    timeout: 60_000,
+  });
   const strip = (s: string) => JSON.parse(s) as Record<string, unknown>;
   t.deepEqual(strip(served.stdout), strip(direct.stdout), 'client info and capabilities differ from the recording; matching ignores them');
 });

@@ -79,14 +79,24 @@ export function rawServe(t: ExecutionContext, cassette: string, extra: string[] 
       if (i >= 0) waiters.splice(i, 1)[0]!.r(m);
     }
   });
-  const exit = new Promise<Finished>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.from(''), stderr: Buffer.concat(err).toString('utf8') })));
+  const exit = new Promise<Finished>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.from(''), stderr: Buffer.concat(err).toString('utf8') })),
+  );
   const next = (p: (m: Record<string, unknown>) => boolean) => {
     const seen = received.find(p);
     if (seen) {
       received.splice(received.indexOf(seen), 1);
       return Promise.resolve(seen);
     }
-    return new Promise<Record<string, unknown>>((r) => waiters.push({ p, r: (m) => { received.splice(received.indexOf(m), 1); r(m); } }));
+    return new Promise<Record<string, unknown>>((r) =>
+      waiters.push({
+        p,
+        r: (m) => {
+          received.splice(received.indexOf(m), 1);
+          r(m);
+        },
+      }),
+    );
   };
   const send = (m: Record<string, unknown>) => child.stdin.write(JSON.stringify(m) + '\n');
   return {
@@ -109,7 +119,11 @@ export const LEGACY_INIT = {
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw-test', version: '0.0.1' } },
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'raw-test', version: '0.0.1' },
+  },
 };
 
 /** The example server (stdio, both eras) behind a shell that notes every start in `marker`. */
@@ -118,7 +132,8 @@ export function countedServer(marker: string, mode = 'stdio'): string[] {
 }
 
 /** How many times a counted server was started. */
-export const starts = (marker: string): number => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0);
+export const starts = (marker: string): number =>
+  existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0;
 
 export const readJson = <T = Cassette>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
 

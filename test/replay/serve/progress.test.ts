@@ -58,7 +58,8 @@ async function countWithProgress(peer: Peer, endpoint: Endpoint, busy: boolean):
   if (peer === 'v1') {
     const client = new V1Client({ name: 'progress-test', version: '1.0.0' }, { capabilities: {} });
     client.onerror = (e) => void seen.errors.push(String(e));
-    const transport = 'url' in endpoint ? new V1Http(new URL(endpoint.url)) : new V1Stdio({ command: node, args: endpoint.args, stderr: 'ignore' });
+    const transport =
+      'url' in endpoint ? new V1Http(new URL(endpoint.url)) : new V1Stdio({ command: node, args: endpoint.args, stderr: 'ignore' });
     if (busy) busyAfterCall(transport as never);
     await client.connect(transport);
     try {
@@ -69,9 +70,13 @@ async function countWithProgress(peer: Peer, endpoint: Endpoint, busy: boolean):
     }
     return seen;
   }
-  const client = new V2Client({ name: 'progress-test', version: '1.0.0' }, { versionNegotiation: { mode: peer === 'v2 legacy' ? 'legacy' : { pin: '2026-07-28' } } });
+  const client = new V2Client(
+    { name: 'progress-test', version: '1.0.0' },
+    { versionNegotiation: { mode: peer === 'v2 legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+  );
   client.onerror = (e) => void seen.errors.push(String(e));
-  const transport: V2Transport = 'url' in endpoint ? new V2Http(new URL(endpoint.url)) : new V2Stdio({ command: node, args: endpoint.args, stderr: 'ignore' });
+  const transport: V2Transport =
+    'url' in endpoint ? new V2Http(new URL(endpoint.url)) : new V2Stdio({ command: node, args: endpoint.args, stderr: 'ignore' });
   if (busy) busyAfterCall(transport as never);
   await client.connect(transport);
   try {
@@ -90,14 +95,18 @@ let recorded: Array<Array<{ progress: unknown; total: unknown }>> = [];
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 test.before(async () => {
   await recordTargetCassette(cassette);
-  recorded = loadCassette(cassette).sessions.filter((s) => s.messages.some((m) => (m.json as { method?: unknown } | undefined)?.method === 'tools/call')).map((s) =>
-    s.messages
-      .filter((m) => m.direction === 'server-to-client' && (m.json as { method?: unknown } | undefined)?.method === 'notifications/progress')
-      .map((m) => {
-        const { progress, total } = (m.json as { params: { progress: unknown; total: unknown } }).params;
-        return { progress, total };
-      }),
-  );
+  recorded = loadCassette(cassette)
+    .sessions.filter((s) => s.messages.some((m) => (m.json as { method?: unknown } | undefined)?.method === 'tools/call'))
+    .map((s) =>
+      s.messages
+        .filter(
+          (m) => m.direction === 'server-to-client' && (m.json as { method?: unknown } | undefined)?.method === 'notifications/progress',
+        )
+        .map((m) => {
+          const { progress, total } = (m.json as { params: { progress: unknown; total: unknown } }).params;
+          return { progress, total };
+        }),
+    );
 });
 
 /** Every peer's call against one endpoint, and what each should have seen: the recorded steps,
@@ -133,23 +142,46 @@ for (const timing of TIMINGS) {
   });
 }
 
-test.serial('stdio bytes: only an answer that follows progress is preceded by spaces, 64 KiB after the last progress line; the messages are unchanged', async (t) => {
-  const child = spawnTracked(t, node, serveArgs(cassette));
-  const done = collect(child);
-  const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'count', arguments: { n: 3 }, _meta: { progressToken: 'p' } } };
-  for (const m of [LEGACY_INIT, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, call]) child.stdin!.write(JSON.stringify(m) + '\n');
-  child.stdin!.end();
-  const out = (await done).stdout.toString('utf8');
-  const lines = out.split('\n').slice(0, -1);
-  const messages = lines.map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { progressToken?: unknown; progress?: unknown } });
-  t.deepEqual(messages.filter((m) => m.method === 'notifications/progress').map((m) => [m.params!.progressToken, m.params!.progress]), [['p', 1], ['p', 2], ['p', 3]]);
-  const answer = messages.findIndex((m) => m.id === 7);
-  const lastProgress = messages.map((m) => m.method).lastIndexOf('notifications/progress');
-  t.true(lastProgress < answer, 'progress before the answer');
-  const padded = lines.filter((l) => l.startsWith(' '));
-  t.deepEqual(padded, [lines[answer]], 'no other line is padded (the handshake, tools/list, the notifications)');
-  t.is(lines[answer]!.trimStart(), JSON.stringify(messages[answer]), 'the answer itself is unchanged');
-  // Line ends: the answer's newline is exactly 64 KiB after the last progress notification's.
-  const end = (i: number) => Buffer.byteLength(lines.slice(0, i + 1).join('\n'));
-  t.is(end(answer) - end(lastProgress), 64 * 1024);
-});
+test.serial(
+  'stdio bytes: only an answer that follows progress is preceded by spaces, 64 KiB after the last progress line; the messages are unchanged',
+  async (t) => {
+    const child = spawnTracked(t, node, serveArgs(cassette));
+    const done = collect(child);
+    const call = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'count', arguments: { n: 3 }, _meta: { progressToken: 'p' } },
+    };
+    for (const m of [
+      LEGACY_INIT,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      call,
+    ])
+      child.stdin!.write(JSON.stringify(m) + '\n');
+    child.stdin!.end();
+    const out = (await done).stdout.toString('utf8');
+    const lines = out.split('\n').slice(0, -1);
+    const messages = lines.map(
+      (l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { progressToken?: unknown; progress?: unknown } },
+    );
+    t.deepEqual(
+      messages.filter((m) => m.method === 'notifications/progress').map((m) => [m.params!.progressToken, m.params!.progress]),
+      [
+        ['p', 1],
+        ['p', 2],
+        ['p', 3],
+      ],
+    );
+    const answer = messages.findIndex((m) => m.id === 7);
+    const lastProgress = messages.map((m) => m.method).lastIndexOf('notifications/progress');
+    t.true(lastProgress < answer, 'progress before the answer');
+    const padded = lines.filter((l) => l.startsWith(' '));
+    t.deepEqual(padded, [lines[answer]], 'no other line is padded (the handshake, tools/list, the notifications)');
+    t.is(lines[answer]!.trimStart(), JSON.stringify(messages[answer]), 'the answer itself is unchanged');
+    // Line ends: the answer's newline is exactly 64 KiB after the last progress notification's.
+    const end = (i: number) => Buffer.byteLength(lines.slice(0, i + 1).join('\n'));
+    t.is(end(answer) - end(lastProgress), 64 * 1024);
+  },
+);

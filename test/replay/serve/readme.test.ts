@@ -14,13 +14,19 @@ import { readJson, starts } from './helpers.js';
 
 const run = promisify(execFile);
 
-test.serial('the README\'s node:test example: `node --test` records the cassette once, then replays it without the server', async (t) => {
+test.serial("the README's node:test example: `node --test` records the cassette once, then replays it without the server", async (t) => {
   const project = tempDir(t);
   mkdirSync(join(project, 'node_modules', '@modelcontextprotocol'), { recursive: true });
   symlinkSync(root, join(project, 'node_modules', 'mcp-cassette'), 'dir');
-  symlinkSync(join(root, 'node_modules', '@modelcontextprotocol', 'client'), join(project, 'node_modules', '@modelcontextprotocol', 'client'), 'dir');
+  symlinkSync(
+    join(root, 'node_modules', '@modelcontextprotocol', 'client'),
+    join(project, 'node_modules', '@modelcontextprotocol', 'client'),
+    'dir',
+  );
   const marker = join(project, 'starts');
-  writeFileSync(join(project, 'agent.test.mjs'), `
+  writeFileSync(
+    join(project, 'agent.test.mjs'),
+    `
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/client';
@@ -47,8 +53,10 @@ test('the agent adds numbers', async () => {
     assert.match(await runAgent({ command, args }), /add.* {"sum":42}/);
   });
 });
-`);
-  const nodeTest = () => run(node, ['--test', 'agent.test.mjs'], { cwd: project, env: { ...process.env, MCP_CASSETTE_MODE: '' }, timeout: 60_000 });
+`,
+  );
+  const nodeTest = () =>
+    run(node, ['--test', 'agent.test.mjs'], { cwd: project, env: { ...process.env, MCP_CASSETTE_MODE: '' }, timeout: 60_000 });
   const first = await nodeTest();
   t.regex(first.stdout, /# pass 1/);
   const cassette = join(project, 'cassettes', 'adder.cassette.json');

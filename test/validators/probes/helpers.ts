@@ -28,7 +28,10 @@ export function sessionFrom(pairs: { request: Json; response?: Json }[], target:
   const messages: RecordedMessage[] = [];
   let seq = 0;
   for (const p of pairs) {
-    for (const [json, direction, channel] of [[p.request, 'client-to-server', 'stdin'], [p.response, 'server-to-client', 'stdout']] as const) {
+    for (const [json, direction, channel] of [
+      [p.request, 'client-to-server', 'stdin'],
+      [p.response, 'server-to-client', 'stdout'],
+    ] as const) {
       if (!json) continue;
       seq += 1;
       messages.push({ seq, t: seq, direction, channel, kind: classify(json), bytes: JSON.stringify(json).length, json });
@@ -54,7 +57,10 @@ export function writeCassette(dir: string, name: string, sessions: RecordedSessi
 
 /** Talks 2026-07-28 to a stdio server, raw, and returns each request with its real answer; an
  * input_required answer to `confirm_action` is followed by its retry. */
-export async function converse(command: string[], steps: { method: string; params?: Json }[]): Promise<{ request: Json; response?: Json }[]> {
+export async function converse(
+  command: string[],
+  steps: { method: string; params?: Json }[],
+): Promise<{ request: Json; response?: Json }[]> {
   const proc = new RawStdioProcess({ command });
   const pairs: { request: Json; response?: Json }[] = [];
   let id = 0;
@@ -65,7 +71,17 @@ export async function converse(command: string[], steps: { method: string; param
       pairs.push({ request, ...(response ? { response } : {}) });
       const r = response?.result as Json | undefined;
       if (r?.resultType === 'input_required') {
-        const retry: Json = { jsonrpc: '2.0', id: id++, method: s.method, params: { ...(s.params ?? {}), inputResponses: { confirm: { action: 'accept', content: { ok: true } } }, ...(typeof r.requestState === 'string' ? { requestState: r.requestState } : {}), _meta: ENVELOPE } };
+        const retry: Json = {
+          jsonrpc: '2.0',
+          id: id++,
+          method: s.method,
+          params: {
+            ...(s.params ?? {}),
+            inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+            ...(typeof r.requestState === 'string' ? { requestState: r.requestState } : {}),
+            _meta: ENVELOPE,
+          },
+        };
         const second = await proc.request(retry, 10_000);
         pairs.push({ request: retry, ...(second.response ? { response: second.response } : {}) });
       }

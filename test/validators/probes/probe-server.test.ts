@@ -14,7 +14,11 @@ function args(cassette: string, over: Partial<ProbeArgs>): ProbeArgs {
 
 const failing = (results: ProbeResult[]) => [...new Set(results.filter((r) => r.outcome === 'fail').map((r) => r.rule))].sort();
 const passing = (results: ProbeResult[]) => [...new Set(results.filter((r) => r.outcome === 'pass').map((r) => r.rule))].sort();
-const show = (results: ProbeResult[]) => results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.probe} ${r.rule}: ${r.reason}`).join('\n');
+const show = (results: ProbeResult[]) =>
+  results
+    .filter((r) => r.outcome !== 'pass')
+    .map((r) => `${r.outcome} ${r.probe} ${r.rule}: ${r.reason}`)
+    .join('\n');
 
 let cassettePath: Promise<string> | undefined;
 const shared = sharedTempDir();
@@ -32,11 +36,26 @@ function httpServer(t: Parameters<typeof startHttp>[0], defects: string[] = []):
 test('the correct server passes every applicable probe over stdio', async (t) => {
   const run = await probe(args(await cassette(t), { command: [node, probeServer, 'stdio'] }));
   t.deepEqual(failing(run.results), [], show(run.results));
-  t.false(run.results.some((r) => r.outcome === 'inconclusive' || r.outcome === 'skipped'), show(run.results));
+  t.false(
+    run.results.some((r) => r.outcome === 'inconclusive' || r.outcome === 'skipped'),
+    show(run.results),
+  );
   t.deepEqual(passing(run.results), [
-    'CAP-UNDECLARED-32601', 'ENV-INFO-NOEFFECT', 'MRTR-ANY-INSTANCE', 'MRTR-STATE-INTEGRITY', 'MRTR-STATE-REPLAY',
-    'STATE-LIST-INVARIANT', 'STDIO-EOF-EXIT', 'TOOLS-ERR-EXECUTION', 'TOOLS-ERR-PROTOCOL', 'TOOLS-VALIDATE-INPUTS',
-    'VER-INIT-ERR-NAMES', 'VER-META-MISSING-32602', 'VER-MISSING-CAP-32021', 'VER-NO-CAP-INFERENCE', 'VER-UNSUPPORTED-32022',
+    'CAP-UNDECLARED-32601',
+    'ENV-INFO-NOEFFECT',
+    'MRTR-ANY-INSTANCE',
+    'MRTR-STATE-INTEGRITY',
+    'MRTR-STATE-REPLAY',
+    'STATE-LIST-INVARIANT',
+    'STDIO-EOF-EXIT',
+    'TOOLS-ERR-EXECUTION',
+    'TOOLS-ERR-PROTOCOL',
+    'TOOLS-VALIDATE-INPUTS',
+    'VER-INIT-ERR-NAMES',
+    'VER-META-MISSING-32602',
+    'VER-MISSING-CAP-32021',
+    'VER-NO-CAP-INFERENCE',
+    'VER-UNSUPPORTED-32022',
   ]);
 });
 
@@ -44,12 +63,32 @@ test('the correct server passes every applicable probe over Streamable HTTP, aut
   const url = await httpServer(t);
   const run = await probe(args(await cassette(t), { url, header: [`Authorization: Bearer ${TOKEN}`] }));
   t.deepEqual(failing(run.results), [], show(run.results));
-  t.false(run.results.some((r) => r.outcome === 'inconclusive' || r.outcome === 'skipped' || r.outcome === 'not-applicable'), show(run.results));
+  t.false(
+    run.results.some((r) => r.outcome === 'inconclusive' || r.outcome === 'skipped' || r.outcome === 'not-applicable'),
+    show(run.results),
+  );
   t.deepEqual(passing(run.results), [
-    'AUTH-401', 'AUTH-PRM-LOCATION', 'ENV-INFO-NOEFFECT', 'HTTP-404-METHOD', 'HTTP-405-GET-DELETE', 'HTTP-HDR-VALIDATE',
-    'HTTP-ORIGIN', 'HTTP-PV-ABSENT', 'HTTP-PV-UNSUPPORTED', 'MRTR-ANY-INSTANCE', 'MRTR-STATE-INTEGRITY', 'MRTR-STATE-REPLAY',
-    'STATE-LIST-INVARIANT', 'TOOLS-ERR-EXECUTION', 'TOOLS-ERR-PROTOCOL', 'TOOLS-VALIDATE-INPUTS', 'VER-INIT-ERR-NAMES',
-    'VER-META-MISSING-32602', 'VER-MISSING-CAP-32021', 'VER-NO-CAP-INFERENCE', 'VER-UNSUPPORTED-32022',
+    'AUTH-401',
+    'AUTH-PRM-LOCATION',
+    'ENV-INFO-NOEFFECT',
+    'HTTP-404-METHOD',
+    'HTTP-405-GET-DELETE',
+    'HTTP-HDR-VALIDATE',
+    'HTTP-ORIGIN',
+    'HTTP-PV-ABSENT',
+    'HTTP-PV-UNSUPPORTED',
+    'MRTR-ANY-INSTANCE',
+    'MRTR-STATE-INTEGRITY',
+    'MRTR-STATE-REPLAY',
+    'STATE-LIST-INVARIANT',
+    'TOOLS-ERR-EXECUTION',
+    'TOOLS-ERR-PROTOCOL',
+    'TOOLS-VALIDATE-INPUTS',
+    'VER-INIT-ERR-NAMES',
+    'VER-META-MISSING-32602',
+    'VER-MISSING-CAP-32021',
+    'VER-NO-CAP-INFERENCE',
+    'VER-UNSUPPORTED-32022',
   ]);
 });
 
@@ -109,7 +148,10 @@ test('without --allow-side-effects a tool without readOnlyHint is never re-sent:
   const run = await probe(args(await cassette(t), { command: [node, probeServer, 'stdio'], allowSideEffects: false }));
   const skipped = run.results.filter((r) => r.outcome === 'skipped');
   t.deepEqual([...new Set(skipped.map((r) => r.probe))].sort(), ['missing-capability', 'mrtr-state']);
-  t.true(skipped.every((r) => /confirm_action.*readOnlyHint: true.*--allow-side-effects/.test(r.reason)), show(skipped));
+  t.true(
+    skipped.every((r) => /confirm_action.*readOnlyHint: true.*--allow-side-effects/.test(r.reason)),
+    show(skipped),
+  );
   // `add` is annotated readOnlyHint: true, so it is still probed.
   t.is(run.results.find((r) => r.rule === 'TOOLS-VALIDATE-INPUTS')?.outcome, 'pass');
   t.deepEqual(failing(run.results), []);
@@ -127,7 +169,10 @@ test('only the server named on the command line is contacted, never the one reco
   const path = await cassette(t);
   const doc = JSON.parse(readFileSync(path, 'utf8')) as { sessions: { target: unknown }[] };
   // The recorded target points at the sentinel (as a command and, for good measure, a URL).
-  doc.sessions[0]!.target = { command: [node, '-e', `require('http').get('http://127.0.0.1:${(sentinel.address() as AddressInfo).port}/')`], cwd: '/' };
+  doc.sessions[0]!.target = {
+    command: [node, '-e', `require('http').get('http://127.0.0.1:${(sentinel.address() as AddressInfo).port}/')`],
+    cwd: '/',
+  };
   const copy = path.replace(/\.cassette\.json$/, '-sentinel.cassette.json');
   writeFileSync(copy, JSON.stringify(doc));
   await t.throwsAsync(probe(args(copy, {})), { message: /name the server to probe/ });

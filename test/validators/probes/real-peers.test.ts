@@ -80,7 +80,9 @@ test('v2 SDK example server over Streamable HTTP (createMcpHandler, 2025 served 
 
 test('v2 SDK example server over Streamable HTTP, modern-only (legacy: reject): GET/DELETE 405 and initialize naming versions', async (t) => {
   const url = await startHttp(t, [exampleServer, 'http', '0', 'reject']);
-  const run = await probe(args(join(examples, 'example-server-http.cassette.json'), { url, probe: ['legacy-initialize', 'header-absent'] }));
+  const run = await probe(
+    args(join(examples, 'example-server-http.cassette.json'), { url, probe: ['legacy-initialize', 'header-absent'] }),
+  );
   t.deepEqual(outcomes(run.results), {
     'legacy-initialize VER-INIT-ERR-NAMES': 'pass',
     'legacy-initialize HTTP-405-GET-DELETE': 'pass',
@@ -125,8 +127,16 @@ test('server-everything over Streamable HTTP (sessionful 2025, forced onto 127.0
       s.close(() => r(p));
     });
   });
-  const child = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'], { env: { ...process.env, PORT: String(probePort) } });
-  await Promise.race([waitForOutput(child.stderr!, (s) => s.includes(String(probePort))), waitForOutput(child.stdout!, (s) => s.includes(String(probePort)))]);
+  const child = spawnTracked(
+    t,
+    node,
+    ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'],
+    { env: { ...process.env, PORT: String(probePort) } },
+  );
+  await Promise.race([
+    waitForOutput(child.stderr!, (s) => s.includes(String(probePort))),
+    waitForOutput(child.stdout!, (s) => s.includes(String(probePort))),
+  ]);
   const run = await probe(args(join(examples, 'server-everything.cassette.json'), { url: `http://127.0.0.1:${probePort}/mcp` }));
   t.deepEqual(outcomes(run.results), {
     'list-invariant STATE-LIST-INVARIANT': 'pass',
@@ -149,14 +159,21 @@ test('server-everything over Streamable HTTP (sessionful 2025, forced onto 127.0
   });
 });
 
-const TMCP_STEPS = [{ method: 'server/discover' }, { method: 'tools/list' }, { method: 'prompts/list' }, { method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } }];
+const TMCP_STEPS = [
+  { method: 'server/discover' },
+  { method: 'tools/list' },
+  { method: 'prompts/list' },
+  { method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+];
 
 let tmcpCassette: Promise<string> | undefined;
 const shared = sharedTempDir();
 test.after.always(shared.remove);
 function tmcpRecorded(_t: unknown): Promise<string> {
   const command = [node, tmcpServer, 'stdio'];
-  tmcpCassette ??= converse(command, TMCP_STEPS).then((pairs) => writeCassette(shared.dir, 'tmcp.cassette.json', [sessionFrom(pairs, command)]));
+  tmcpCassette ??= converse(command, TMCP_STEPS).then((pairs) =>
+    writeCassette(shared.dir, 'tmcp.cassette.json', [sessionFrom(pairs, command)]),
+  );
   return tmcpCassette;
 }
 

@@ -19,7 +19,16 @@ const cassette = (_t: unknown) => (cassettePath ??= probeServerCassette(shared.d
 const defective = (defect: string) => [node, probeServer, 'stdio', '--defect', defect];
 
 function args(c: string, over: Partial<ProbeArgs>): ProbeArgs {
-  return { cassette: c, command: [], allowSideEffects: true, format: 'text', header: [], probe: ['unknown-tool', 'invalid-arguments'], timeout: 5000, ...over };
+  return {
+    cassette: c,
+    command: [],
+    allowSideEffects: true,
+    format: 'text',
+    header: [],
+    probe: ['unknown-tool', 'invalid-arguments'],
+    timeout: 5000,
+    ...over,
+  };
 }
 
 test('the expected-failures YAML: a listed failure is expected, a listed probe that passes is stale', async (t) => {
@@ -27,15 +36,22 @@ test('the expected-failures YAML: a listed failure is expected, a listed probe t
   const run = await probe(args(await cassette(t), { command: defective('unknown-tool-iserror') }));
   const { stale } = applyBaseline(run.results, entries);
   t.is(run.results.find((r) => r.rule === 'TOOLS-ERR-PROTOCOL')?.baseline, 'expected');
-  t.deepEqual(stale.map((e) => e.text), ['invalid-arguments:TOOLS-VALIDATE-INPUTS']);
+  t.deepEqual(
+    stale.map((e) => e.text),
+    ['invalid-arguments:TOOLS-VALIDATE-INPUTS'],
+  );
   t.is(run.results.find((r) => r.rule === 'TOOLS-VALIDATE-INPUTS')?.baseline, 'stale');
   t.is(run.results.find((r) => r.rule === 'TOOLS-ERR-EXECUTION')?.baseline, undefined, 'a per-rule entry covers only that rule');
 });
 
 test('the expected-failures YAML is checked: unknown probes, mappings and contradictions are errors', (t) => {
   t.throws(() => parseBaseline('probe:\n  - no-such-probe\n', 'b.yml', ids), { message: /unknown probe `no-such-probe`/ });
-  t.throws(() => parseBaseline('probe:\n  - mrtr-state: MRTR-STATE-REPLAY\n', 'b.yml', ids), { message: /without a space after the colon/ });
-  t.throws(() => parseBaseline('probe:\n  - mrtr-state\n  - mrtr-state:MRTR-STATE-REPLAY\n', 'b.yml', ids), { message: /both whole and per rule/ });
+  t.throws(() => parseBaseline('probe:\n  - mrtr-state: MRTR-STATE-REPLAY\n', 'b.yml', ids), {
+    message: /without a space after the colon/,
+  });
+  t.throws(() => parseBaseline('probe:\n  - mrtr-state\n  - mrtr-state:MRTR-STATE-REPLAY\n', 'b.yml', ids), {
+    message: /both whole and per rule/,
+  });
   t.throws(() => parseBaseline('probe: [unclosed\n', 'b.yml', ids), { message: /not valid YAML/ });
   t.deepEqual(parseBaseline('', 'b.yml', ids), []);
 });
@@ -53,14 +69,26 @@ test('--fail-on counts only new failures and stale entries, like validate', asyn
   t.is(await probeCommand({ ...failing, failOn: undefined }), 0, 'no --fail-on, exit 0');
 });
 
-test('reports come in validate\'s formats: json (with every probe), junit, sarif and github', async (t) => {
+test("reports come in validate's formats: json (with every probe), junit, sarif and github", async (t) => {
   const run = await probe(args(await cassette(t), { command: defective('unknown-tool-iserror') }));
-  const json = JSON.parse(renderProbeRun('json', run)) as { violations: { rule: string; severity: string }[]; probes: unknown[]; counts: { fail: number } };
-  t.deepEqual(json.violations.map((v) => [v.rule, v.severity]), [['TOOLS-ERR-PROTOCOL', 'error']]);
+  const json = JSON.parse(renderProbeRun('json', run)) as {
+    violations: { rule: string; severity: string }[];
+    probes: unknown[];
+    counts: { fail: number };
+  };
+  t.deepEqual(
+    json.violations.map((v) => [v.rule, v.severity]),
+    [['TOOLS-ERR-PROTOCOL', 'error']],
+  );
   t.is(json.probes.length, run.results.length);
   t.is(json.counts.fail, 1);
-  const sarif = JSON.parse(renderProbeRun('sarif', run)) as { runs: { results: { ruleId: string; message: { text: string } }[]; tool: { driver: { rules: { id: string }[] } } }[] };
-  t.deepEqual(sarif.runs[0]!.results.map((r) => r.ruleId), ['TOOLS-ERR-PROTOCOL']);
+  const sarif = JSON.parse(renderProbeRun('sarif', run)) as {
+    runs: { results: { ruleId: string; message: { text: string } }[]; tool: { driver: { rules: { id: string }[] } } }[];
+  };
+  t.deepEqual(
+    sarif.runs[0]!.results.map((r) => r.ruleId),
+    ['TOOLS-ERR-PROTOCOL'],
+  );
   t.regex(sarif.runs[0]!.results[0]!.message.text, /Sent: .*no-such-tool.*Got: .*isError/);
   const junit = new XMLParser({ ignoreAttributes: false }).parse(renderProbeRun('junit', run)) as { testsuites: { '@_failures': string } };
   t.is(junit.testsuites['@_failures'], '1');
@@ -76,20 +104,40 @@ test('a server that never answers times out cleanly: inconclusive, exit 2, no pr
   // the test's own timeout fails it; the reason says which deadline ended each probe.
   const run = await probe(args(await cassette(t), { command: silent, timeout: 300, probe: ['unsupported-version', 'unknown-tool'] }));
   t.true(run.results.every((r) => r.outcome === 'inconclusive' && /no answer within 300 ms/.test(r.reason)));
-  t.is(await probeCommand(args(await cassette(t), { command: silent, timeout: 300, probe: ['unknown-tool'], output: join(tempDir(t), 'r.txt') })), 2);
-  const alive = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  });
+  t.is(
+    await probeCommand(
+      args(await cassette(t), { command: silent, timeout: 300, probe: ['unknown-tool'], output: join(tempDir(t), 'r.txt') }),
+    ),
+    2,
+  );
+  const alive = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
   t.deepEqual(alive, [], 'every spawned server was ended');
 });
 
 test('the CLI: probe <cassette> -- <command> with --format json and --fail-on', async (t) => {
   const c = await cassette(t);
-  const child = spawnTracked(t, node, [cli, 'probe', c, '--format', 'json', '--fail-on', 'error', '--allow-side-effects', '--probe', 'unknown-tool', '--', ...defective('unknown-tool-iserror')]);
+  const child = spawnTracked(t, node, [
+    cli,
+    'probe',
+    c,
+    '--format',
+    'json',
+    '--fail-on',
+    'error',
+    '--allow-side-effects',
+    '--probe',
+    'unknown-tool',
+    '--',
+    ...defective('unknown-tool-iserror'),
+  ]);
   child.stdin!.end();
   const done = await collect(child);
   t.is(done.code, 1, done.stderr);

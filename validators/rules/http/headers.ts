@@ -19,37 +19,65 @@ function modernPost(o: Parameters<Rule['check']>[0]) {
 
 export const headersRules: Rule[] = [
   {
-    id: 'HTTP-PV-PRESENT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
+    id: 'HTTP-PV-PRESENT',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
     title: 'Every POST carries MCP-Protocol-Version',
     on: ['client-request'],
     check(o, report, state) {
       const json = modernPost(o);
-      if (json && 'id' in json && state.header(o.msg, 'mcp-protocol-version') === undefined) report('', `${String(json.method)} was POSTed without an MCP-Protocol-Version header`);
+      if (json && 'id' in json && state.header(o.msg, 'mcp-protocol-version') === undefined)
+        report('', `${String(json.method)} was POSTed without an MCP-Protocol-Version header`);
     },
   },
   {
-    id: 'HTTP-PV-MATCH', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
-    title: 'MCP-Protocol-Version equals the body\'s _meta protocolVersion',
+    id: 'HTTP-PV-MATCH',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Protocol Version Header',
+    title: "MCP-Protocol-Version equals the body's _meta protocolVersion",
     on: ['client-request', 'client-notification'],
     check(o, report, state) {
       const json = modernPost(o);
       const header = json ? state.header(o.msg, 'mcp-protocol-version') : undefined;
-      if (json && header !== undefined && header !== revisionOf(json)) report('/params/_meta', `MCP-Protocol-Version header ${header} but the body names ${String(revisionOf(json))}`);
+      if (json && header !== undefined && header !== revisionOf(json))
+        report('/params/_meta', `MCP-Protocol-Version header ${header} but the body names ${String(revisionOf(json))}`);
     },
   },
   {
-    id: 'HTTP-MCP-METHOD', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
-    title: 'Every request has an Mcp-Method header equal to the body\'s method',
+    id: 'HTTP-MCP-METHOD',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
+    title: "Every request has an Mcp-Method header equal to the body's method",
     on: ['client-request'],
     check(o, report, state) {
       const json = modernPost(o);
       if (!json || !('id' in json)) return;
       const header = state.header(o.msg, 'mcp-method');
-      if (header !== json.method) report('/method', header === undefined ? `${String(json.method)} was POSTed without an Mcp-Method header` : `Mcp-Method ${header} but the body's method is ${String(json.method)}`);
+      if (header !== json.method)
+        report(
+          '/method',
+          header === undefined
+            ? `${String(json.method)} was POSTed without an Mcp-Method header`
+            : `Mcp-Method ${header} but the body's method is ${String(json.method)}`,
+        );
     },
   },
   {
-    id: 'HTTP-MCP-NAME', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
+    id: 'HTTP-MCP-NAME',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Standard Request Headers',
     title: 'tools/call, prompts/get and resources/read send Mcp-Name',
     on: Object.keys(NAMED).flatMap((m): Interest[] => [`client-request ${m}`, `client-notification ${m}`]),
     check(o, report, state) {
@@ -60,11 +88,22 @@ export const headersRules: Rule[] = [
       const header = state.header(o.msg, 'mcp-name');
       // Base64 sentinel values are compared decoded; a badly encoded one is HTTP-B64-SENTINEL's.
       if (header !== undefined && typeof params[field] === 'string' && sentinelProblem(header, params[field] as string)) return;
-      if ((header === undefined ? undefined : decodeHeaderValue(header)) !== params[field]) report(`/params/${field}`, header === undefined ? `${String(json.method)} without an Mcp-Name header` : `Mcp-Name ${header} but params.${field} is ${JSON.stringify(params[field])}`);
+      if ((header === undefined ? undefined : decodeHeaderValue(header)) !== params[field])
+        report(
+          `/params/${field}`,
+          header === undefined
+            ? `${String(json.method)} without an Mcp-Name header`
+            : `Mcp-Name ${header} but params.${field} is ${JSON.stringify(params[field])}`,
+        );
     },
   },
   {
-    id: 'HTTP-400-MODERN', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Server Validation',
+    id: 'HTTP-400-MODERN',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Server Validation',
     title: '-32020, -32021, -32022 and a missing-envelope -32602 are sent with HTTP 400',
     on: ['server-error'],
     check(o, report, state) {
@@ -72,48 +111,73 @@ export const headersRules: Rule[] = [
       if (o.msg.direction !== 'server-to-client' || !o.msg.http || typeof code !== 'number') return;
       const x = state.exchanges.get(o.msg.http.exchange);
       const missingEnvelope = code === -32602 && o.request !== undefined && missingEnvelopeOf(o.request.json);
-      if ((code === -32020 || code === -32021 || code === -32022 || missingEnvelope) && x?.status !== undefined && x.status !== 400) report('/error/code', `error ${code} came with HTTP status ${x.status}, not 400`);
+      if ((code === -32020 || code === -32021 || code === -32022 || missingEnvelope) && x?.status !== undefined && x.status !== 400)
+        report('/error/code', `error ${code} came with HTTP status ${x.status}, not 400`);
     },
   },
   {
-    id: 'HTTP-NO-SESSION', level: 'SHOULD', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
+    id: 'HTTP-NO-SESSION',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
     title: 'A 2026-07-28 exchange never mints or echoes Mcp-Session-Id',
     on: ['server-response'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.msg.http || !o.request || o.request.era !== 'modern') return;
       const x = state.exchanges.get(o.msg.http.exchange);
-      if (x?.responseHeaders?.['mcp-session-id'] !== undefined) report('', 'a 2026-07-28 answer carries an Mcp-Session-Id header; the revision has no protocol sessions');
+      if (x?.responseHeaders?.['mcp-session-id'] !== undefined)
+        report('', 'a 2026-07-28 answer carries an Mcp-Session-Id header; the revision has no protocol sessions');
     },
   },
   {
-    id: 'HTTP-ACCEPT', level: 'MUST', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
+    id: 'HTTP-ACCEPT',
+    level: 'MUST',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'The Accept header lists application/json and text/event-stream',
     on: ['client-json'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.msg.http || !o.json || !('id' in o.json)) return;
       const accept = state.header(o.msg, 'accept') ?? '';
-      if (!accept.includes('application/json') || !accept.includes('text/event-stream')) report('', `Accept is ${JSON.stringify(accept)}; it must list application/json and text/event-stream`);
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+        report('', `Accept is ${JSON.stringify(accept)}; it must list application/json and text/event-stream`);
     },
   },
   {
-    id: 'HTTP-REQ-CT', level: 'MUST', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
+    id: 'HTTP-REQ-CT',
+    level: 'MUST',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'A request is answered with application/json or text/event-stream',
     on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
       if (o.msg.direction !== 'server-to-client' || !x || !state.once(`ct:${x.id}`)) return;
       const type = (x.contentType ?? '').toLowerCase();
-      if (!type.startsWith('application/json') && !type.startsWith('text/event-stream')) report('', `the answer's Content-Type is ${JSON.stringify(x.contentType ?? '')}`);
+      if (!type.startsWith('application/json') && !type.startsWith('text/event-stream'))
+        report('', `the answer's Content-Type is ${JSON.stringify(x.contentType ?? '')}`);
     },
   },
   {
-    id: 'HTTP-XACCEL', level: 'SHOULD', obs: '1', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
+    id: 'HTTP-XACCEL',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Receiving Messages',
     title: 'SSE responses send X-Accel-Buffering: no',
     on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !x || !state.once(`xaccel:${x.id}`)) return;
-      if (x.responseHeaders?.['x-accel-buffering'] !== 'no') report('', 'an SSE response without X-Accel-Buffering: no (proxies may buffer it)');
+      if (x.responseHeaders?.['x-accel-buffering'] !== 'no')
+        report('', 'an SSE response without X-Accel-Buffering: no (proxies may buffer it)');
     },
   },
 ];

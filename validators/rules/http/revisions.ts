@@ -1,13 +1,27 @@
 /** RULES.md §19, Streamable HTTP: what differs between revisions (era detection, resumption, notifications). */
 import type { HttpExchange } from '../../../lib/cassette/cassette.js';
 import type { ExchangeFact } from '../../recording.js';
-import { type BareExchangeRule, type ExchangeRule, type Interest, isObject, type RecordingRule, type Report, type Rule, type SessionEndRule } from '../../rule.js';
+import {
+  type BareExchangeRule,
+  type ExchangeRule,
+  type Interest,
+  isObject,
+  type RecordingRule,
+  type Report,
+  type Rule,
+  type SessionEndRule,
+} from '../../rule.js';
 import { idKey, MODERN_REVISION } from '../../session-state.js';
 import { exchangesOf, factFromServer, fromServer, headerOf, is2xx, modernClientMessage, perSession } from '../support/http.js';
 import { LISTEN, metaOf, notification, params, SUB_ID } from '../support/messages.js';
 
 /** The core notifications a client used to send; none belongs on 2026-07-28 HTTP. */
-const CORE_CLIENT_NOTIFICATIONS = new Set(['notifications/cancelled', 'notifications/initialized', 'notifications/progress', 'notifications/roots/list_changed']);
+const CORE_CLIENT_NOTIFICATIONS = new Set([
+  'notifications/cancelled',
+  'notifications/initialized',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+]);
 
 /*
  * The rules that need several sessions of one recording (validators/recording.ts): on Streamable
@@ -37,7 +51,8 @@ function recognisedModernError(x: ExchangeFact): string | undefined {
       return isObject(data.requiredCapabilities) ? 'MissingRequiredClientCapability (-32021)' : undefined;
     case -32022: {
       const supported = data.supported;
-      const modernOnly = Array.isArray(supported) && supported.length > 0 && supported.every((v) => typeof v === 'string' && v >= MODERN_REVISION);
+      const modernOnly =
+        Array.isArray(supported) && supported.length > 0 && supported.every((v) => typeof v === 'string' && v >= MODERN_REVISION);
       return modernOnly ? `UnsupportedProtocolVersion (-32022, supported: ${(supported as string[]).join(', ')})` : undefined;
     }
     case -32602:
@@ -60,29 +75,45 @@ function resumedStream(x: HttpExchange, report: Report): void {
   const version = headerOf(x.requestHeaders, 'mcp-protocol-version');
   if (!x.mcp || x.method !== 'GET' || lastEventId === undefined || version === undefined || version < MODERN_REVISION) return;
   if (!fromServer(x) || !is2xx(x) || !isSse(x)) return;
-  report('', `a GET with Last-Event-ID ${JSON.stringify(lastEventId)} and MCP-Protocol-Version ${version} was answered with an event stream (HTTP ${x.status}): a ${version} server does not resume streams; ignore Last-Event-ID (and answer GET with 405)`);
+  report(
+    '',
+    `a GET with Last-Event-ID ${JSON.stringify(lastEventId)} and MCP-Protocol-Version ${version} was answered with an event stream (HTTP ${x.status}): a ${version} server does not resume streams; ignore Last-Event-ID (and answer GET with 405)`,
+  );
 }
 
 export const revisionsRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule | SessionEndRule)[] = [
   {
     // Extension notifications may exist; the core ones have no place on 2026-07-28 HTTP
     // (cancellation is closing the stream, and there is no handshake or roots notification).
-    id: 'HTTP-NO-CLIENT-NOTIF', level: 'desc', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Sending Messages',
+    id: 'HTTP-NO-CLIENT-NOTIF',
+    level: 'desc',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Sending Messages',
     title: 'No core client notifications are POSTed on 2026-07-28',
     on: [...CORE_CLIENT_NOTIFICATIONS].map((m): Interest => `client-notification ${m}`),
     check(o, report, state) {
       const json = modernClientMessage(o, state);
       if (!json || 'id' in json || !CORE_CLIENT_NOTIFICATIONS.has(json.method as string)) return;
-      report('/method', json.method === 'notifications/cancelled'
-        ? 'notifications/cancelled POSTed on 2026-07-28 HTTP; to cancel, close the request\'s response stream'
-        : `${String(json.method)} POSTed on 2026-07-28 HTTP; the core protocol defines no client notification over HTTP`);
+      report(
+        '/method',
+        json.method === 'notifications/cancelled'
+          ? "notifications/cancelled POSTed on 2026-07-28 HTTP; to cancel, close the request's response stream"
+          : `${String(json.method)} POSTed on 2026-07-28 HTTP; the core protocol defines no client notification over HTTP`,
+      );
     },
   },
   {
     // Passive reading: a 400 with a recognised modern error, then the same client's next request
     // (same User-Agent, in the same proxy run; a differing clientInfo rules it out) is an
     // `initialize`, sent within a few seconds. Without a User-Agent the client cannot be told.
-    id: 'HTTP-ERA-DETECT', level: 'SHOULD', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Backward Compatibility',
+    id: 'HTTP-ERA-DETECT',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Backward Compatibility',
     title: 'A client that gets a recognised 2026-07-28 error in a 400 stays modern instead of falling back to initialize',
     on: [],
     check() {},
@@ -102,7 +133,11 @@ export const revisionsRules: (Rule | ExchangeRule | RecordingRule | BareExchange
         const key = `${init.at.session}#${init.at.seq}`;
         if (reported.has(key)) continue;
         reported.add(key);
-        report(init.at, '/method', `the client fell back to initialize ${Math.round(init.t - x.endT)} ms after a 400 whose body is ${what} (session ${x.request!.at.session}); that error comes from a 2026-07-28 server: correct the request or retry with a supported version instead of falling back`);
+        report(
+          init.at,
+          '/method',
+          `the client fell back to initialize ${Math.round(init.t - x.endT)} ms after a 400 whose body is ${what} (session ${x.request!.at.session}); that error comes from a 2026-07-28 server: correct the request or retry with a supported version instead of falling back`,
+        );
       }
     },
   },
@@ -110,17 +145,26 @@ export const revisionsRules: (Rule | ExchangeRule | RecordingRule | BareExchange
     // Passively: a GET resuming a stream under 2026-07-28, and a 2026-07-28 request stream the
     // server ends unanswered after a `retry` hint (the 2025 polling pattern, SEP-1699), which
     // only works if the client resumes. SSE ids as such carry no meaning and are allowed.
-    id: 'HTTP-NO-RESUME', level: 'SHOULD', obs: '1', era: 'all', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
+    id: 'HTTP-NO-RESUME',
+    level: 'SHOULD',
+    obs: '1',
+    era: 'all',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Earlier Streamable HTTP Revisions',
     title: 'A 2026-07-28 server neither resumes streams nor relies on the client resuming one',
     on: ['server'],
     check(o, _report, state) {
-      if (o.msg.direction === 'server-to-client' && o.msg.http?.part === 'sse' && o.msg.http.sse?.retry !== undefined) retryHinted(state).add(o.msg.http.exchange);
+      if (o.msg.direction === 'server-to-client' && o.msg.http?.part === 'sse' && o.msg.http.sse?.retry !== undefined)
+        retryHinted(state).add(o.msg.http.exchange);
     },
     checkExchange(x, _first, report, state) {
       resumedStream(x, report);
       const req = state.exchangeRequest(x.id);
       if (x.outcome !== 'complete' || !isSse(x) || !retryHinted(state).has(x.id) || req?.era !== 'modern' || req.method === LISTEN) return;
-      report('', `the server ended the stream of ${req.method} ${JSON.stringify(req.json.id)} without answering it, after an SSE retry hint: that is the 2025 polling pattern (the client reconnects with Last-Event-ID), but 2026-07-28 streams are not resumable; keep the stream open until the response`);
+      report(
+        '',
+        `the server ended the stream of ${req.method} ${JSON.stringify(req.json.id)} without answering it, after an SSE retry hint: that is the 2025 polling pattern (the client reconnects with Last-Event-ID), but 2026-07-28 streams are not resumable; keep the stream open until the response`,
+      );
     },
     checkBareExchange(x, report) {
       resumedStream(x, report);
@@ -131,8 +175,13 @@ export const revisionsRules: (Rule | ExchangeRule | RecordingRule | BareExchange
     // LOG-REQUEST-SCOPED's and SUB-NO-REQSCOPED's; list changes and resource updates are
     // SUB-CHANGE-ONLY-ON-LISTEN's; cancellations CANCEL-HTTP's; anything after the response
     // HTTP-SSE-END's. What is left: task status and subscription acknowledgments.
-    id: 'HTTP-SSE-RELATED', level: 'MUST', obs: 'N', era: 'modern', transport: 'streamable-http', source: 'basic/transports/streamable-http.mdx §Receiving Messages',
-    title: 'Notifications on a request\'s SSE stream relate to that request',
+    id: 'HTTP-SSE-RELATED',
+    level: 'MUST',
+    obs: 'N',
+    era: 'modern',
+    transport: 'streamable-http',
+    source: 'basic/transports/streamable-http.mdx §Receiving Messages',
+    title: "Notifications on a request's SSE stream relate to that request",
     on: ['server-notification notifications/tasks/status', 'server-notification notifications/subscriptions/acknowledged'],
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !o.json || 'id' in o.json) return;
@@ -143,15 +192,26 @@ export const revisionsRules: (Rule | ExchangeRule | RecordingRule | BareExchange
       if (status) {
         // SEP-2663: on HTTP, task status goes only on the stream of a tasks/get for that task.
         const asked = params(carrier.json).taskId;
-        if (carrier.method !== 'tasks/get') report('/method', `notifications/tasks/status on the stream of ${request}; task status rides only the stream of a tasks/get for that task`);
-        else if (status.taskId !== asked) report('/params/taskId', `the status of task ${JSON.stringify(status.taskId)} on the stream of tasks/get for task ${JSON.stringify(asked)}`);
+        if (carrier.method !== 'tasks/get')
+          report(
+            '/method',
+            `notifications/tasks/status on the stream of ${request}; task status rides only the stream of a tasks/get for that task`,
+          );
+        else if (status.taskId !== asked)
+          report(
+            '/params/taskId',
+            `the status of task ${JSON.stringify(status.taskId)} on the stream of tasks/get for task ${JSON.stringify(asked)}`,
+          );
         return;
       }
       const ack = notification(o, 'notifications/subscriptions/acknowledged');
       const sub = ack ? metaOf(ack)?.[SUB_ID] : undefined;
       // An acknowledgment for another open listen (SUB-ID-TAG judges a tag that names none).
       if (sub !== undefined && carrier.method !== LISTEN && state.pending['client-to-server'].get(idKey(sub))?.method === LISTEN) {
-        report('/method', `the acknowledgment of subscription ${JSON.stringify(sub)} on the stream of ${request}; it belongs on that subscription's own stream`);
+        report(
+          '/method',
+          `the acknowledgment of subscription ${JSON.stringify(sub)} on the stream of ${request}; it belongs on that subscription's own stream`,
+        );
       }
     },
   },

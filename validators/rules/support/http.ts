@@ -34,7 +34,8 @@ export function encodingProblem(name: string, header: string, value: string): st
     const sent = header === value ? 'unencoded' : `as ${JSON.stringify(header)}`;
     return `${name} carries ${JSON.stringify(value)} ${sent}; a value that is not plain header-safe ASCII (or looks like a sentinel) must be sent as ${sentinelOf(value)}`;
   }
-  if (header !== value && SENTINEL_ANY_CASE.test(header) && !SENTINEL.test(header)) return `${name} is ${JSON.stringify(header)}: the =?base64? and ?= markers are lowercase and exact`;
+  if (header !== value && SENTINEL_ANY_CASE.test(header) && !SENTINEL.test(header))
+    return `${name} is ${JSON.stringify(header)}: the =?base64? and ?= markers are lowercase and exact`;
   return undefined;
 }
 
@@ -87,7 +88,7 @@ export function parseChallenges(headers: HttpHeaders | undefined): Challenge[] {
       let v = '';
       if (value[i] === '"') {
         i++;
-        while (i < value.length && value[i] !== '"') v += value[i] === '\\' ? value[++i] ?? '' : value[i], i++;
+        while (i < value.length && value[i] !== '"') (v += value[i] === '\\' ? (value[++i] ?? '') : value[i]), i++;
         i++;
       } else {
         const start = i;
@@ -104,7 +105,8 @@ export function parseChallenges(headers: HttpHeaders | undefined): Challenge[] {
 export const fromServer = (x: HttpExchange): boolean => x.status !== undefined && x.outcome !== 'refused' && x.outcome !== 'upstream-error';
 
 /** Exchanges the proxy answered itself (Host/Origin refusal, upstream down) are not the server's. */
-export const factFromServer = (x: ExchangeFact): boolean => x.status !== undefined && x.outcome !== 'refused' && x.outcome !== 'upstream-error';
+export const factFromServer = (x: ExchangeFact): boolean =>
+  x.status !== undefined && x.outcome !== 'refused' && x.outcome !== 'upstream-error';
 
 export function exchangesOf(sessions: readonly SessionDigest[]): ExchangeFact[] {
   return sessions.flatMap((s) => [...s.exchanges.values()]).sort((a, b) => a.t - b.t || a.id - b.id);
@@ -113,7 +115,8 @@ export function exchangesOf(sessions: readonly SessionDigest[]): ExchangeFact[] 
 /** Rule-private memory of one session, one WeakMap per concern. */
 export const perSession = sessionSlot;
 
-export const exchangeOf = (o: Observed, state: SessionState): HttpExchange | undefined => (o.msg.http ? state.exchanges.get(o.msg.http.exchange) : undefined);
+export const exchangeOf = (o: Observed, state: SessionState): HttpExchange | undefined =>
+  o.msg.http ? state.exchanges.get(o.msg.http.exchange) : undefined;
 
 export const is2xx = (x: HttpExchange): boolean => x.status !== undefined && x.status >= 200 && x.status < 300;
 
@@ -122,4 +125,3 @@ export const PRE_DISPATCH_STATUS = new Set([401, 403, 405, 406, 413, 415, 429]);
 
 /** Errors a server may give before it looks at the method: parse, envelope, headers, version, capabilities. */
 export const PRE_DISPATCH_CODES = new Set([-32700, -32600, -32020, -32021, -32022]);
-

@@ -3,7 +3,11 @@ import { type Interest, isObject, type Rule, since } from '../../rule.js';
 import { idKey, LIST_KEYS, mrtrKey, type PendingRequest, seenAt, sessionSlot } from '../../session-state.js';
 import { at, canonical, LISTEN, metaOf, notification, type O, type S, SUB_ID } from './messages.js';
 
-const RULE_OF_LIST: Record<string, string> = { 'tools/list': 'TOOLS-LIST-INVARIANT', 'resources/list': 'RES-LIST-INVARIANT', 'prompts/list': 'PROMPTS-LIST-INVARIANT' };
+const RULE_OF_LIST: Record<string, string> = {
+  'tools/list': 'TOOLS-LIST-INVARIANT',
+  'resources/list': 'RES-LIST-INVARIANT',
+  'prompts/list': 'PROMPTS-LIST-INVARIANT',
+};
 
 export const nameOf = (item: unknown): string => (isObject(item) ? String(item.name ?? item.uri ?? '') : '');
 
@@ -26,7 +30,11 @@ export function relist(o: Parameters<Rule['check']>[0], state: Parameters<Rule['
 
 export function invariance(method: string): Rule {
   return {
-    id: RULE_OF_LIST[method]!, level: 'MUST NOT', obs: 'N', era: 'all', source: `server/${method.split('/')[0]}.mdx §Capabilities`,
+    id: RULE_OF_LIST[method]!,
+    level: 'MUST NOT',
+    obs: 'N',
+    era: 'all',
+    source: `server/${method.split('/')[0]}.mdx §Capabilities`,
     // Earlier revisions let lists change within a session (list_changed was optional).
     revisions: since('2026-07-28'),
     title: `${method} does not change between calls or as a side effect of other requests`,
@@ -40,8 +48,15 @@ export function invariance(method: string): Rule {
       const removed = [...was.keys()].filter((k) => !now.has(k));
       const changed = [...now.keys()].filter((k) => was.has(k) && was.get(k) !== now.get(k));
       if (added.length || removed.length || changed.length) {
-        const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''].filter(Boolean);
-        report(`/result/${LIST_KEYS[method]}`, `${method} differs from its answer in ${seenAt(r.before, state)} without a list_changed notification: ${parts.join('; ')}`);
+        const parts = [
+          added.length ? `added ${added.join(', ')}` : '',
+          removed.length ? `removed ${removed.join(', ')}` : '',
+          changed.length ? `changed ${changed.join(', ')}` : '',
+        ].filter(Boolean);
+        report(
+          `/result/${LIST_KEYS[method]}`,
+          `${method} differs from its answer in ${seenAt(r.before, state)} without a list_changed notification: ${parts.join('; ')}`,
+        );
       }
     },
   };
@@ -53,12 +68,17 @@ export function asks(o: O, method: string): [Record<string, unknown>, string][] 
   if (o.json.method === method && isObject(o.json.params)) return [[o.json.params, '/params']];
   const r = isObject(o.json.result) ? o.json.result : undefined;
   if (!r || r.resultType !== 'input_required' || !isObject(r.inputRequests)) return [];
-  return Object.entries(r.inputRequests).filter(([, v]) => isObject(v) && v.method === method && isObject(v.params))
+  return Object.entries(r.inputRequests)
+    .filter(([, v]) => isObject(v) && v.method === method && isObject(v.params))
     .map(([k, v]) => [(v as Record<string, unknown>).params as Record<string, unknown>, `/result/inputRequests/${k}/params`]);
 }
 
 /** What `asks` reads: a 2025 server→client message with the method, or an input_required result. */
-export const asking = (method: string): Interest[] => [`server-request ${method}`, `server-notification ${method}`, 'server-input_required'];
+export const asking = (method: string): Interest[] => [
+  `server-request ${method}`,
+  `server-notification ${method}`,
+  'server-input_required',
+];
 
 /**
  * What a server asks of the client, from both carriers: a 2025 server→client request, and the
@@ -121,7 +141,12 @@ export const PAGINATED = new Set(['tools/list', 'prompts/list', 'resources/list'
 export const CACHEABLE = new Set([...PAGINATED, 'resources/read', 'server/discover']);
 
 /** The list_changed kind that invalidates each list. */
-export const KIND: Record<string, string> = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources', 'resources/templates/list': 'resources' };
+export const KIND: Record<string, string> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+};
 
 interface Caching {
   /** Per method, the message whose page ended with `nextCursor: ""`, until the client follows it. */
@@ -156,7 +181,8 @@ export function requestKey(request: Record<string, unknown>): string {
   return lastKey.key;
 }
 
-export const completeResult = (o: O) => (o.json && isObject(o.json.result) && o.json.result.resultType !== 'input_required' ? o.json.result : undefined);
+export const completeResult = (o: O) =>
+  o.json && isObject(o.json.result) && o.json.result.resultType !== 'input_required' ? o.json.result : undefined;
 
 /** The streak of re-fetches sent exactly when the previous answer went stale, this one included. */
 export function streakOf(t: Caching, o: O, key: string): number {
@@ -205,7 +231,10 @@ export const recallCaching = memory<Caching>(
       }
       const key = requestKey(req.json);
       const freshUntil = o.msg.t + (typeof r.ttlMs === 'number' && r.ttlMs > 0 ? r.ttlMs : 0);
-      t.answers.set(key, [...(t.answers.get(key) ?? []), { ...(auth !== undefined ? { auth } : {}), result: r, seq: o.msg.seq, freshUntil }]);
+      t.answers.set(key, [
+        ...(t.answers.get(key) ?? []),
+        { ...(auth !== undefined ? { auth } : {}), result: r, seq: o.msg.seq, freshUntil },
+      ]);
       const p = t.polls.get(key) ?? { streak: 0 };
       t.polls.set(key, { ...p, answerT: o.msg.t, ...(typeof r.ttlMs === 'number' ? { ttl: r.ttlMs } : {}) });
     };
@@ -228,13 +257,19 @@ export const recallAsks = memory<Asks>(
   (t, o) => {
     const json = o.json;
     if (!json) return undefined;
-    if (o.msg.direction === 'client-to-server' && json.method === 'initialize' && isObject(json.params) && isObject(json.params.capabilities)) {
+    if (
+      o.msg.direction === 'client-to-server' &&
+      json.method === 'initialize' &&
+      isObject(json.params) &&
+      isObject(json.params.capabilities)
+    ) {
       const caps = json.params.capabilities;
       return () => (t.initCaps = caps);
     }
     if (!o.request || !('id' in json) || !isObject(json.result)) return undefined;
     const forms = new Map<string, Record<string, unknown>>();
-    for (const [p, , key] of asked(o, 'elicitation/create')) if (key !== undefined && p.mode !== 'url' && isObject(p.requestedSchema)) forms.set(key, p.requestedSchema);
+    for (const [p, , key] of asked(o, 'elicitation/create'))
+      if (key !== undefined && p.mode !== 'url' && isObject(p.requestedSchema)) forms.set(key, p.requestedSchema);
     if (forms.size === 0) return undefined;
     const retry = mrtrKey(o.request.json);
     return () => t.forms.set(retry, forms);
@@ -246,7 +281,9 @@ export const recallAsks = memory<Asks>(
 export const ASK_LEARNS: Interest[] = ['client-request initialize', 'client-notification initialize', 'server-input_required'];
 
 const CHANGED_KIND: Record<string, string> = {
-  'notifications/tools/list_changed': 'tools', 'notifications/prompts/list_changed': 'prompts', 'notifications/resources/list_changed': 'resources',
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
 };
 
 interface Subscriptions {
@@ -285,7 +322,9 @@ export const recallSubscriptions = memory<Subscriptions>(
 /** What `recall` learns from: every rule of this file runs on these too (as well as on what it
  * judges), so that no message that teaches something is missed. */
 export const SUBSCRIPTION_LEARNS: Interest[] = [
-  `client-request ${LISTEN}`, `server-result ${LISTEN}`, 'server-notification notifications/subscriptions/acknowledged',
+  `client-request ${LISTEN}`,
+  `server-result ${LISTEN}`,
+  'server-notification notifications/subscriptions/acknowledged',
   ...Object.keys(CHANGED_KIND).flatMap((m): Interest[] => [`server-request ${m}`, `server-notification ${m}`]),
 ];
 
@@ -299,7 +338,11 @@ export function listChanged(kind: 'resources' | 'prompts', id: string, source: s
   const flag = `${kind}ListChanged`;
   const method = `${kind}/list`;
   return {
-    id, level: 'SHOULD', obs: 'N', era: 'modern', source,
+    id,
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'modern',
+    source,
     title: `A server declaring ${kind}.listChanged sends notifications/${kind}/list_changed to the subscriptions that asked`,
     on: [...SUBSCRIPTION_LEARNS, `server-result ${method}`],
     check(o, report, state) {
@@ -308,15 +351,23 @@ export function listChanged(kind: 'resources' | 'prompts', id: string, source: s
       if (o.msg.direction !== 'server-to-client' || !isObject(cap) || cap.listChanged !== true) return;
       const r = o.request?.method === method && o.json && isObject(o.json.result) ? o.json.result : undefined;
       const before = state.lastList.get(method);
-      if (!r || !before || !state.listChanged.has(kind) || (isObject(o.request!.json.params) && o.request!.json.params.cursor !== undefined)) return;
+      if (
+        !r ||
+        !before ||
+        !state.listChanged.has(kind) ||
+        (isObject(o.request!.json.params) && o.request!.json.params.cursor !== undefined)
+      )
+        return;
       if (canonical(r[kind]) === canonical(before.items)) return;
       for (const [key, a] of t.acked) {
         const open = state.pending['client-to-server'].has(key);
         if (open && a.filter[flag] === true && a.seq < before.seq && (t.delivered.get(key)?.get(kind) ?? -1) < before.seq) {
-          report(`/result/${kind}`, `${method} changed since message #${before.seq} and a list_changed went out, but not to subscription ${key}, which asked for ${flag}`);
+          report(
+            `/result/${kind}`,
+            `${method} changed since message #${before.seq} and a list_changed went out, but not to subscription ${key}, which asked for ${flag}`,
+          );
         }
       }
     },
   };
 }
-

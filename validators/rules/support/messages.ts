@@ -14,7 +14,6 @@ const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 
 export const KEY = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`);
 
-
 export const META = 'io.modelcontextprotocol/';
 
 export function meta(json?: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -62,7 +61,8 @@ export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 
 export const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/;
 
-export const resultFor = (o: O, method?: string) => (o.json && isObject(o.json.result) && (!method || o.request?.method === method) ? o.json.result : undefined);
+export const resultFor = (o: O, method?: string) =>
+  o.json && isObject(o.json.result) && (!method || o.request?.method === method) ? o.json.result : undefined;
 
 export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
@@ -96,7 +96,14 @@ export const isReadableId = (id: unknown): boolean => typeof id === 'string' || 
 export const extensionsOf = (caps?: Json): Json => obj(caps?.extensions) ?? {};
 
 export const canonicalWithMeta = (v: unknown): string =>
-  Array.isArray(v) ? `[${v.map(canonicalWithMeta).join(',')}]` : isObject(v) ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalWithMeta(v[k])}`).join(',')}}` : JSON.stringify(v);
+  Array.isArray(v)
+    ? `[${v.map(canonicalWithMeta).join(',')}]`
+    : isObject(v)
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonicalWithMeta(v[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v);
 
 /** Helpers shared by the features-*.ts rule groups. */
 export type O = Parameters<Rule['check']>[0];
@@ -122,7 +129,11 @@ const META_ONLY: ReadonlySet<string> = new Set(['_meta']);
 
 export function canonical(v: unknown, skip: ReadonlySet<string> = META_ONLY): string {
   if (Array.isArray(v)) return `[${v.map((x) => canonical(x, skip)).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).filter((k) => !skip.has(k)).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k], skip)}`).join(',')}}`;
+  if (isObject(v))
+    return `{${Object.keys(v)
+      .filter((k) => !skip.has(k))
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k], skip)}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }
-

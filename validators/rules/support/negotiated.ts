@@ -4,10 +4,15 @@ import { type Interest, isObject, type Observed } from '../../rule.js';
 import { idKey, mrtrKey, sessionSlot, type SessionState } from '../../session-state.js';
 import { canonicalWithMeta, isReadableId, type Json, MRTR_METHODS, obj, params, result } from './messages.js';
 
-export const LIST_FLAG: Record<string, string> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' };
+export const LIST_FLAG: Record<string, string> = {
+  tools: 'toolsListChanged',
+  prompts: 'promptsListChanged',
+  resources: 'resourcesListChanged',
+};
 
 /** A JSON-RPC error response whose id is null or absent. */
-export const idlessError = (o: Observed): boolean => !!o.json && isObject(o.json.error) && typeof o.json.method !== 'string' && (o.json.id === null || !('id' in o.json));
+export const idlessError = (o: Observed): boolean =>
+  !!o.json && isObject(o.json.error) && typeof o.json.method !== 'string' && (o.json.id === null || !('id' in o.json));
 
 /**
  * What these rules remember of a session beyond the shared SessionState. It follows the engine's
@@ -44,7 +49,17 @@ interface Memory {
   taskKeys: Map<string, Map<string, string>>;
 }
 
-const memories = sessionSlot<Memory>(() => ({ unreadable: 0, lastKind: {}, lastNotification: {}, untyped: new Set(), untypedLater: [], toolsComplete: false, taskRequests: new Map(), taskIds: new Set(), taskKeys: new Map() }));
+const memories = sessionSlot<Memory>(() => ({
+  unreadable: 0,
+  lastKind: {},
+  lastNotification: {},
+  untyped: new Set(),
+  untypedLater: [],
+  toolsComplete: false,
+  taskRequests: new Map(),
+  taskIds: new Set(),
+  taskKeys: new Map(),
+}));
 
 export function memoryOf(o: Observed, state: SessionState): Memory {
   const m = memories(state);
@@ -62,9 +77,12 @@ export function taskInputs(o: Observed): { taskId: string; inputRequests: Json; 
     const taskId = r.taskId ?? params(o.request.json).taskId;
     return typeof taskId === 'string' ? { taskId, inputRequests: r.inputRequests, at: '/result/inputRequests' } : undefined;
   }
-  if (o.msg.direction !== 'server-to-client' || typeof o.json?.method !== 'string' || !o.json.method.startsWith('notifications/tasks')) return undefined;
+  if (o.msg.direction !== 'server-to-client' || typeof o.json?.method !== 'string' || !o.json.method.startsWith('notifications/tasks'))
+    return undefined;
   const p = params(o.json);
-  return typeof p.taskId === 'string' && isObject(p.inputRequests) ? { taskId: p.taskId, inputRequests: p.inputRequests, at: '/params/inputRequests' } : undefined;
+  return typeof p.taskId === 'string' && isObject(p.inputRequests)
+    ? { taskId: p.taskId, inputRequests: p.inputRequests, at: '/params/inputRequests' }
+    : undefined;
 }
 
 export function untypedOf(m: Memory): Set<string> {
@@ -81,7 +99,11 @@ function remember(m: Memory, o: Observed): void {
   if (o.msg.channel !== 'stderr') m.lastKind[o.msg.direction] = o.msg.kind;
   if (o.msg.kind === 'notification') m.lastNotification[o.msg.direction] = { method: String(json?.method), seq: o.msg.seq };
   if (o.msg.direction === 'client-to-server') {
-    const unreadable = o.msg.kind === 'text' || o.msg.kind === 'non-jsonrpc' || o.msg.kind === 'batch' || (o.msg.kind === 'request' && !isReadableId(json?.id));
+    const unreadable =
+      o.msg.kind === 'text' ||
+      o.msg.kind === 'non-jsonrpc' ||
+      o.msg.kind === 'batch' ||
+      (o.msg.kind === 'request' && !isReadableId(json?.id));
     if (unreadable && o.msg.raw?.trim() !== '') m.unreadable++;
     if (json?.method === 'initialize' && isObject(params(json).capabilities)) m.initCaps = params(json).capabilities as Json;
     return;
@@ -123,14 +145,22 @@ function remember(m: Memory, o: Observed): void {
 }
 
 /** What `acknowledgment` reads. */
-export const ACKNOWLEDGED: Interest[] = ['server-request notifications/subscriptions/acknowledged', 'server-notification notifications/subscriptions/acknowledged'];
+export const ACKNOWLEDGED: Interest[] = [
+  'server-request notifications/subscriptions/acknowledged',
+  'server-notification notifications/subscriptions/acknowledged',
+];
 
 /** A subscriptions/acknowledged notification: what it grants, and the listen request it answers (when in view). */
 export function acknowledgment(o: Observed, state: SessionState): { granted: Json; asked?: Json } | undefined {
   if (o.msg.direction !== 'server-to-client' || o.json?.method !== 'notifications/subscriptions/acknowledged') return undefined;
   const p = params(o.json);
   const sub = obj(p._meta)?.['io.modelcontextprotocol/subscriptionId'];
-  const listen = sub !== undefined ? state.pending['client-to-server'].get(idKey(sub)) : o.msg.http ? state.exchangeRequest(o.msg.http.exchange) : undefined;
+  const listen =
+    sub !== undefined
+      ? state.pending['client-to-server'].get(idKey(sub))
+      : o.msg.http
+        ? state.exchangeRequest(o.msg.http.exchange)
+        : undefined;
   const asked = listen?.method === 'subscriptions/listen' ? obj(params(listen.json).notifications) : undefined;
   return { granted: obj(p.notifications) ?? {}, ...(asked ? { asked } : {}) };
 }
@@ -140,7 +170,9 @@ export function listChangedRefused(o: Observed, state: SessionState, kinds: stri
   const ack = acknowledgment(o, state);
   const caps = state.serverCapabilities;
   if (!ack?.asked || !caps) return [];
-  return kinds.filter((k) => ack.asked![LIST_FLAG[k]!] === true && obj(caps[k])?.listChanged === true && ack.granted[LIST_FLAG[k]!] !== true);
+  return kinds.filter(
+    (k) => ack.asked![LIST_FLAG[k]!] === true && obj(caps[k])?.listChanged === true && ack.granted[LIST_FLAG[k]!] !== true,
+  );
 }
 
 /** What identifies an input request across polls: not its wording, its metadata or a fresh URL. */
@@ -149,4 +181,3 @@ export function inputIdentity(request: unknown): string {
   const { _meta: _m, message: _t, url: _u, ...rest } = obj(r.params) ?? {};
   return canonicalWithMeta({ method: r.method, params: rest });
 }
-
