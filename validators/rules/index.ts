@@ -6,7 +6,7 @@ import { capabilityRules } from './capabilities.js';
 import { completionRules } from './completion.js';
 import { deprecatedRules } from './deprecated.js';
 import { elicitationRules } from './elicitation.js';
-import { envRules } from './env.js';
+import { envRules } from './env/index.js';
 import { httpRules } from './http/index.js';
 import { loggingRules } from './logging.js';
 import { mrtrRules } from './mrtr.js';
@@ -22,7 +22,7 @@ import { stdioRules } from './stdio.js';
 import { structureRulesLast } from './structure.js';
 import { subscriptionRules } from './subscriptions.js';
 import { taskRules } from './tasks.js';
-import { toolRules } from './tools.js';
+import { toolRules } from './tools/index.js';
 import { versionRules } from './version.js';
 
 /**
