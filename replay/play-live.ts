@@ -10,7 +10,7 @@ import { takeLivePage } from './pagination.js';
 import { jsonOf, key, liveListing, matchServerRequest, type ExchangeStep, type Interaction, type Json } from './play-model.js';
 import { poke, send, wakeOnFailure, type SessionPlay } from './play-state.js';
 import type { Difference } from './types.js';
-import { isRevisionRefused } from './verdicts.js';
+import { isRevisionRefused } from './verdicts/index.js';
 
 /** Hooks the session's handlers to the live connection. */
 export function listenToLive(p: SessionPlay): void {

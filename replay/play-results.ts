@@ -10,7 +10,7 @@ import { asWholeList, recordedItems, withoutList, type LiveListing, type PagePla
 import { carryRedactions } from './redactions.js';
 import { jsonOf, key, pushTo, worst, type ExchangeStep, type Interaction, type Json, type PlayOptions } from './play-model.js';
 import type { Difference, InteractionResult } from './types.js';
-import { judgeResponse } from './verdicts.js';
+import { judgeResponse } from './verdicts/index.js';
 
 /** A replayed GET or DELETE: its status, and for a GET what came on its stream, compared with
  * the recording (notifications per method as a sequence, like the session's; server→client

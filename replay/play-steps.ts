@@ -11,7 +11,7 @@ import { jsonOf, key, liveListing, type Interaction } from './play-model.js';
 import { hasHeader, type Step } from './play-recording.js';
 import { poke, send, type SessionPlay } from './play-state.js';
 import { catchUp, exchangeAnswer, waitFor, waitForAnswers, waitUntil, waitUntilSettled } from './play-waits.js';
-import { judgeExchangeStatus } from './verdicts.js';
+import { judgeExchangeStatus } from './verdicts/http-status.js';
 
 /** Plays the plan until its end, a failure, or the server refusing the recorded revision. */
 export async function playSteps(p: SessionPlay, plan: readonly Step[]): Promise<void> {

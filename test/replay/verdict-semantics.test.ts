@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { compareSchemas } from '../../replay/schema-variance.js';
-import { judgeResponse } from '../../replay/verdicts.js';
+import { judgeResponse } from '../../replay/verdicts/index.js';
 
 const kinds = (ds: { kind: string; verdict: string }[]) => ds.map((d) => `${d.verdict}:${d.kind}`).sort();
 const init = (protocolVersion: string) => ({ result: { protocolVersion, capabilities: {}, serverInfo: { name: 's', version: '1' } } });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { compileIgnore, normalise } from '../../replay/normalise.js';
 import { compareSchemas } from '../../replay/schema-variance.js';
 import { carryArgvRedactions, carryRedactions, maskLike } from '../../replay/redactions.js';
-import { isRevisionRefused, judgeResponse } from '../../replay/verdicts.js';
+import { isRevisionRefused, judgeResponse } from '../../replay/verdicts/index.js';
 
 const kinds = (ds: { kind: string; verdict: string }[]) => ds.map((d) => `${d.verdict}:${d.kind}`).sort();
 

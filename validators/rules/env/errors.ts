@@ -1,3 +1,4 @@
+/** ENV rules on error responses: shape, id, message and the error code ranges. */
 import { isObject, type Rule } from '../../rule.js';
 import type { Json } from '../support/messages.js';
 import { idlessError, memoryOf } from '../support/negotiated.js';

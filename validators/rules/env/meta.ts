@@ -1,3 +1,4 @@
+/** ENV rules on `_meta` keys, implementation info and icons. */
 import { isObject, type Rule, since } from '../../rule.js';
 import { marks, pointer } from '../../walk.js';
 import { metaOf } from '../support/messages.js';

@@ -1,3 +1,4 @@
+/** ENV rules on results: the 2026-07-28 `resultType` and how legacy results are read. */
 import { isObject, type Rule } from '../../rule.js';
 import { mrtrKey } from '../../session-state.js';
 import { clientCapabilities, clientRequest, MRTR_METHODS, params } from '../support/messages.js';

@@ -1,3 +1,4 @@
+/** What the ENV rule files share: JSON-RPC checks, error codes and the `_meta` key verdicts (cached). */
 import { isObject, type Rule } from '../../rule.js';
 import { KEY } from '../support/messages.js';
 import { pointerToken } from '../../../lib/json-pointer.js';
@@ -11,13 +12,13 @@ export function errorCode(json?: Record<string, unknown>): number | undefined {
   return e && typeof e.code === 'number' ? e.code : undefined;
 }
 
-export const EXEMPT = new Set(['traceparent', 'tracestate', 'baggage']);
+const EXEMPT = new Set(['traceparent', 'tracestate', 'baggage']);
 
 /** The codes JSON-RPC 2.0 itself defines. */
 export const JSONRPC_CODES = new Set([-32700, -32600, -32601, -32602, -32603]);
 
 /** The same few `_meta` keys come in every message: their verdicts are kept (a bounded cache). */
-export const keyVerdicts = new Map<string, boolean>();
+const keyVerdicts = new Map<string, boolean>();
 
 export function validKey(key: string): boolean {
   let v = keyVerdicts.get(key);
@@ -29,7 +30,7 @@ export function validKey(key: string): boolean {
   return v;
 }
 
-export const KNOWN_META = new Set([
+const KNOWN_META = new Set([
   'protocolVersion',
   'clientCapabilities',
   'clientInfo',
@@ -50,9 +51,9 @@ export function reservedKeys(meta: Record<string, unknown> | undefined, at: stri
 }
 
 /** The same few keys come in every message: their verdicts are kept (a bounded cache). */
-export const reservedVerdicts = new Map<string, boolean>();
+const reservedVerdicts = new Map<string, boolean>();
 
-export function isReserved(key: string): boolean {
+function isReserved(key: string): boolean {
   let v = reservedVerdicts.get(key);
   if (v === undefined) {
     const slash = key.lastIndexOf('/');

@@ -1,3 +1,4 @@
+/** TOOLS rules on `x-mcp-header` annotations in tool schemas. */
 import { isObject, type Observed, type Rule } from '../../rule.js';
 import { pointer } from '../../walk.js';
 import { clientRequest, type Json, obj, params, result } from '../support/messages.js';

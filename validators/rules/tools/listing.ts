@@ -1,3 +1,4 @@
+/** TOOLS rules on `tools/list`: order, tool names and list changes. */
 import { type Rule, since } from '../../rule.js';
 import { seenAt } from '../../session-state.js';
 import { invariance, nameOf, relist } from '../support/memories.js';
