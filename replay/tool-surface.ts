@@ -4,7 +4,7 @@
  * is reported once, as a likely rename, rather than as an unrelated removal and addition.
  */
 import { deepEqual, isObject } from './diff.js';
-import { compareSchemas } from './schema-variance.js';
+import { compareSchemas } from './schema-variance/index.js';
 import type { Difference } from './types.js';
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayCassette } from '../../replay/index.js';
 import type { Difference, ReplayResult, Verdict } from '../../replay/index.js';
-import { compareSchemas } from '../../replay/schema-variance.js';
+import { compareSchemas } from '../../replay/schema-variance/index.js';
 import { judgeExchangeStatus } from '../../replay/verdicts/http-status.js';
 import { judgeResponse } from '../../replay/verdicts/index.js';
 import { deepStandIn } from '../../lib/json-depth.js';
@@ -868,11 +868,11 @@ const TEMPLATES: Record<string, string[]> = {
 };
 
 /** Every kind the replay code can produce: the string literals and templates assigned to `kind`
- * in replay/*.ts (`kind: …` up to the next top-level comma, `const kind = …`). */
+ * in every .ts file under replay/ (`kind: …` up to the next top-level comma, `const kind = …`). */
 function producedKinds(): { kinds: Set<string>; unknownTemplates: string[] } {
   const kinds = new Set<string>();
   const unknownTemplates: string[] = [];
-  const files = readdirSync(join(root, 'replay')).filter((f) => f.endsWith('.ts'));
+  const files = (readdirSync(join(root, 'replay'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
   for (const f of files) {
     const src = readFileSync(join(root, 'replay', f), 'utf8');
     for (const m of src.matchAll(/\bkind(?::|\s*=)\s*((?:'[^']*'|`[^`]*`|[^,;'`\n])+)/g)) {
@@ -890,7 +890,7 @@ function producedKinds(): { kinds: Set<string>; unknownTemplates: string[] } {
 test('every kind the replay code can produce is in the verdict table (docs/replay-verdicts.md)', (t) => {
   const { kinds, unknownTemplates } = producedKinds();
   t.deepEqual(unknownTemplates, [], 'kind templates this test does not know: add their values to TEMPLATES');
-  t.true(kinds.size > 40, `kinds found in replay/*.ts: ${kinds.size}`);
+  t.true(kinds.size > 40, `kinds found in replay/**/*.ts: ${kinds.size}`);
   const documented = documentedKinds();
   t.deepEqual(
     [...kinds].filter((k) => !documented.has(k)).sort(),

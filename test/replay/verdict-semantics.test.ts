@@ -4,7 +4,7 @@
  * are the shapes published servers produce (zod 4 JSON Schema, v1 and v2 SDK answers).
  */
 import test from 'ava';
-import { compareSchemas } from '../../replay/schema-variance.js';
+import { compareSchemas } from '../../replay/schema-variance/index.js';
 import { judgeResponse } from '../../replay/verdicts/index.js';
 
 const kinds = (ds: { kind: string; verdict: string }[]) => ds.map((d) => `${d.verdict}:${d.kind}`).sort();

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { compileIgnore, normalise } from '../../replay/normalise.js';
-import { compareSchemas } from '../../replay/schema-variance.js';
+import { compareSchemas } from '../../replay/schema-variance/index.js';
 import { carryArgvRedactions, carryRedactions, maskLike } from '../../replay/redactions.js';
 import { isRevisionRefused, judgeResponse } from '../../replay/verdicts/index.js';
 
