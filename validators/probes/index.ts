@@ -4,15 +4,8 @@
  */
 import { mrtrState, listInvariant, clientInfoProbe } from './state-probes.js';
 import { invalidArgumentsProbe, unknownTool } from './tool-probes.js';
-import {
-  authorization,
-  foreignOrigin,
-  headerAbsent,
-  headerMismatch,
-  legacyInitialize,
-  stdinEof,
-  unknownMethod,
-} from './transport-probes.js';
+import { foreignOrigin, headerAbsent, headerMismatch, legacyInitialize, stdinEof, unknownMethod } from './transport-probes.js';
+import { authorization } from './auth-probes.js';
 import { missingCapability, missingClientCapabilities, missingProtocolVersion, unsupportedVersion } from './version-probes.js';
 import type { Plan } from './plan.js';
 import type { Target } from './target.js';
