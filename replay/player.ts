@@ -9,7 +9,7 @@
  * Over Streamable HTTP the client's own GET (the listen stream of a 2025 sessionful server) and
  * DELETE (the session end) are steps too, placed among the messages by the time the client sent
  * them: the GET is opened with the live session id and closed where the client closed it, what
- * arrives on it is compared per stream, and the DELETE's status is judged (verdicts.ts).
+ * arrives on it is compared per stream, and the DELETE's status is judged (verdicts/http-status.ts).
  *
  * The parts: play-recording.ts reads the recording (pairs, exchanges, the plan), play-state.ts
  * holds the live side, play-live.ts handles what the server sends, play-steps.ts sends the
