@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type { MessageKind } from '../message.js';
+import { CANONICAL_ESCAPE, HEX, SIMPLE_ESCAPE, WS } from './json-bytes.js';
 
 /**
  * What `frameToMessage` learns from a frame by parsing it, learnt from its bytes in pieces, so a
@@ -42,15 +43,6 @@ const enum N {
   Exp,
 }
 
-const WS = new Uint8Array(256);
-for (const c of [0x20, 0x09, 0x0a, 0x0d]) WS[c] = 1;
-const SIMPLE_ESCAPE = new Uint8Array(256);
-for (const c of '"\\/bfnrt') SIMPLE_ESCAPE[c.charCodeAt(0)] = 1;
-/** Escapes JSON.stringify writes itself (so a frame using them may still be canonical). */
-const CANONICAL_ESCAPE = new Uint8Array(256);
-for (const c of '"\\bfnrt') CANONICAL_ESCAPE[c.charCodeAt(0)] = 1;
-const HEX = new Uint8Array(256);
-for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
 /** Keys and short string values are kept (for duplicates and the message kind) up to this size. */
 const KEEP = 4096;
