@@ -67,7 +67,7 @@ function stdoutValues(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if ((end === -1 || i < end) && ['--output', '-o', '--report'].includes(a) && argv[i + 1] === '-') {
+    if ((end === -1 || i < end) && ['--output', '-o', '--report', '--summary', '--junit', '--sarif'].includes(a) && argv[i + 1] === '-') {
       out.push(`${a}=-`);
       i++;
     } else out.push(a);
