@@ -115,7 +115,7 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       fingerprint: fingerprint(['violation', v.rule, file, recorded?.id ?? null, json?.method ?? null, name ?? null, v.path]),
     });
   }
-  for (const r of input.probe?.results ?? []) {
+  for (const [k, r] of (input.probe?.results ?? []).entries()) {
     if (r.outcome !== 'fail') continue;
     out.push({
       kind: 'probe',
@@ -128,7 +128,8 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       ...(r.sent !== undefined ? { recorded: r.sent } : {}),
       ...(r.received !== undefined ? { live: r.received } : {}),
       spec: r.spec,
-      fingerprint: fingerprint(['probe', r.probe, r.rule, file]),
+      probeResult: k,
+      fingerprint: fingerprint(['probe', r.probe, r.rule, file, k]),
     });
   }
   return out;

@@ -57,13 +57,13 @@ export function renderJunit(run: CheckRun): string {
     }
     const loose = mine.filter((f) => f.kind !== 'probe' && !placed.has(f));
     if (loose.length) cases.push(testcase('traffic', 'messages outside a replayed interaction', loose));
-    for (const r of c.probe?.results ?? []) {
+    for (const [k, r] of (c.probe?.results ?? []).entries()) {
       if (r.outcome === 'not-applicable' || r.outcome === 'skipped') continue;
       cases.push(
         testcase(
           `probe ${r.probe}`,
           r.rule,
-          mine.filter((f) => f.kind === 'probe' && f.id === r.rule && f.message.startsWith(`probe ${r.probe} `)),
+          mine.filter((f) => f.kind === 'probe' && f.probeResult === k),
         ),
       );
     }

@@ -66,7 +66,8 @@ const label = (t: Target): string => ('url' in t ? t.url : t.command.join(' '));
 export async function runCheck(options: CheckOptions): Promise<CheckRun> {
   const started = Date.now();
   const failOn = options.failOn ?? 'error';
-  const committed = options.cassettes.length ? expandCassettes(options.cassettes) : [];
+  // A client script records the base build itself: the committed cassettes are not used then.
+  const committed = options.cassettes.length && !options.client ? expandCassettes(options.cassettes) : [];
   if (!committed.length && !options.client) {
     throw new CassetteError(
       'MCPC_USAGE',

@@ -36,6 +36,8 @@ export interface Finding {
   recorded?: unknown;
   live?: unknown;
   spec?: string;
+  /** A failed probe: its index in the cassette's probe results. */
+  probeResult?: number;
   /** Stable across runs and edits of the file (no line, no time): SARIF partialFingerprints. */
   fingerprint: string;
 }

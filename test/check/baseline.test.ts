@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { cli, node } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
 import { recordTargetCassette } from '../replay/target-client.js';
-import { assertRegions, build, readSarif, runCheck } from './support.js';
+import { assertRegions, build, readJunit, readSarif, runCheck } from './support.js';
 import { parseExpectedFailures } from '../../lib/expected-failures.js';
 
 // Expected-failures files (the YAML `probe` already reads, with `validate:` and `replay:`
@@ -118,4 +118,27 @@ test('an expected-failures file that is not the documented shape is refused with
   const ok = parseExpectedFailures('probe:\n  - unknown-tool\nvalidate:\n  - A-B:/x/0\nreplay:\n  "*": description-changed\n', 'x.yml');
   t.deepEqual(ok.validate, [{ rule: 'A-B', path: '/x/0', text: 'A-B:/x/0' }]);
   t.deepEqual(ok.replay, [{ tool: '*', kind: 'description-changed', text: '*: description-changed' }]);
+});
+
+test('--probe: every judged probe is a JUnit case, a failed one fails the check unless its probe is listed', async (t) => {
+  const r = await runCheck(
+    t,
+    ['--cassettes', 'target.cassette.json', '--probe', '--junit', 'probe.xml', '--sarif', 'probe.sarif', '--', ...build()],
+    { cwd: dir },
+  );
+  const junit = readJunit(t, join(dir, 'probe.xml'));
+  const probes = junit.cases.filter((c) => c.classname.startsWith('probe '));
+  t.true(probes.length >= 5, `the probes ran (${probes.length})`);
+  const failed = probes.filter((c) => c.failure).map((c) => c.classname.slice('probe '.length));
+  t.true(failed.length > 0, 'the SDK server fails some probes');
+  t.is(r.code, 1, r.stdout.toString());
+  const results = readSarif(t, join(dir, 'probe.sarif'));
+  t.true(results.some((x) => x.properties.kind === 'probe' && x.level === 'error'));
+  const file = baseline('probes.yml', `probe:\n${[...new Set(failed)].map((p) => `  - ${p}\n`).join('')}`);
+  const listed = await runCheck(
+    t,
+    ['--cassettes', 'target.cassette.json', '--probe', '--expected-failures', file, '--quiet', '--', ...build()],
+    { cwd: dir },
+  );
+  t.is(listed.code, 0, listed.stderr);
 });
