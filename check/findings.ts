@@ -83,7 +83,7 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
     }
   }
   const matched = matchSessions(input.recorded, input.live);
-  const seen = new Set(input.recordedViolations.map((v) => `${v.rule}\u0000${v.path}`));
+  const recordedKeys = new Set(input.recordedViolations.map((v) => `${v.rule}\u0000${v.path}`));
   for (const v of input.liveViolations) {
     const expected = input.expectedViolations.has(v);
     if (!expected && SEVERITY_ORDER[v.severity] < SEVERITY_ORDER.warning) continue;
@@ -100,7 +100,7 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       id: v.rule,
       severity: v.severity,
       expected,
-      isNew: !seen.has(`${v.rule}\u0000${v.path}`),
+      isNew: !recordedKeys.has(`${v.rule}\u0000${v.path}`),
       message: v.message,
       file: input.file,
       line: recorded ? lines.lineOf(recordedIndex, traced.anchor?.seq) : 1,
@@ -131,6 +131,13 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       probeResult: k,
       fingerprint: fingerprint(['probe', r.probe, r.rule, file, k]),
     });
+  }
+  // The same rule on the same call twice (two calls of one tool): the second is its own result.
+  const seen = new Map<string, number>();
+  for (const f of out) {
+    const n = seen.get(f.fingerprint) ?? 0;
+    seen.set(f.fingerprint, n + 1);
+    if (n > 0) f.fingerprint = fingerprint([f.fingerprint, n]);
   }
   return out;
 }

@@ -70,6 +70,15 @@ test('a seeded breaking change fails: exit 1, located at the recorded message in
     /\| `target\.cassette\.json:\d+` \| session \d tools\/list stamp \| \*\*tool-removed\*\*/,
     'each breaking change with where it is',
   );
+  // The same findings of another run carry the same fingerprints: code scanning tracks them.
+  const again = await runCheck(
+    t,
+    ['--cassettes', 'target.cassette.json', '--sarif', 'removed-again.sarif', '--quiet', '--', ...build('tool-removed')],
+    { cwd: dir },
+  );
+  t.is(again.code, 1);
+  const prints = (rs: typeof results) => rs.map((x) => `${x.ruleId} ${x.partialFingerprints['mcpCassetteFinding/v1']}`).sort();
+  t.deepEqual(prints(readSarif(t, join(dir, 'removed-again.sarif'))), prints(results));
   const annotations = r.stdout
     .toString()
     .split('\n')
