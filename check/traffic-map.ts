@@ -19,19 +19,24 @@ const method = (m: RecordedMessage | undefined): unknown => obj(m)?.method;
 const sig = (s: RecordedSession): string => JSON.stringify(clientMessages(s).slice(0, 3).map(method));
 const clientMessages = (s: RecordedSession): RecordedMessage[] => s.messages.filter((m) => m.direction === 'client-to-server');
 
-/** For each live session, the index of its recorded session (or -1). */
+/** For each live session, the index of its recorded session (or -1): the next unused one that
+ * starts with the same client methods, else with the same first one (a replay cut short sends
+ * fewer). */
 export function matchSessions(recorded: readonly RecordedSession[], live: readonly RecordedSession[]): number[] {
   const used = new Set<number>();
   let from = 0;
-  return live.map((l) => {
-    const want = sig(l);
-    for (let i = from; i < recorded.length; i++) {
-      if (used.has(i) || sig(recorded[i]!) !== want) continue;
-      used.add(i);
-      from = i + 1;
-      return i;
-    }
+  const find = (key: (s: RecordedSession) => string, want: string): number => {
+    for (let i = from; i < recorded.length; i++) if (!used.has(i) && key(recorded[i]!) === want) return i;
     return -1;
+  };
+  const first = (s: RecordedSession): string => JSON.stringify(method(clientMessages(s)[0]) ?? null);
+  return live.map((l) => {
+    let i = find(sig, sig(l));
+    if (i === -1) i = find(first, first(l));
+    if (i === -1) return -1;
+    used.add(i);
+    from = i + 1;
+    return i;
   });
 }
 
