@@ -8,6 +8,7 @@ import { VALIDATE_COMMAND } from '../validators/validate-command.js';
 import { REPLAY_COMMAND } from '../replay/replay-command.js';
 import { PROBE_COMMAND } from '../validators/probes/probe-command.js';
 import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
+import { CHECK_COMMAND } from '../check/check-command.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
@@ -26,6 +27,7 @@ const COMMANDS: readonly CommandModule<CliHooks>[] = [
   PROBE_COMMAND,
   REPLAY_COMMAND,
   SERVE_COMMAND,
+  CHECK_COMMAND,
   RULES_COMMAND,
 ];
 
@@ -65,7 +67,7 @@ function stdoutValues(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if ((end === -1 || i < end) && ['--output', '-o', '--report'].includes(a) && argv[i + 1] === '-') {
+    if ((end === -1 || i < end) && ['--output', '-o', '--report', '--summary', '--junit', '--sarif'].includes(a) && argv[i + 1] === '-') {
       out.push(`${a}=-`);
       i++;
     } else out.push(a);
@@ -94,7 +96,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
   return (
     cli
       // Names the commands in its own order, kept word for word: a new command belongs here too.
-      .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, rules, wrap or unwrap')
+      .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, check, rules, wrap or unwrap')
       .recommendCommands()
       .strict()
       .help()

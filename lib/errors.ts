@@ -15,7 +15,9 @@ export type ErrorCode =
   | 'MCPC_CONFIG_NOT_FOUND'
   | 'MCPC_LISTEN_FAILED'
   | 'MCPC_FILE_UNREADABLE'
-  | 'MCPC_FILE_UNWRITABLE';
+  | 'MCPC_FILE_UNWRITABLE'
+  /** `check`: the base build (or the client script run against it) gave no cassette to replay. */
+  | 'MCPC_BASE_BUILD_FAILED';
 
 /** `record`'s status when the session could not be written to the cassette (it stays in its
  * journal): sysexits' EX_CANTCREAT, clear of the codes we give otherwise (1, 2, 70, 126, 127). */

@@ -23,3 +23,11 @@ export function pointerKeys(pointer: string): string[] {
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
+
+/** The value at a path of keys (as `pointerKeys` gives them) in parsed JSON, or undefined. */
+export function valueAtKeys(root: unknown, path: readonly string[]): unknown {
+  let v = root;
+  for (const s of path)
+    v = Array.isArray(v) ? v[Number(s)] : v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[s] : undefined;
+  return v;
+}

@@ -21,7 +21,8 @@ import {
 } from '../lib/cassette/cassette.js';
 import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
-import { diffJson, isObject } from './diff.js';
+import { diffJson } from './diff.js';
+import { valueAtKeys } from '../lib/json-pointer.js';
 import { calibratedPattern, pointer } from './normalise.js';
 import type { ComparedAnswer, PlayOptions, VolatilePaths } from './play-model.js';
 import { replayCassette, type ReplayOptions } from './replay.js';
@@ -44,12 +45,6 @@ const VALUE_KINDS = new Set([
   'notifications-changed',
 ]);
 
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let v = root;
-  for (const s of path) v = Array.isArray(v) ? v[Number(s)] : isObject(v) ? v[s] : undefined;
-  return v;
-}
-
 /**
  * Where two normalised answers differ: a changed value at its own path; an element present on one
  * side only at its array (the elements after it moved, and the length may differ next time); a key
@@ -60,7 +55,7 @@ export function volatilePaths(recorded: unknown, live: unknown): string[] {
   const found = new Set<string>();
   for (const c of diffJson(recorded, live)) {
     const parent = c.path.slice(0, -1);
-    const inArray = c.type !== 'changed' && Array.isArray(valueAt(c.type === 'added' ? live : recorded, parent));
+    const inArray = c.type !== 'changed' && Array.isArray(valueAtKeys(c.type === 'added' ? live : recorded, parent));
     const path = inArray ? parent : c.path;
     if (path.length) found.add(pointer(path));
   }

@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path';
 import type { Difference, InteractionResult, ReplayResult, SessionResult } from './types.js';
-import { annotationData, annotationProperty, xmlText } from '../lib/report-escape.js';
+import { annotationData, annotationProperty, md, mdCode, xmlText } from '../lib/report-escape.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'markdown', 'github'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -190,20 +190,6 @@ function junit(result: ReplayResult, strict: boolean): string {
   }
   out.push('</testsuites>');
   return out.join('\n') + '\n';
-}
-
-function md(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\r\n?|\n/g, ' ');
-}
-
-/** A value as a code span inside a table cell: pipes escaped (GFM unescapes them inside code
- * spans too), line breaks as spaces, and a fence one backtick longer than the longest run inside,
- * padded when the value starts or ends with a backtick or a space. */
-export function mdCode(s: string): string {
-  const text = md(s);
-  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length)) + 1);
-  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 function markdown(result: ReplayResult): string {

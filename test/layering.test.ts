@@ -6,6 +6,9 @@ import { root } from './helpers/paths.js';
 const FEATURES = ['recorder', 'replay', 'validators'];
 /** The composition root may know every feature; nothing else in lib/ may. */
 const COMPOSITION_ROOT = ['lib/cli.ts', 'lib/cli-commands.ts'];
+/** Commands that combine features (check: replay + validate + probe) live in a folder of their
+ * own: it may import lib/ and every feature, and only the composition root may import it. */
+const COMPOSITIONS = ['check'];
 
 function sourceFiles(dir: string): string[] {
   let out: string[] = [];
@@ -55,12 +58,36 @@ test('lib/ imports no feature folder, except the composition root', (t) => {
   for (const file of sourceFiles(join(root, 'lib'))) {
     const rel = relative(root, file);
     for (const target of relativeImports(file)) {
-      if (!FEATURES.includes(topFolder(target))) continue;
+      if (!FEATURES.includes(topFolder(target)) && !COMPOSITIONS.includes(topFolder(target))) continue;
       if (COMPOSITION_ROOT.includes(rel)) rootImports.push(target);
       else offences.push(`${rel} imports ${target}`);
     }
   }
   t.true(rootImports.length > 0, 'the composition root does wire the features');
+  t.deepEqual(offences, []);
+});
+
+test('a composition folder imports lib/ and the features, and only the composition root imports it', (t) => {
+  const offences: string[] = [];
+  let checked = 0;
+  for (const folder of COMPOSITIONS) {
+    for (const file of sourceFiles(join(root, folder))) {
+      for (const target of relativeImports(file)) {
+        checked += 1;
+        const top = topFolder(target);
+        if (top !== 'lib' && top !== folder && !FEATURES.includes(top)) offences.push(`${relative(root, file)} imports ${target}`);
+      }
+    }
+  }
+  t.true(checked > 10, 'the scan found the composition folders and their imports');
+  for (const folder of [...FEATURES, ...COMPOSITIONS]) {
+    for (const file of sourceFiles(join(root, folder))) {
+      for (const target of relativeImports(file)) {
+        const top = topFolder(target);
+        if (COMPOSITIONS.includes(top) && top !== folder) offences.push(`${relative(root, file)} imports ${target}`);
+      }
+    }
+  }
   t.deepEqual(offences, []);
 });
 

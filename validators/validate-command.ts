@@ -11,6 +11,8 @@ import { RULES } from './rules/index.js';
 import { officialSchemaRules } from './official-schema.js';
 import type { Rule } from './rule.js';
 import type { CommandModule } from '../lib/command.js';
+import { loadExpectedFailures } from '../lib/expected-failures.js';
+import { applyExpectedViolations } from './expected-violations.js';
 
 export interface ValidateArgs {
   cassettes: string[];
@@ -19,6 +21,8 @@ export interface ValidateArgs {
   schema?: string;
   failOn?: string;
   output?: string;
+  /** A YAML baseline: its `validate:` entries are expected, entries that no longer occur stale. */
+  expectedFailures?: string;
 }
 
 export function validateCassettes(
@@ -54,7 +58,8 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(args.failOn)})`);
   }
   const rules = args.schema ? [...RULES, ...officialSchemaRules(resolve(args.schema))] : RULES;
-  const run = validateCassettes(
+  const baseline = args.expectedFailures !== undefined ? loadExpectedFailures(args.expectedFailures) : undefined;
+  const found = validateCassettes(
     args.cassettes,
     (rule, err) => {
       process.stderr.write(
@@ -63,6 +68,7 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
     },
     rules,
   );
+  const run = baseline ? applyExpectedViolations(found, baseline) : found;
   const text = render(args.format as Format, run, rules, isStdout(args.output) && args.format === 'text' && useColour(process.stdout));
   writeReportText(args.output, text);
   if (args.failOn === undefined) return 0;
@@ -79,6 +85,11 @@ export const VALIDATE_COMMAND: CommandModule = {
     'fail-on': { type: 'string', describe: 'Exit 1 when violations at this level (error or warning) were found' },
     output: { alias: 'o', type: 'string', describe: 'Write the report to this file instead of stdout' },
     schema: { type: 'string', describe: 'Also check every message against this official MCP schema.json, exactly' },
+    'expected-failures': {
+      type: 'string',
+      describe:
+        'A YAML baseline (`validate:` rule IDs or RULE-ID:/path): listed violations are reported as expected, listed ones that no longer occur as stale errors',
+    },
   },
   handler: async (args) =>
     validateCommand({
@@ -87,5 +98,6 @@ export const VALIDATE_COMMAND: CommandModule = {
       format: String(args.format),
       ...(args['fail-on'] !== undefined ? { failOn: String(args['fail-on']) } : {}),
       ...(args.output !== undefined ? { output: String(args.output) } : {}),
+      ...(args['expected-failures'] !== undefined ? { expectedFailures: String(args['expected-failures']) } : {}),
     }),
 };

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { renderConsole, renderReport } from '../../replay/index.js';
-import { mdCode, showChange } from '../../replay/reports.js';
+import { showChange } from '../../replay/reports.js';
+import { mdCode } from '../../lib/report-escape.js';
 import type { Difference, ReplayResult } from '../../replay/index.js';
 
 function resultWith(differences: Difference[]): ReplayResult {

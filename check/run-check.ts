@@ -1,0 +1,258 @@
+/**
+ * `runCheck`: every cassette replayed against the build through the recording proxy, the replay's
+ * own traffic validated with validate's rules, the probes when asked, the expected-failures file
+ * applied, and one verdict. It throws a CassetteError only when it cannot start (bad options, no
+ * cassette, an unreadable baseline); a server that fails mid-way is an error in the run (exit 2).
+ */
+import { mkdtempSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { globSync } from 'tinyglobby';
+import { loadCassette } from '../lib/cassette/store.js';
+import { CassetteError } from '../lib/errors.js';
+import { loadExpectedFailures, lineOfEntry, type ExpectedFailures } from '../lib/expected-failures.js';
+import type { Violation } from '../lib/violation.js';
+import { replayCassette, type ReplayOptions } from '../replay/index.js';
+import { matchExpectedViolations } from '../validators/expected-violations.js';
+import { probe } from '../validators/probes/probe-command.js';
+import type { ProbeRun } from '../validators/probes/report.js';
+import { validateCassettes } from '../validators/validate-command.js';
+import { recordFromCassettes, recordFromClient, type FreshCassette } from './base-build.js';
+import { cassetteFindings, fails, fingerprint, replayCovers } from './findings.js';
+import { startRecording, type Target } from './recording-target.js';
+import type { CassetteCheck, CheckCounts, CheckRun, Finding } from './types.js';
+
+export interface CheckOptions {
+  /** Globs (or plain paths) of the cassettes to replay. */
+  cassettes: readonly string[];
+  /** The PR build. */
+  target: Target;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  ignore?: readonly string[];
+  /** mcp-cassette.config.json to read (replay's), or false for none. */
+  config?: string | false;
+  probe?: boolean;
+  allowSideEffects?: boolean;
+  failOn?: 'error' | 'warning';
+  expectedFailures?: string;
+  /** Base-vs-PR mode: the base build, and optionally the client script that drives it. */
+  baseline?: Target;
+  baselineLabel?: string;
+  client?: string;
+  /** Where fresh cassettes of the base build are kept (a temporary folder, removed, by default). */
+  recordDir?: string;
+  /** Where the client script's output and progress go. */
+  err?: NodeJS.WritableStream;
+}
+
+export function expandCassettes(patterns: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const p of patterns) {
+    const hits = existsSync(p) ? [resolve(p)] : globSync(p, { absolute: true, onlyFiles: true, expandDirectories: false });
+    if (hits.length === 0) {
+      throw new CassetteError(
+        'MCPC_CASSETTE_NOT_FOUND',
+        `--cassettes ${JSON.stringify(p)} matches no file (relative to ${process.cwd()}); quote the glob so the shell leaves it to check, e.g. --cassettes 'cassettes/**/*.cassette.json'`,
+      );
+    }
+    for (const h of hits.sort()) found.add(resolve(h));
+  }
+  return [...found];
+}
+
+const label = (t: Target): string => ('url' in t ? t.url : t.command.join(' '));
+
+export async function runCheck(options: CheckOptions): Promise<CheckRun> {
+  const started = Date.now();
+  const failOn = options.failOn ?? 'error';
+  // A client script records the base build itself: the committed cassettes are not used then.
+  const committed = options.cassettes.length && !options.client ? expandCassettes(options.cassettes) : [];
+  if (!committed.length && !options.client) {
+    throw new CassetteError(
+      'MCPC_USAGE',
+      'check needs cassettes to replay (--cassettes <glob>), or in base-vs-PR mode a client script (--client <command>)',
+    );
+  }
+  const baseline: ExpectedFailures | undefined = options.expectedFailures ? loadExpectedFailures(options.expectedFailures) : undefined;
+  const work = mkdtempSync(join(tmpdir(), 'mcp-cassette-check-'));
+  const replayOptions: Omit<ReplayOptions, 'command' | 'url'> = {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.ignore ? { ignore: options.ignore } : {}),
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  };
+  const run: CheckRun = {
+    target: label(options.target),
+    ...(options.baseline ? { baselineBuild: options.baselineLabel ?? label(options.baseline) } : {}),
+    ...(baseline ? { expectedFailures: baseline.file } : {}),
+    failOn,
+    startedAt: new Date(started).toISOString(),
+    durationMs: 0,
+    cassettes: [],
+    findings: [],
+    errors: [],
+    verdict: 'pass',
+    counts: emptyCounts(),
+  };
+  try {
+    let toReplay: FreshCassette[] = committed.map((path) => ({ path }));
+    if (options.baseline) {
+      const dir = options.recordDir ? resolve(options.recordDir) : join(work, 'base');
+      mkdirSync(dir, { recursive: true });
+      try {
+        toReplay = options.client
+          ? [await recordFromClient(options.client, options.baseline, dir, options.err ?? process.stderr)]
+          : await recordFromCassettes(committed, options.baseline, dir, replayOptions);
+      } catch (err) {
+        if ((err as CassetteError).code !== 'MCPC_BASE_BUILD_FAILED') throw err;
+        run.errors.push((err as Error).message);
+        toReplay = [];
+      }
+    }
+    const probeIds = options.probe && baseline ? baseline : undefined;
+    const allViolations: Violation[] = [];
+    for (const [n, c] of toReplay.entries()) {
+      const livePath = join(work, `live-${n + 1}.cassette.json`);
+      const rec = await startRecording(options.target, livePath);
+      let replay;
+      try {
+        replay = await replayCassette(c.path, { ...replayOptions, ...rec.target });
+      } finally {
+        await rec.close();
+      }
+      if (replay.outcome === 'error') run.errors.push(`${c.path}: ${replay.error?.message ?? 'the replay could not run to the end'}`);
+      const live = existsSync(livePath) ? loadCassette(livePath).sessions : [];
+      // The client side of the replay is the cassette's (or the replay's own ids and pacing): only
+      // what the build sent is judged.
+      const liveRun = live.length ? validateCassettes([livePath]) : { cassettes: [], violations: [] };
+      liveRun.violations = liveRun.violations.filter((v) => v.direction === 'server-to-client');
+      const recordedRun = validateCassettes([c.path]);
+      const matched = matchExpectedViolations(liveRun.violations, baseline?.validate ?? []);
+      allViolations.push(...liveRun.violations);
+      let probeRun: ProbeRun | undefined;
+      if (options.probe) {
+        probeRun = await probe({
+          cassette: c.path,
+          ...('url' in options.target ? { url: options.target.url, command: [] } : { command: options.target.command }),
+          ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+          allowSideEffects: Boolean(options.allowSideEffects),
+          format: 'json',
+          ...(probeIds ? { expectedFailures: probeIds.file } : {}),
+          header: Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+          probe: [],
+        });
+      }
+      const check: CassetteCheck = {
+        path: c.path,
+        ...(c.source ? { source: c.source } : {}),
+        replay,
+        interactions: replay.sessions.flatMap((s) =>
+          s.interactions.map((i) => ({
+            session: s.index,
+            seq: i.seq,
+            method: i.method,
+            ...(i.name !== undefined ? { name: i.name } : {}),
+            outcome: i.outcome,
+            ...(i.durationMs !== undefined ? { durationMs: i.durationMs } : {}),
+          })),
+        ),
+        ...(probeRun ? { probe: probeRun } : {}),
+      };
+      run.cassettes.push(check);
+      run.findings.push(
+        ...cassetteFindings({
+          file: c.path,
+          recorded: loadCassette(c.path).sessions,
+          replay,
+          live,
+          liveViolations: liveRun.violations,
+          recordedViolations: recordedRun.violations,
+          expectedViolations: matched.expected,
+          replayExpectations: baseline?.replay ?? [],
+          ...(probeRun ? { probe: probeRun } : {}),
+        }),
+      );
+    }
+    if (baseline && run.errors.length === 0) run.findings.push(...staleFindings(run, baseline, allViolations));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  run.durationMs = Date.now() - started;
+  run.counts = countRun(run);
+  run.verdict = run.errors.length ? 'error' : run.findings.some((f) => fails(f, failOn)) ? 'fail' : 'pass';
+  return run;
+}
+
+/** Entries of the baseline that no longer occur in any cassette. */
+function staleFindings(run: CheckRun, baseline: ExpectedFailures, violations: readonly Violation[]): Finding[] {
+  const out: Finding[] = [];
+  const stale = (id: string, text: string, message: string): Finding => ({
+    kind: 'stale',
+    id,
+    severity: 'error',
+    expected: false,
+    message,
+    file: resolve(baseline.file),
+    line: lineOfEntry(baseline.text, text),
+    fingerprint: fingerprint(['stale', text, baseline.file]),
+  });
+  const { stale: staleValidate } = matchExpectedViolations(violations, baseline.validate);
+  for (const e of staleValidate)
+    out.push(stale(e.rule, e.text, `stale expected failure: ${e.text} no longer occurs; remove it from ${baseline.file}`));
+  for (const e of baseline.replay) {
+    const hit = run.cassettes.some((c) =>
+      c.replay.sessions.some((s) => s.interactions.some((i) => i.differences.some((d) => replayCovers(e, i, d)))),
+    );
+    if (!hit) out.push(stale(e.kind, e.text, `stale expected change: ${e.text} no longer occurs; remove it from ${baseline.file}`));
+  }
+  // A probe entry is stale when it passed against some cassette's probes and failed against none.
+  const results = run.cassettes.flatMap((c) => c.probe?.results ?? []);
+  const staleProbes = new Map(run.cassettes.flatMap((c) => c.probe?.stale ?? []).map((e) => [e.text, e]));
+  for (const e of staleProbes.values()) {
+    if (results.some((r) => r.baseline === 'expected' && r.probe === e.probe && (e.rule === undefined || e.rule === r.rule))) continue;
+    out.push(stale(e.rule ?? e.probe, e.text, `stale expected failure: probe ${e.text} passes now; remove it from ${baseline.file}`));
+  }
+  return out;
+}
+
+function emptyCounts(): CheckCounts {
+  return {
+    cassettes: 0,
+    sessions: 0,
+    interactions: 0,
+    same: 0,
+    breaking: 0,
+    warning: 0,
+    compatible: 0,
+    violations: { error: 0, warning: 0, info: 0 },
+    newViolations: 0,
+    probesFailed: 0,
+    expected: 0,
+    stale: 0,
+  };
+}
+
+function countRun(run: CheckRun): CheckCounts {
+  const c = emptyCounts();
+  c.cassettes = run.cassettes.length;
+  for (const x of run.cassettes) {
+    const s = x.replay.summary;
+    c.sessions += s.sessions;
+    c.interactions += s.interactions;
+    c.same += s.same;
+    c.breaking += s.breaking;
+    c.warning += s.warning;
+    c.compatible += s.compatible;
+  }
+  for (const f of run.findings) {
+    if (f.expected) c.expected += 1;
+    if (f.kind === 'violation') {
+      c.violations[f.severity] += 1;
+      if (f.isNew && !f.expected) c.newViolations += 1;
+    }
+    if (f.kind === 'probe' && !f.expected) c.probesFailed += 1;
+    if (f.kind === 'stale') c.stale += 1;
+  }
+  return c;
+}
