@@ -27,6 +27,8 @@ export interface HttpRecordOptions {
   logger: Logger;
   /** Validate live in a worker thread. */
   live?: LiveWorkerSpec;
+  /** Called once the journal is open, before any record (the capture filter goes on here). */
+  onJournal?: (journal: JournalWriter) => void;
 }
 
 export interface HttpRecorder {
@@ -321,6 +323,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     },
     performance.now(),
   );
+  options.onJournal?.(journal);
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, (message) => log.warn(message));
