@@ -100,3 +100,23 @@ export async function recordHttp(
   const { cassette: c, result } = await recorder.stop();
   return { cassette: c, stderr: result.stderr, code: result.code };
 }
+
+export interface CredentialHeaders {
+  authorization: string | null;
+  'x-api-key': string | null;
+}
+
+/** The echo-secrets server over Streamable HTTP with `--log-headers`: its URL, and the credential
+ * headers of every request it got so far. */
+export async function startEchoHttpSeeingHeaders(t: ExecutionContext): Promise<{ url: string; seen: () => CredentialHeaders[] }> {
+  const server = spawnTracked(t, node, [echoSecretsServer, '--http', '--log-headers']);
+  let log = '';
+  server.stderr!.setEncoding('utf8').on('data', (s: string) => (log += s));
+  const url = (await waitForOutput(server.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
+  const seen = () =>
+    log
+      .split('\n')
+      .filter((l) => l.startsWith('{"headers"'))
+      .map((l) => (JSON.parse(l) as { headers: CredentialHeaders }).headers);
+  return { url, seen };
+}

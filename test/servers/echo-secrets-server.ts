@@ -4,7 +4,8 @@
  * client hands `echo` comes back in the result (text and structuredContent), in a log
  * notification and on stderr, so a credential planted in the arguments travels every path a
  * recording keeps. `add` is an ordinary tool. Over stdio, or over Streamable HTTP (stateless) on
- * 127.0.0.1 with `--http` (prints its URL on the first stdout line).
+ * 127.0.0.1 with `--http` (prints its URL on the first stdout line;
+ * `--log-headers` writes each request's Authorization and X-Api-Key to stderr).
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -34,4 +35,10 @@ function createServer(): McpServer {
   return server;
 }
 
-serveV2(createServer);
+// --log-headers: each HTTP request's credential headers as a JSON line on stderr, so a test can
+// see what reached the server.
+serveV2(createServer, process.argv, (req) => {
+  if (!process.argv.includes('--log-headers')) return;
+  const { authorization, 'x-api-key': apiKey } = req.headers;
+  process.stderr.write(`${JSON.stringify({ headers: { authorization: authorization ?? null, 'x-api-key': apiKey ?? null } })}\n`);
+});
