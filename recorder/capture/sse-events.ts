@@ -45,14 +45,14 @@ export class SseEvents {
     return parts.length ? Buffer.from(parts.join('\n')) : undefined;
   }
 
-  /** The event with its data lines replaced by one `data:` line holding `data` (a frame without
-   * line ends, as JSON.stringify writes it) and its other fields masked as text. */
+  /** The event with its data lines replaced by `data` (one `data:` line per line of it: a frame
+   * JSON.stringify wrote has one) and its other fields masked as text. */
   static withData(event: Buffer, data: Buffer, maskText: (text: string) => string): Buffer {
     const out: string[] = [];
     let placed = false;
     for (const [line, end] of lines(event.toString('utf8'))) {
       if (line === 'data' || line.startsWith('data:')) {
-        if (!placed) out.push(`data: ${data.toString('utf8')}${end || '\n'}`);
+        if (!placed) for (const part of data.toString('utf8').split(/\r\n|\r|\n/)) out.push(`data: ${part}${end || '\n'}`);
         placed = true;
       } else {
         out.push(`${line === '' ? '' : maskText(line)}${end}`);
