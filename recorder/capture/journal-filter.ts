@@ -8,12 +8,25 @@ import { SseEvents } from './sse-events.js';
 
 type Stdio = 'stdin' | 'stdout' | 'stderr';
 
+/**
+ * A frame held longer than this (a 50 MB line, body or event) is not held whole: in full capture
+ * what was held goes to disk masked as text, and so does the rest of the frame as it arrives
+ * (the secret shapes and --redact-value, chunk by chunk; --redact-path needs the whole frame and
+ * does not apply). Memory stays bounded and a SIGKILL loses at most this much of an unfinished
+ * frame. metadata and hashed hold each frame whole: none of its values may reach the disk.
+ */
+export const MAX_HELD = 8 * 1024 * 1024;
+
 /** An HTTP exchange's bodies while they are held. */
 interface Exchange {
   mcp: boolean;
   request: Buffer[];
   sse?: SseEvents;
   response: Buffer[];
+  /** Bytes held in `response` (or the event stream's unfinished event). */
+  held: number;
+  /** Past MAX_HELD: the rest of the body goes to disk as it comes. */
+  streaming: boolean;
 }
 
 /**
@@ -25,6 +38,9 @@ interface Exchange {
  */
 export class CaptureFilter implements JournalFilter {
   readonly #lines: Record<Stdio, Buffer[]> = { stdin: [], stdout: [], stderr: [] };
+  readonly #held: Record<Stdio, number> = { stdin: 0, stdout: 0, stderr: 0 };
+  /** The line past MAX_HELD goes to disk as it comes, until its newline. */
+  readonly #streaming: Record<Stdio, boolean> = { stdin: false, stdout: false, stderr: false };
   readonly #exchanges = new Map<number, Exchange>();
   readonly #counts: RedactionCounts = noRedactionCounts();
   /** A private key block spread over lines of a stdio stream. */
@@ -53,10 +69,18 @@ export class CaptureFilter implements JournalFilter {
       return [];
     }
     if (ex.sse) {
-      return ex.sse.push(data).map((event) => this.#write({ t, c, x: record.x!, data: event }, true, 'server-to-client', record.x));
+      const out = ex.sse.push(data).map((event) => this.#write({ t, c, x: record.x!, data: event }, true, 'server-to-client', record.x));
+      if (this.#mayStream() && ex.sse.pending > MAX_HELD) out.push(this.#asText({ t, c, x: record.x!, data: ex.sse.rest() }));
+      return out;
     }
+    if (ex.streaming) return [this.#asText(record)];
     ex.response.push(data);
-    return [];
+    ex.held += data.length;
+    if (!this.#mayStream() || ex.held <= MAX_HELD) return [];
+    ex.streaming = true;
+    const held = Buffer.concat(ex.response);
+    ex.response = [];
+    return [this.#asText({ ...record, data: held })];
   }
 
   event(record: JournalEvent): { before: JournalChunk[]; event: JournalEvent } {
@@ -68,7 +92,7 @@ export class CaptureFilter implements JournalFilter {
           before.push(...this.#rest(record.channel as Stdio, record.t));
         break;
       case 'http-request':
-        if (x !== undefined) this.#exchanges.set(x, { mcp: record.mcp === true, request: [], response: [] });
+        if (x !== undefined) this.#exchanges.set(x, { mcp: record.mcp === true, request: [], response: [], held: 0, streaming: false });
         break;
       case 'http-request-end':
         before.push(...this.#requestBody(x, record.t));
@@ -111,6 +135,13 @@ export class CaptureFilter implements JournalFilter {
     const out: JournalChunk[] = [];
     let from = 0;
     for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, from)) {
+      if (this.#streaming[c]) {
+        out.push(this.#asText({ t, c, data: data.subarray(from, nl + 1) }));
+        this.#streaming[c] = false;
+        from = nl + 1;
+        continue;
+      }
+      this.#held[c] = 0;
       const held = this.#lines[c];
       const piece = data.subarray(from, nl);
       const line = held.length ? Buffer.concat([...held, piece]) : piece;
@@ -118,7 +149,18 @@ export class CaptureFilter implements JournalFilter {
       out.push(this.#line(c, line, t, true));
       from = nl + 1;
     }
-    if (from < data.length) this.#lines[c].push(Buffer.from(data.subarray(from)));
+    if (from >= data.length) return out;
+    const rest = data.subarray(from);
+    if (this.#streaming[c]) return [...out, this.#asText({ t, c, data: rest })];
+    this.#lines[c].push(Buffer.from(rest));
+    this.#held[c] += rest.length;
+    if (this.#mayStream() && this.#held[c] > MAX_HELD) {
+      this.#streaming[c] = true;
+      this.#held[c] = 0;
+      const held = Buffer.concat(this.#lines[c]);
+      this.#lines[c].length = 0;
+      out.push(this.#asText({ t, c, data: held }));
+    }
     return out;
   }
 
@@ -141,6 +183,8 @@ export class CaptureFilter implements JournalFilter {
   }
 
   #rest(c: Stdio, t: number): JournalChunk[] {
+    this.#streaming[c] = false;
+    this.#held[c] = 0;
     const held = this.#lines[c];
     if (held.length === 0) return [];
     const line = Buffer.concat(held);
@@ -164,6 +208,17 @@ export class CaptureFilter implements JournalFilter {
     if (!rest || rest.length === 0) return [];
     // An event cut off mid-way never parses: it is masked as text.
     return [this.#write({ t, c: 'http-response', x: x!, data: rest }, ex.mcp && !ex.sse, 'server-to-client', x)];
+  }
+
+  #mayStream(): boolean {
+    return this.settings.level === 'full';
+  }
+
+  /** Part of a frame too large to hold, masked as text. */
+  #asText(record: JournalChunk): JournalChunk {
+    const data = transformFrame(this.settings, record.data, false, this.#counts).data;
+    this.metrics.count('mcp_cassette_recorded_bytes_total', { channel: record.c.startsWith('http') ? 'http' : record.c }, data.length);
+    return { ...record, data };
   }
 
   /** An HTTP body or event transformed; `json` when it is MCP traffic. */

@@ -28,7 +28,12 @@ export class SseEvents {
     return out;
   }
 
-  /** Whatever was left unfinished (a stream cut off mid-event). */
+  /** Bytes of the unfinished event held. */
+  get pending(): number {
+    return this.#buf.length;
+  }
+
+  /** Whatever was left unfinished (a stream cut off mid-event, or one too large to hold). */
   rest(): Buffer {
     const rest = this.#buf;
     this.#buf = Buffer.alloc(0);

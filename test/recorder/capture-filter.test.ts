@@ -49,3 +49,23 @@ test('SseEvents: events end at a blank line of any line ending; the data lines j
   t.is(SseEvents.data(Buffer.from('id: 4\ndata: {"a":\ndata:1}\n\n'))?.toString(), '{"a":\n1}');
   t.is(SseEvents.data(Buffer.from(': comment\n\n')), undefined);
 });
+
+test('a line past MAX_HELD is not held whole in full capture: it goes out masked as it comes; metadata holds it', (t) => {
+  const f = new CaptureFilter(secretsOnly, NO_METRICS, 'stdio');
+  const mb = 1024 * 1024;
+  const head = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"k":"sk-abcdefghijklmnopqrst","blob":"');
+  const chunks = [Buffer.concat([head, Buffer.alloc(mb - head.length, 0x61)]), ...Array.from({ length: 9 }, () => Buffer.alloc(mb, 0x61))];
+  const out = chunks.flatMap((data) => f.chunk({ t: 1, c: 'stdout', data }));
+  t.true(out.length > 0, 'written before the line ended');
+  out.push(...f.chunk({ t: 2, c: 'stdout', data: Buffer.from('"}}\nnext\n') }));
+  const text = written(out);
+  t.is(text.length, 10 * mb + 4 + 5 - 'sk-abcdefghijklmnopqrst'.length + '[REDACTED]'.length);
+  t.true(text.startsWith('{"jsonrpc":"2.0","id":1,"result":{"k":"[REDACTED]","blob":"aaa'));
+  t.true(text.endsWith('aaa"}}\nnext\n'), 'the next line framed as before');
+  const meta = new CaptureFilter({ level: 'metadata', redaction: secretsOnly.redaction }, NO_METRICS, 'stdio');
+  t.deepEqual(
+    chunks.flatMap((data) => meta.chunk({ t: 1, c: 'stdout', data })),
+    [],
+    'metadata: no value of it may reach the disk before it is reduced',
+  );
+});
