@@ -1,6 +1,7 @@
 import type { JournalChunk, JournalEvent, JournalFilter, JournalStream } from '../../lib/cassette/journal.js';
 import type { MetricsSink } from '../../lib/metrics.js';
 import { KeyBlockLines } from '../../lib/secret-text.js';
+import { redactRequestTarget } from '../../lib/redact.js';
 import { noRedactionCounts, type RedactionCounts } from '../../lib/payload-redact.js';
 import { redactEventFields, transformFrame, type CaptureSettings } from './frame-transform.js';
 import { OperationTimer } from './operation-metrics.js';
@@ -93,6 +94,8 @@ export class CaptureFilter implements JournalFilter {
         break;
       case 'http-request':
         if (x !== undefined) this.#exchanges.set(x, { mcp: record.mcp === true, request: [], response: [], held: 0, streaming: false });
+        // A token in the query string (`?api_key=…`), as in the upstream URL.
+        if (typeof record.path === 'string') record = { ...record, path: redactRequestTarget(record.path) };
         break;
       case 'http-request-end':
         before.push(...this.#requestBody(x, record.t));

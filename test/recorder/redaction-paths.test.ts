@@ -98,3 +98,18 @@ test('--redact-arg through the CLI masks a server argument in the cassette, with
   t.deepEqual(command.slice(2), ['--tenant=acme[REDACTED]', '--token', '[REDACTED]', '[REDACTED]']);
   t.deepEqual(filesHolding(dir, ['acme4242', 'tok-planted-777', PLANTED.sk.needle]), []);
 });
+
+test('a token in the query of the upstream URL is masked in the cassette, its listen URL and request paths', async (t) => {
+  const dir = tempDir(t);
+  const server = await startEchoHttpSeeingHeaders(t);
+  const upstream = `${server.url}?api_key=urlkey-planted-0123`;
+  const recorder = await startHttpRecorder(t, upstream, join(dir, 'url.cassette.json'));
+  const client = v2Client();
+  await client.connect(new StreamableHTTPClientTransport(new URL(recorder.url)));
+  await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+  await client.close();
+  const { cassette, result } = await recorder.stop();
+  t.is(result.code, 0, result.stderr);
+  t.is((cassette.sessions[0]!.target as { url: string }).url, `${server.url}?api_key=%5BREDACTED%5D`);
+  t.deepEqual(filesHolding(dir, ['urlkey-planted']), []);
+});
