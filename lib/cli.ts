@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseFast } from './fast-args.js';
+import { textRedactionSpec } from './payload-redact.js';
 import { isCassetteError, SESSION_NOT_SAVED_EXIT } from './errors.js';
 import { quietOnClosedStdout } from './cli-output.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
@@ -25,6 +26,7 @@ const recordHooks: RecordHooks = {
       ...(args.failOn ? { failOn: args.failOn } : {}),
       ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),
       ...(args.alertExec ? { exec: args.alertExec } : {}),
+      redact: textRedactionSpec(args.capture.settings.redaction),
     },
   }),
 };

@@ -27,3 +27,12 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number, opt
             : err.message;
   return new CassetteError('MCPC_LISTEN_FAILED', `cannot listen on ${address}: ${why}`, { cause: err });
 }
+
+/** `host:port`, `[v6]:port` or a bare port (on `defaultHost`), or a CassetteError naming `option`. */
+export function parseHostPort(text: string, option: string, defaultHost = '127.0.0.1'): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(text) ?? /^()()(\d+)$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535)
+    throw new CassetteError('MCPC_USAGE', `${option} ${JSON.stringify(text)} must be host:port or a port, for example 127.0.0.1:9464`);
+  return { host: m[1] || m[2] || defaultHost, port };
+}

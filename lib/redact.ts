@@ -114,3 +114,10 @@ export function redactHeaderValues(
   }
   return out;
 }
+
+/** A request target (`/mcp?api_key=…`) with the values of secret-named query parameters masked. */
+export function redactRequestTarget(target: string): string {
+  if (!target.includes('?')) return target;
+  const absolute = redactUrl(new URL(target, 'http://h').href);
+  return absolute.startsWith('http://h/') ? absolute.slice('http://h'.length) : target;
+}

@@ -11,6 +11,7 @@
  * The check is conservative (a few harmless patterns are refused too); the message names the part
  * and how to rewrite it. Patterns that are only polynomial (`.*a.*b`) are allowed.
  */
+import { CassetteError } from './errors.js';
 
 type CharSet = Set<number> | 'any';
 
@@ -314,4 +315,26 @@ export function backtrackingRisk(pattern: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A regular expression given on the command line (`--redact-arg`, `--redact-value`), compiled,
+ * or a CassetteError naming the option: an invalid pattern, or one that could take exponential
+ * time on some input (it would hang the proxy on a string that almost matches). */
+export function userPattern(option: string, pattern: string, what = 'inputs'): RegExp {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern);
+  } catch (err) {
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `${option} ${JSON.stringify(pattern)} is not a valid regular expression: ${(err as Error).message}`,
+    );
+  }
+  const risk = backtrackingRisk(pattern);
+  if (risk)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `${option} ${JSON.stringify(pattern)} could take exponential time on some ${what}: ${risk}; rewrite it without repetition inside repetition, overlapping alternatives or backreferences (for example "(a+)+$" as "a+$")`,
+    );
+  return re;
 }

@@ -10,11 +10,17 @@ import { SpillFile } from '../lib/framing/spill.js';
  * recorders left behind for the same cassette. The journal is read a block at a time and large
  * frames pass through a spill file, so the proxy's memory stays near one block whatever the
  * session holds. */
-export async function finishJournal(cassette: string, journal: string, options: { overwrite?: boolean }): Promise<RecordedSession[]> {
+export async function finishJournal(
+  cassette: string,
+  journal: string,
+  options: { overwrite?: boolean; select?: (sessions: RecordedSession[]) => RecordedSession[] },
+): Promise<RecordedSession[]> {
   const spill = new SpillFile();
   try {
-    const sessions = await foldSessions(openJournal(journal), { spill });
-    await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });
+    const folded = await foldSessions(openJournal(journal), { spill });
+    // --sample: the sessions left out are never written (the journal goes once folded).
+    const sessions = options.select ? options.select(folded) : folded;
+    if (sessions.length > 0 || folded.length === 0) await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });
     unlinkSync(journal);
     await recoverJournals(cassette);
     return sessions;

@@ -3,6 +3,8 @@ import { startHttpRecorder } from './http-recorder.js';
 import type { HttpModeArgs, RecordArgs } from './record-command.js';
 import type { ExitStatus } from './stdio-recorder.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
+import type { JournalWriter } from '../lib/cassette/journal.js';
+import type { CaptureRuntime } from './capture/capture-runtime.js';
 
 /**
  * `record --upstream <url>`: runs the HTTP proxy until SIGINT or SIGTERM, then writes the
@@ -13,8 +15,11 @@ export async function runHttpRecord(
   http: HttpModeArgs,
   save: (args: RecordArgs, journal: string, logger: Logger) => Promise<boolean>,
   live?: LiveWorkerSpec,
+  capture?: CaptureRuntime,
 ): Promise<ExitStatus> {
   const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  await capture?.serve(); // before the proxy listens: a metrics address that fails is a usage error
+  if (capture?.metricsUrl) logger.info({ metrics: capture.metricsUrl }, 'serving metrics');
   const recorder = await startHttpRecorder({
     cassette: args.cassette,
     upstream: http.upstream,
@@ -27,6 +32,7 @@ export async function runHttpRecord(
     logger,
     ...(args.label ? { label: args.label } : {}),
     ...(live ? { live } : {}),
+    ...(capture ? { onJournal: (journal: JournalWriter) => capture.attach(journal) } : {}),
   });
   // Listen for the signals before printing the URL: a supervisor that stops us as soon as it reads
   // the URL would otherwise meet Node's default action (an exit by signal, nothing saved).
@@ -45,6 +51,7 @@ export async function runHttpRecord(
   logger.info({ signal }, 'stopping');
   const { validationFailed } = await recorder.close();
   const saved = await save(args, recorder.journal, logger);
+  await capture?.close();
   // --fail-on: violations at that level make the run fail.
   return { code: validationFailed ? 1 : 0, signal: null, ...(saved ? {} : { notSaved: true }) };
 }

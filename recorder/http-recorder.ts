@@ -11,6 +11,7 @@ import { packageVersion } from '../lib/version.js';
 import { LiveTap } from './live-tap.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
+import { redactArgv } from '../lib/redact.js';
 import { listenOn } from '../lib/listen.js';
 
 export interface HttpRecordOptions {
@@ -27,6 +28,8 @@ export interface HttpRecordOptions {
   logger: Logger;
   /** Validate live in a worker thread. */
   live?: LiveWorkerSpec;
+  /** Called once the journal is open, before any record (the capture filter goes on here). */
+  onJournal?: (journal: JournalWriter) => void;
 }
 
 export interface HttpRecorder {
@@ -315,12 +318,14 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       session: {
         transport: 'streamable-http',
         ...(options.label ? { label: options.label } : {}),
-        target: { url: options.upstream.href, listen: url },
+        // A password or a token-named query parameter in the upstream URL is masked, as in argv.
+        target: { url: redactArgv([options.upstream.href])[0]!, listen: redactArgv([url])[0]! },
         proxy: { pid: process.pid, version: packageVersion() },
       },
     },
     performance.now(),
   );
+  options.onJournal?.(journal);
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, (message) => log.warn(message));

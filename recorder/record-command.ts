@@ -1,12 +1,15 @@
 import { basename, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../lib/log.js';
-import { backtrackingRisk } from '../lib/safe-pattern.js';
+import { userPattern } from '../lib/safe-pattern.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import type { CommandModule } from '../lib/command.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
+import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 import { RECORD_OPTIONS } from './record-options.js';
+import { captureArgsFrom, type CaptureArgs } from './capture/capture-options.js';
+import { CaptureRuntime } from './capture/capture-runtime.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
@@ -43,6 +46,8 @@ export interface RecordArgs {
   alertExec?: string;
   /** Present in Streamable HTTP mode (`--upstream`). */
   http?: HttpModeArgs;
+  /** Sampling, capture level, payload redaction, metrics (recorder/capture/). */
+  capture: CaptureArgs;
 }
 
 export interface HttpModeArgs {
@@ -102,25 +107,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
       'record needs the server command after `--` (for example: mcp-cassette record -- node server.js) or --upstream <url> for a Streamable HTTP server',
     );
   }
-  const patterns = ((parsed['redact-arg'] as string[] | undefined) ?? []).map((p) => {
-    let re: RegExp;
-    try {
-      re = new RegExp(p);
-    } catch (err) {
-      throw new CassetteError(
-        'MCPC_USAGE',
-        `--redact-arg ${JSON.stringify(p)} is not a valid regular expression: ${(err as Error).message}`,
-      );
-    }
-    // A pattern that can backtrack exponentially would hang the proxy on an argument that almost matches.
-    const risk = backtrackingRisk(p);
-    if (risk)
-      throw new CassetteError(
-        'MCPC_USAGE',
-        `--redact-arg ${JSON.stringify(p)} could take exponential time on some arguments: ${risk}; rewrite it without repetition inside repetition, overlapping alternatives or backreferences (for example "(a+)+$" as "a+$")`,
-      );
-    return re;
-  });
+  const patterns = ((parsed['redact-arg'] as string[] | undefined) ?? []).map((p) => userPattern('--redact-arg', String(p), 'arguments'));
   const logLevel = String(parsed['log-level'] ?? 'info');
   if (!LOG_LEVELS.includes(logLevel))
     throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
@@ -151,6 +138,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
     logLevel,
     ...(http ? { http } : {}),
+    capture: captureArgsFrom(parsed),
   };
 }
 
@@ -165,9 +153,11 @@ export interface RecordHooks {
 }
 
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
+  const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio');
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
-    return runHttpRecord(args, args.http, saveSession, args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined);
+    const save = (a: RecordArgs, journal: string, logger: Logger) => saveSession(a, journal, logger, capture);
+    return runHttpRecord(args, args.http, save, args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined, capture);
   }
   let logger: Logger | undefined;
   const proxy = runStdioProxy({
@@ -178,10 +168,16 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     ...(args.validate && hooks.liveWorker ? { live: hooks.liveWorker(args) } : {}),
     warn: (message) => logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
+    onJournal: (journal) => capture.attach(journal),
   });
   // Everything below runs after the server was spawned and its pipes connected.
   logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
   logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
+  // Metrics never stop the traffic: the server runs already, so a failure is logged, not fatal.
+  await capture.serve().then(
+    () => capture.metricsUrl && logger!.info({ metrics: capture.metricsUrl }, 'serving metrics'),
+    (err: Error) => logger!.error({ err: err.message }, 'metrics not served'),
+  );
   let status: ExitStatus;
   try {
     status = await proxy.done;
@@ -199,9 +195,10 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
   let saved: boolean;
   try {
-    saved = await saveSession(args, proxy.journal, logger);
+    saved = await saveSession(args, proxy.journal, logger, capture);
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
+    await capture.close();
   }
   if (!saved) return { ...status, notSaved: true };
   // --fail-on turns a clean server exit into a failure when violations were seen.
@@ -211,12 +208,18 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
 
 /** Folds the journal into the cassette; false (and the recover command on stderr) when that
  * failed, so the caller can end with SESSION_NOT_SAVED_EXIT. */
-export async function saveSession(args: RecordArgs, journal: string, logger: Logger): Promise<boolean> {
+export async function saveSession(args: RecordArgs, journal: string, logger: Logger, capture?: CaptureRuntime): Promise<boolean> {
   const { finishJournal } = await import('./finish-session.js');
   try {
-    const sessions = await finishJournal(args.cassette, journal, { overwrite: args.overwrite });
+    const select = capture ? (s: RecordedSession[]) => capture.select(s) : undefined;
+    const sessions = await finishJournal(args.cassette, journal, { overwrite: args.overwrite, ...(select ? { select } : {}) });
     logger.info(
-      { cassette: args.cassette, sessions: sessions.map((s) => s.id), messages: sessions.reduce((n, s) => n + s.messages.length, 0) },
+      {
+        cassette: args.cassette,
+        sessions: sessions.map((s) => s.id),
+        messages: sessions.reduce((n, s) => n + s.messages.length, 0),
+        ...capture?.summary(),
+      },
       'session saved',
     );
     return true;

@@ -23,6 +23,8 @@ export interface StdioRecordOptions {
   live?: LiveWorkerSpec;
   warn?: (message: string) => void;
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
+  /** Called once the journal is open, before any record (the capture filter goes on here). */
+  onJournal?: (journal: JournalWriter) => void;
 }
 
 export interface ExitStatus {
@@ -75,6 +77,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
     child.kill(); // nothing can be recorded: the server started first must not outlive us
     throw err;
   }
+  options.onJournal?.(journal);
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));

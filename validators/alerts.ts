@@ -9,6 +9,8 @@ export interface AlertOptions {
   webhook?: string;
   /** Pipe each new violation as one JSON line into this shell command. */
   exec?: string;
+  /** Masks what must not reach a log, webhook or command (the recorder's payload redaction). */
+  redact?: (text: string) => string;
 }
 
 /** Alerts waiting for a slow sink beyond this many are dropped (and counted). */
@@ -75,7 +77,9 @@ export class AlertHub {
   constructor(private readonly options: AlertOptions) {}
 
   /** `subject`: the tool, prompt or resource the violation's message is about (alert-subjects.ts). */
-  emit(v: Violation, subject?: string): void {
+  emit(found: Violation, subject?: string): void {
+    const redact = this.options.redact;
+    const v = redact ? { ...found, message: redact(found.message), path: redact(found.path) } : found;
     const key = `${v.session}|${v.rule}|${v.direction}|${v.path}`;
     const seen = this.#seen.get(key);
     if (seen) {

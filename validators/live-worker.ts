@@ -8,6 +8,7 @@ import { StdioFramer } from '../lib/framing/stdio-framer.js';
 import type { LiveRef, LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
 import { readLiveJournal, type LiveJournalInput } from '../lib/live-journal.js';
 import { createLogger } from '../lib/log.js';
+import { textRedactor } from '../lib/payload-redact.js';
 import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
@@ -27,6 +28,8 @@ interface Settings {
   /** Frames (stdio lines, HTTP bodies and SSE events) above this size are recorded but not
    * validated live (set by the proxy's LiveTap, which sends only the size of such HTTP bytes). */
   maxFrame: number;
+  /** The recorder's payload redaction, for the alerts (`--redact-value` sources, secret shapes). */
+  redact?: { values: string[]; secrets: boolean };
 }
 
 const settings = workerData as Settings;
@@ -38,6 +41,7 @@ const validator = createLiveValidator({
   ...(settings.failOn ? { failOn: settings.failOn } : {}),
   ...(settings.webhook ? { webhook: settings.webhook } : {}),
   ...(settings.exec ? { exec: settings.exec } : {}),
+  ...(settings.redact ? { redact: textRedactor(settings.redact) } : {}),
 });
 const session = { id: settings.sessionId, transport: 'stdio' as const };
 /** HTTP: where each message of each session key sits, to place session-end verdicts. */

@@ -15,6 +15,7 @@ export interface LiveValidatorOptions {
   webhook?: string;
   exec?: string;
   failOn?: Severity;
+  redact?: (text: string) => string;
 }
 
 /** The validator as the proxy runs it: one SessionValidator per session, alerts as they occur,
@@ -37,6 +38,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
     logger: options.logger,
     ...(options.webhook ? { webhook: options.webhook } : {}),
     ...(options.exec ? { exec: options.exec } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
   });
   let worst: Severity | undefined;
   const subjects = new Map<string, AlertSubjects>();

@@ -39,6 +39,19 @@ export type JournalStream = Exclude<Channel, 'http'> | 'http-request' | 'http-re
 export type JournalChunk = { t: number; c: JournalStream; x?: number; data: Buffer };
 export type JournalRecord = JournalChunk | JournalEvent;
 
+/**
+ * What reaches the disk, where it differs from what crossed the proxy (redaction and capture
+ * levels, recorder/capture/): the writer hands each chunk and event to the filter and writes
+ * what it returns, while `onRecord` (the live validator's feed) still hears the traffic as it
+ * was. A filter holds a frame's bytes until the frame is complete, so that it can be masked
+ * whole; `event` returns what it still holds that belongs before the event (a line cut by
+ * `eof`, a body at `http-end`).
+ */
+export interface JournalFilter {
+  chunk(record: JournalChunk): JournalChunk[];
+  event(record: JournalEvent): { before: JournalChunk[]; event: JournalEvent };
+}
+
 const STREAM_CODE: Record<JournalStream, string> = { stdin: 'i', stdout: 'o', stderr: 'e', 'http-request': 'q', 'http-response': 'r' };
 const CODE_STREAM: Record<string, JournalStream> = { i: 'stdin', o: 'stdout', e: 'stderr', q: 'http-request', r: 'http-response' };
 
@@ -54,6 +67,8 @@ export class JournalWriter {
   /** Hears every chunk and event once it is on disk (the live validator's feed); not violations.
    * `line` is the record's journal line as written (for a chunk, its header line). */
   onRecord?: (record: JournalRecord, line: Buffer) => void;
+  /** Set before the first record: what goes to disk in place of the traffic itself. */
+  filter?: JournalFilter;
 
   constructor(
     readonly path: string,
@@ -81,8 +96,10 @@ export class JournalWriter {
     if (this.#closed) return t;
     const x = exchange === undefined ? '' : `,"x":${exchange}`;
     const line = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
-    this.#held.push(line, data, NEWLINE);
-    this.#heldRecords.push({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
+    const record: JournalChunk = { t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data };
+    if (this.filter) this.#holdChunks(this.filter.chunk(record));
+    else this.#held.push(line, data, NEWLINE);
+    this.#heldRecords.push(record);
     this.#heldLines.push(line);
     if (!hold) this.flush();
     return t;
@@ -93,12 +110,25 @@ export class JournalWriter {
     if (this.#closed) return;
     const record = { t: this.now(), ev, ...fields };
     const line = Buffer.from(JSON.stringify(record) + '\n');
-    this.#held.push(line);
+    if (this.filter) {
+      const { before, event } = this.filter.event(record);
+      this.#holdChunks(before);
+      this.#held.push(event === record ? line : Buffer.from(JSON.stringify(event) + '\n'));
+    } else {
+      this.#held.push(line);
+    }
     if (ev !== 'violation') {
       this.#heldRecords.push(record);
       this.#heldLines.push(line);
     }
     if (!hold) this.flush();
+  }
+
+  #holdChunks(chunks: readonly JournalChunk[]): void {
+    for (const c of chunks) {
+      const x = c.x === undefined ? '' : `,"x":${c.x}`;
+      this.#held.push(Buffer.from(`{"t":${c.t},"c":"${STREAM_CODE[c.c]}"${x},"n":${c.data.length}}\n`), c.data, NEWLINE);
+    }
   }
 
   /** Writes the held records, if any, in one system call. Call it before forwarding anything

@@ -123,7 +123,7 @@ export class ServeEngine {
     // The revision the client speaks decides which recorded requests count as unused.
     if (revision) this.#revisionsSeen.add(revision);
 
-    const key = identityKey(request, this.match, this.ignore);
+    const key = this.#requests.keyOf(method, request);
     const hits = this.#requests.candidatesFor(method, key, revision);
     let found = hits.next(this.#used);
     let repeated = false;

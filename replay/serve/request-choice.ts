@@ -6,6 +6,7 @@
  */
 import { isObject } from '../diff.js';
 import type { IgnorePattern } from '../normalise.js';
+import { carryRedactions, hasRedactions } from '../redactions.js';
 import type { Interaction, Json } from './interactions.js';
 import { describe, explainDifferences, HANDSHAKE, identityKey, isModern, nameOf, type Difference, type MatchMode } from './matcher.js';
 import type { UnmatchedReport } from './serve-summary.js';
@@ -73,6 +74,42 @@ export class RecordedRequests {
     return k;
   }
 
+  /**
+   * The key a live request is matched by. A recorded request that holds masked values
+   * (`[REDACTED]`: the recorder's payload redaction, or a hand edit) matches whatever the live
+   * request has there: when no recorded request has the live key, the live params masked the
+   * way each such recorded request is masked are tried against it.
+   */
+  keyOf(method: string, request: Json): string {
+    const key = identityKey(request, this.match, this.ignore);
+    const masked = this.#masked.get(method) ?? this.#maskedOf(method);
+    if (masked.length === 0 || this.#keysOf(method).has(key)) return key;
+    for (const it of masked) {
+      const k = identityKey({ ...request, params: carryRedactions(it.request.params, request.params) as Json }, this.match, this.ignore);
+      if (k === this.key(it)) return k;
+    }
+    return key;
+  }
+
+  /** Per method: its recorded requests that hold masked values. */
+  readonly #masked = new Map<string, Interaction[]>();
+
+  #maskedOf(method: string): Interaction[] {
+    const list = (this.#byMethod.get(method) ?? []).filter((it) => hasRedactions(it.request.params));
+    this.#masked.set(method, list);
+    return list;
+  }
+
+  #keysOf(method: string): Map<string, Interaction[]> {
+    let keys = this.#byKey.get(method);
+    if (!keys) {
+      keys = new Map();
+      for (const it of this.#byMethod.get(method) ?? []) pushTo(keys, this.key(it), it);
+      this.#byKey.set(method, keys);
+    }
+    return keys;
+  }
+
   byMethod(method: string): readonly Interaction[] {
     return this.#byMethod.get(method) ?? [];
   }
@@ -103,12 +140,7 @@ export class RecordedRequests {
    * best pool that has any, with a cursor to the first unused one. Built once per revision,
    * method and key, so a request costs the same however big the cassette is. */
   candidatesFor(method: string, key: string, revision: string | undefined): Cursor {
-    let keys = this.#byKey.get(method);
-    if (!keys) {
-      keys = new Map();
-      for (const it of this.#byMethod.get(method) ?? []) pushTo(keys, this.key(it), it);
-      this.#byKey.set(method, keys);
-    }
+    const keys = this.#keysOf(method);
     const id = JSON.stringify([revision ?? null, method, key]);
     let c = this.#candidates.get(id);
     if (!c) this.#candidates.set(id, (c = new Cursor(this.pools(keys.get(key) ?? [], revision)[0] ?? [])));

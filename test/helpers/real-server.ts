@@ -31,7 +31,7 @@ export interface RealRecording {
 const run = promisify(execFile);
 
 /** The v2 client, as hosts ship it: `initialize` (2025-11-25), one process per stdio session. */
-function v2Client(): Client {
+export function v2Client(): Client {
   return new Client({ name: 'mcp-cassette-real-servers', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
 }
 
@@ -58,7 +58,7 @@ async function validated(path: string, cassette: Cassette): Promise<RealRecordin
  * exit (the git server does, on a loaded machine) would take the recorder down with it before it
  * wrote the cassette.
  */
-class PipeTransport implements Transport {
+export class PipeTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;

@@ -13,12 +13,9 @@
  * `describe` another nonce. `--regression describe-removed`: `describe` is gone (not volatility).
  */
 import { randomBytes } from 'node:crypto';
-import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { serveV2 } from './serve-v2.js';
 
 const argv = process.argv.slice(2);
 const regression = argv.includes('--regression') ? argv[argv.indexOf('--regression') + 1] : undefined;
@@ -87,11 +84,4 @@ function createServer(): McpServer {
   return server;
 }
 
-if (argv.includes('--http')) {
-  const handler = toNodeHandler(createMcpHandler(() => createServer(), { legacy: 'stateless' }));
-  const http = createHttpServer((req, res) => void handler(req, res));
-  http.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`));
-  for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));
-} else {
-  serveStdio(() => createServer(), { legacy: 'serve' });
-}
+serveV2(createServer);

@@ -1,0 +1,116 @@
+/**
+ * The metrics a recording proxy reports, by name, and the small interface every part of the
+ * proxy feeds them through. The names follow the OpenTelemetry MCP semantic conventions where
+ * one exists (`mcp.client.operation.duration` becomes `mcp_client_operation_duration_seconds`,
+ * attributes become labels: `mcp.method.name` is `mcp_method_name`); the rest are ours, under
+ * `mcp_cassette_`. recorder/metrics/prometheus.ts serves them (prom-client) at `/metrics`; code
+ * that has nothing to report to gets NO_METRICS, which costs nothing.
+ *
+ * To add a metric: one entry in METRICS (name, kind, help, labels); then call `count`,
+ * `observe` or `set` with that name wherever the thing happens.
+ */
+export type MetricKind = 'counter' | 'histogram' | 'gauge';
+
+export interface MetricSpec {
+  kind: MetricKind;
+  help: string;
+  labels: readonly string[];
+  /** Histograms: bucket upper bounds. */
+  buckets?: readonly number[];
+}
+
+/** Request latencies from 0.5 ms to a minute: MCP tool calls range from local lookups to LLM calls. */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export const METRICS = {
+  mcp_client_operation_duration_seconds: {
+    kind: 'histogram',
+    help: 'MCP request duration as the proxy saw it, from the request leaving the client to its response (OpenTelemetry mcp.client.operation.duration)',
+    labels: ['mcp_method_name', 'error_type', 'network_transport'],
+    buckets: DURATION_BUCKETS,
+  },
+  mcp_cassette_requests_total: {
+    kind: 'counter',
+    help: 'JSON-RPC requests that crossed the proxy, by method and by who sent them (client or server)',
+    labels: ['mcp_method_name', 'sender'],
+  },
+  mcp_cassette_violations_total: {
+    kind: 'counter',
+    help: 'Spec violations the live validator raised, by rule and severity',
+    labels: ['rule', 'severity'],
+  },
+  mcp_cassette_recorded_messages_total: {
+    kind: 'counter',
+    help: 'Frames written to the journal (after redaction and the capture level), by channel',
+    labels: ['channel'],
+  },
+  mcp_cassette_recorded_bytes_total: {
+    kind: 'counter',
+    help: 'Bytes of traffic written to the journal (after redaction and the capture level), by channel',
+    labels: ['channel'],
+  },
+  mcp_cassette_redacted_values_total: {
+    kind: 'counter',
+    help: 'Values masked before they reached the disk, by what masked them (secret, path, value)',
+    labels: ['by'],
+  },
+  mcp_cassette_sessions_kept_total: {
+    kind: 'counter',
+    help: 'Sessions (stateless HTTP: exchanges) written to a cassette',
+    labels: ['reason'],
+  },
+  mcp_cassette_sessions_sampled_out_total: {
+    kind: 'counter',
+    help: 'Sessions (stateless HTTP: exchanges) not written to a cassette because --sample left them out',
+    labels: [],
+  },
+  mcp_cassette_messages_sampled_out_total: { kind: 'counter', help: 'Messages of the sessions --sample left out', labels: [] },
+  mcp_cassette_work_shed_total: {
+    kind: 'counter',
+    help: 'Work the proxy shed under load (forwarding untouched), by what was shed',
+    labels: ['what'],
+  },
+  mcp_cassette_unrecorded_total: {
+    kind: 'counter',
+    help: 'Records not written to disk (full or unwritable cassette directory), by reason; traffic went on',
+    labels: ['reason'],
+  },
+  mcp_cassette_cassettes_rotated_total: {
+    kind: 'counter',
+    help: 'Cassettes closed by rotation (--rotate-size, --rotate-interval, --rotate-sessions)',
+    labels: ['trigger'],
+  },
+  mcp_cassette_cassettes_pruned_total: {
+    kind: 'counter',
+    help: 'Closed cassettes deleted by retention (--keep-files, --keep-age, --keep-bytes)',
+    labels: ['rule'],
+  },
+  mcp_cassette_recording_paused: {
+    kind: 'gauge',
+    help: '1 while recording is paused because writes fail (full or unwritable disk), else 0',
+    labels: [],
+  },
+  mcp_cassette_build_info: {
+    kind: 'gauge',
+    help: 'Always 1; the labels say which mcp-cassette and transport this proxy is',
+    labels: ['version', 'network_transport'],
+  },
+} as const satisfies Record<string, MetricSpec>;
+
+export type MetricName = keyof typeof METRICS;
+export type Labels = Record<string, string>;
+
+/** What the proxy's parts report through; one implementation serves Prometheus, NO_METRICS
+ * drops everything. */
+export interface MetricsSink {
+  /** Adds `by` (default 1) to a counter. */
+  count(name: MetricName, labels?: Labels, by?: number): void;
+  /** Records one observation of a histogram (seconds for durations). */
+  observe(name: MetricName, value: number, labels?: Labels): void;
+  /** Sets a gauge. */
+  set(name: MetricName, value: number, labels?: Labels): void;
+  /** False for NO_METRICS: lets a caller skip work (parsing a frame) done only for metrics. */
+  readonly enabled: boolean;
+}
+
+export const NO_METRICS: MetricsSink = { count() {}, observe() {}, set() {}, enabled: false };

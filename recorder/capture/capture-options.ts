@@ -1,0 +1,87 @@
+import { CassetteError } from '../../lib/errors.js';
+import type { OptionSpec, ParsedOptions } from '../../lib/fast-args.js';
+import { parseHostPort } from '../../lib/listen.js';
+import { parseRedactPath } from '../../lib/payload-redact.js';
+import { userPattern } from '../../lib/safe-pattern.js';
+import type { Severity } from '../../lib/violation.js';
+import { CAPTURE_LEVELS, type CaptureLevel } from './capture-level.js';
+import type { CaptureSettings } from './frame-transform.js';
+import type { SamplingSettings } from './sampling.js';
+
+/** The production-capture options of `record` (sampling, capture level, redaction, metrics),
+ * merged into RECORD_OPTIONS. */
+export const CAPTURE_OPTIONS: Record<string, OptionSpec> = {
+  sample: {
+    type: 'number',
+    describe: 'Record this fraction (0 to 1) of sessions (on stateless HTTP, of exchanges); the rest are validated live but not kept',
+  },
+  'keep-violations': {
+    type: 'string',
+    describe: 'With --sample: always keep a session with a violation at this level or above (error, warning, info; none to never)',
+    default: 'error',
+  },
+  capture: {
+    type: 'string',
+    describe:
+      'What the cassette keeps of each message: full, metadata (no params/result values) or hashed (each value as its SHA-256 and size)',
+    default: 'full',
+  },
+  'redact-path': {
+    type: 'array',
+    describe: 'JSON Pointer into every message whose value is masked before it reaches disk (* for any member or index); repeatable',
+  },
+  'redact-value': {
+    type: 'array',
+    describe: 'Regular expression masked in every string of every message (first capture group, or the whole match); repeatable',
+  },
+  'redact-secrets': {
+    type: 'boolean',
+    describe: 'Mask bearer tokens, JWTs, AWS keys, private key blocks and sk- style keys everywhere (--no-redact-secrets keeps them)',
+    default: true,
+  },
+  'metrics-listen': {
+    type: 'string',
+    describe: 'Serve Prometheus metrics at /metrics and a health check at /healthz on host:port (a bare port binds 127.0.0.1)',
+  },
+};
+
+export interface CaptureArgs {
+  settings: CaptureSettings;
+  sampling?: SamplingSettings;
+  metricsListen?: { host: string; port: number };
+}
+
+const KEEP_LEVELS = ['error', 'warning', 'info', 'none'];
+
+export function captureArgsFrom(parsed: ParsedOptions): CaptureArgs {
+  const level = String(parsed.capture ?? 'full');
+  if (!CAPTURE_LEVELS.includes(level as CaptureLevel))
+    throw new CassetteError('MCPC_USAGE', `--capture must be one of ${CAPTURE_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+  const paths = ((parsed['redact-path'] as unknown[] | undefined) ?? []).map((p) => {
+    const pointer = String(p);
+    if (!pointer.startsWith('/'))
+      throw new CassetteError(
+        'MCPC_USAGE',
+        `--redact-path ${JSON.stringify(pointer)} is not a JSON Pointer; start it with "/" and name the place from the message's top, for example /params/arguments/password or /result/content/*/text`,
+      );
+    return parseRedactPath(pointer);
+  });
+  const values = ((parsed['redact-value'] as unknown[] | undefined) ?? []).map((p) => userPattern('--redact-value', String(p), 'strings'));
+  const args: CaptureArgs = {
+    settings: { level: level as CaptureLevel, redaction: { paths, values, secrets: parsed['redact-secrets'] !== false } },
+  };
+  if (parsed.sample !== undefined) {
+    const fraction = Number(parsed.sample);
+    if (!Number.isFinite(fraction) || fraction < 0 || fraction > 1)
+      throw new CassetteError(
+        'MCPC_USAGE',
+        `--sample must be a fraction from 0 to 1, for example 0.1 for one session in ten (got ${JSON.stringify(parsed.sample)})`,
+      );
+    const keep = String(parsed['keep-violations'] ?? 'error');
+    if (!KEEP_LEVELS.includes(keep))
+      throw new CassetteError('MCPC_USAGE', `--keep-violations must be one of ${KEEP_LEVELS.join(', ')} (got ${JSON.stringify(keep)})`);
+    args.sampling = { fraction, keepViolations: keep as Severity | 'none' };
+  }
+  if (parsed['metrics-listen'] !== undefined) args.metricsListen = parseHostPort(String(parsed['metrics-listen']), '--metrics-listen');
+  return args;
+}

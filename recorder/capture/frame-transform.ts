@@ -1,0 +1,76 @@
+import { isUtf8 } from 'node:buffer';
+import { needsParsing, redactJson, redactText, type PayloadRedaction, type RedactionCounts } from '../../lib/payload-redact.js';
+import { maskSecretsInBytes } from '../../lib/secret-text.js';
+import { reduceJson, reduceText, type CaptureLevel } from './capture-level.js';
+
+/** What the recorder does to each frame before it reaches the disk. */
+export interface CaptureSettings {
+  level: CaptureLevel;
+  redaction: PayloadRedaction;
+}
+
+export interface FrameResult {
+  data: Buffer;
+  /** The frame parsed (when it was parsed for the transform), for the metrics. */
+  json?: unknown;
+  parsed: boolean;
+}
+
+/** Whether frames go to disk exactly as they crossed the proxy (nothing to mask, full capture). */
+export function isPassThrough(s: CaptureSettings): boolean {
+  return s.level === 'full' && !s.redaction.secrets && !needsParsing(s.redaction);
+}
+
+/**
+ * One complete frame as it goes to disk. `json`: the frame is a message (stdin, stdout, an MCP
+ * body or SSE event), else text (stderr). Full capture with only the secret shapes to mask works
+ * on the bytes and leaves every other byte as it was; paths, value patterns and the reduced
+ * levels parse the frame and write it again as JSON. A frame that does not parse (or is nested
+ * too deep to walk) is masked as text.
+ */
+export function transformFrame(s: CaptureSettings, frame: Buffer, json: boolean, counts: RedactionCounts): FrameResult {
+  if (s.level === 'full' && !needsParsing(s.redaction)) {
+    if (!s.redaction.secrets) return { data: frame, parsed: false };
+    const masked = maskSecretsInBytes(frame);
+    counts.secret += masked.masked;
+    return { data: masked.data, parsed: false };
+  }
+  const utf8 = isUtf8(frame);
+  const text = frame.toString(utf8 ? 'utf8' : 'latin1');
+  if (json && utf8) {
+    let value: unknown;
+    let ok = false;
+    try {
+      value = JSON.parse(text);
+      ok = true;
+    } catch {
+      // not JSON: masked as text below
+    }
+    if (ok) {
+      try {
+        let out = redactJson(s.redaction, value, counts);
+        if (s.level !== 'full') out = reduceJson(out, s.level, frame.length);
+        return { data: Buffer.from(JSON.stringify(out)), json: value, parsed: true };
+      } catch (err) {
+        if (!(err instanceof RangeError)) throw err; // nested too deep to walk: masked as text
+      }
+    }
+  }
+  const redacted = redactText(s.redaction, text, counts);
+  const out = s.level === 'full' ? redacted : reduceText(redacted, s.level);
+  return { data: Buffer.from(out, utf8 ? 'utf8' : 'latin1'), parsed: false };
+}
+
+/** Masks the secret shapes and value patterns in every string of an event's fields (headers,
+ * paths, violation messages, errors). */
+export function redactEventFields(s: CaptureSettings, value: unknown, counts: RedactionCounts): unknown {
+  if (!s.redaction.secrets && s.redaction.values.length === 0) return value;
+  if (typeof value === 'string') return redactText(s.redaction, value, counts);
+  if (Array.isArray(value)) return value.map((v) => redactEventFields(s, v, counts));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactEventFields(s, v, counts);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { RecordedSession } from '../../lib/cassette/cassette.js';
+import type { MetricsSink } from '../../lib/metrics.js';
+import { SEVERITY_ORDER, type Severity } from '../../lib/violation.js';
+
+/**
+ * `--sample <fraction>`: which sessions are written to the cassette. A session (on stateless
+ * HTTP each exchange is a session of its own) is kept when the hash of its id falls under the
+ * fraction, so the choice is the same wherever the session is folded (a session that spans two
+ * rotated cassettes is kept in both or neither), and always when the live validator found a
+ * violation at `--keep-violations` or above. Every session is journaled and validated whole
+ * until it is folded; sampling decides only what the cassette keeps.
+ */
+export interface SamplingSettings {
+  fraction: number;
+  /** Keep any session with a violation at this severity or above; 'none' never overrides. */
+  keepViolations: Severity | 'none';
+}
+
+export interface SampleOutcome {
+  kept: RecordedSession[];
+  /** Sessions left out, and their messages. */
+  sampledOut: { sessions: number; messages: number };
+  /** Of the kept sessions, those kept only for a violation. */
+  keptForViolations: number;
+}
+
+/** Where a session id falls in [0, 1). */
+export function samplePoint(id: string): number {
+  return createHash('sha256').update(id).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+function hasViolationAtLeast(session: RecordedSession, level: Severity): boolean {
+  return (session.violations ?? []).some((v) => SEVERITY_ORDER[v.severity] >= SEVERITY_ORDER[level]);
+}
+
+export function sampleSessions(sessions: readonly RecordedSession[], s: SamplingSettings, metrics: MetricsSink): SampleOutcome {
+  const out: SampleOutcome = { kept: [], sampledOut: { sessions: 0, messages: 0 }, keptForViolations: 0 };
+  for (const session of sessions) {
+    if (s.fraction >= 1 || samplePoint(session.mcpSessionId ?? session.id) < s.fraction) {
+      out.kept.push(session);
+      metrics.count('mcp_cassette_sessions_kept_total', { reason: 'sampled' });
+    } else if (s.keepViolations !== 'none' && hasViolationAtLeast(session, s.keepViolations)) {
+      out.kept.push(session);
+      out.keptForViolations += 1;
+      metrics.count('mcp_cassette_sessions_kept_total', { reason: 'violation' });
+    } else {
+      out.sampledOut.sessions += 1;
+      out.sampledOut.messages += session.messages.length;
+    }
+  }
+  if (out.sampledOut.sessions > 0) {
+    metrics.count('mcp_cassette_sessions_sampled_out_total', {}, out.sampledOut.sessions);
+    metrics.count('mcp_cassette_messages_sampled_out_total', {}, out.sampledOut.messages);
+  }
+  return out;
+}

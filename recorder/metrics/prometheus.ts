@@ -1,0 +1,85 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { listenOn } from '../../lib/listen.js';
+import { METRICS, type Labels, type MetricName, type MetricsSink } from '../../lib/metrics.js';
+import { packageVersion } from '../../lib/version.js';
+
+type Metric = Counter | Histogram | Gauge;
+
+/** The metrics of lib/metrics.ts in a prom-client registry, with the process's own (CPU, memory,
+ * event-loop lag, handles: prom-client's default metrics). */
+export class PrometheusMetrics implements MetricsSink {
+  readonly enabled = true;
+  readonly registry = new Registry();
+  readonly #metrics = new Map<MetricName, Metric>();
+
+  constructor(transport: 'stdio' | 'http') {
+    for (const [name, spec] of Object.entries(METRICS) as [MetricName, (typeof METRICS)[MetricName]][]) {
+      const common = { name, help: spec.help, labelNames: [...spec.labels], registers: [this.registry] };
+      const metric =
+        spec.kind === 'counter'
+          ? new Counter(common)
+          : spec.kind === 'gauge'
+            ? new Gauge(common)
+            : new Histogram({ ...common, buckets: [...('buckets' in spec ? spec.buckets : [])] });
+      this.#metrics.set(name, metric);
+    }
+    collectDefaultMetrics({ register: this.registry });
+    this.set('mcp_cassette_build_info', 1, { version: packageVersion(), network_transport: transport === 'stdio' ? 'pipe' : 'tcp' });
+    this.set('mcp_cassette_recording_paused', 0);
+  }
+
+  count(name: MetricName, labels: Labels = {}, by = 1): void {
+    (this.#metrics.get(name) as Counter).inc(labels, by);
+  }
+
+  observe(name: MetricName, value: number, labels: Labels = {}): void {
+    (this.#metrics.get(name) as Histogram).observe(labels, value);
+  }
+
+  set(name: MetricName, value: number, labels: Labels = {}): void {
+    (this.#metrics.get(name) as Gauge).set(labels, value);
+  }
+}
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves `/metrics` (Prometheus text) and `/healthz` (200 `ok` while the proxy runs). */
+export async function serveMetrics(metrics: PrometheusMetrics, host: string, port: number): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok\n');
+      return;
+    }
+    if (path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics or /healthz\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${err.message}\n`),
+    );
+  });
+  server.keepAliveTimeout = 5_000;
+  await listenOn(server, port, host, '--metrics-listen');
+  server.unref(); // never what keeps the proxy alive
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
