@@ -26,7 +26,10 @@ const recordHooks: RecordHooks = {
       ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),
       ...(args.alertExec ? { exec: args.alertExec } : {}),
     },
+    workers: args.validateWorkers,
   }),
+  judgeAtWrite: async (sessions, scope, options) =>
+    (await import('../validators/judge-at-write.js')).judgeAtWrite(sessions, scope, options),
 };
 
 async function main(argv: string[]): Promise<void> {

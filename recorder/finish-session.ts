@@ -10,10 +10,16 @@ import { SpillFile } from '../lib/framing/spill.js';
  * recorders left behind for the same cassette. The journal is read a block at a time and large
  * frames pass through a spill file, so the proxy's memory stays near one block whatever the
  * session holds. */
-export async function finishJournal(cassette: string, journal: string, options: { overwrite?: boolean }): Promise<RecordedSession[]> {
+export async function finishJournal(
+  cassette: string,
+  journal: string,
+  options: { overwrite?: boolean; judge?: (sessions: RecordedSession[]) => Promise<void> },
+): Promise<RecordedSession[]> {
   const spill = new SpillFile();
   try {
     const sessions = await foldSessions(openJournal(journal), { spill });
+    // What live validation left undone (it shed, or several workers split the sessions).
+    await options.judge?.(sessions);
     await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });
     unlinkSync(journal);
     await recoverJournals(cassette);

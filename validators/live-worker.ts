@@ -27,6 +27,10 @@ interface Settings {
   /** Frames (stdio lines, HTTP bodies and SSE events) above this size are recorded but not
    * validated live (set by the proxy's LiveTap, which sends only the size of such HTTP bytes). */
   maxFrame: number;
+  /** This worker's place among `lanes` workers (`--validate-workers`): with more than one, the
+   * cross-session rules are judged when the cassette is written, where every session is known. */
+  lane?: number;
+  lanes?: number;
 }
 
 const settings = workerData as Settings;
@@ -43,11 +47,15 @@ const session = { id: settings.sessionId, transport: 'stdio' as const };
 /** HTTP: where each message of each session key sits, to place session-end verdicts. */
 const refs = new Map<string, Map<number, LiveRef>>();
 let found: (Violation & { ref?: LiveRef })[] = [];
+/** Messages judged since the last report. */
+let judged = 0;
 const tooLarge = (seq: number, bytes: number): void =>
   logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`);
 const framer = new StdioFramer(
   (msg) => {
-    found.push(...validator.message(session, msg));
+    judged++;
+    const v = validator.message(session, msg);
+    if (v.length > 0) found.push(...v);
   },
   LIVE_MAX_FRAME,
   tooLarge,
@@ -56,7 +64,9 @@ const framer = new StdioFramer(
 // HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
 const seqs = new Map<string, number>();
 const target = settings.target ? { target: settings.target } : {};
-// HTTP: what the cross-session rules need of each session, judged when the run ends.
+// HTTP: what the cross-session rules need of each session, judged when the run ends (by the
+// cassette write instead when several workers each see only some of the sessions).
+const crossSession = (settings.lanes ?? 1) <= 1;
 const digests = new Map<string, SessionDigest>();
 const digestOf = (key: string): SessionDigest => {
   let d = digests.get(key);
@@ -74,19 +84,20 @@ const nextSeq = (key: string, ref: LiveRef): number => {
 const httpFramer = new HttpLiveFramer(
   (key, exchange, msg, ref) => {
     msg.seq = nextSeq(key, ref);
-    digestOf(key).add(msg, exchange, ref);
+    judged++;
+    if (crossSession) digestOf(key).add(msg, exchange, ref);
     for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
   },
   {
     onExchangeEnd: (key, exchange, first) => {
-      digestOf(key).exchange(exchange);
+      if (crossSession) digestOf(key).exchange(exchange);
       // Exchange-level verdicts point at the exchange's first message (not judged live when that
       // one was too large to parse: the exchange rules read it).
       if (!first) return;
       for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
     },
     onBareExchangeEnd: (key, exchange) => {
-      digestOf(key).exchange(exchange);
+      if (crossSession) digestOf(key).exchange(exchange);
       // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
       for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange))
         found.push({ ...v, ref: { x: exchange.id, k: -1 } });
@@ -128,8 +139,9 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
         else if (ref) found.push({ ...v, ref });
       }
       // HTTP: the rules that compare the sessions of this run (each carries its message's ref).
-      if (settings.transport === 'streamable-http') found.push(...validator.endRecording([...digests.values()]));
-      send({ type: 'violations', violations: found, processed });
+      if (settings.transport === 'streamable-http' && crossSession) found.push(...validator.endRecording([...digests.values()]));
+      send({ type: 'violations', violations: found, processed, judged });
+      judged = 0;
       found = [];
       const { failed, delivered } = validator.close(deadline);
       send({ type: 'verdict', failed });
@@ -137,6 +149,7 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
       return;
     }
   }
-  send({ type: 'violations', violations: found, processed });
+  send({ type: 'violations', violations: found, processed, judged });
   found = [];
+  judged = 0;
 });
