@@ -12,6 +12,7 @@ import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
 import { SessionDigest } from './recording.js';
+import { STATELESS_KEY } from './server-context.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
 
 interface Settings {
@@ -81,6 +82,23 @@ const nextSeq = (key: string, ref: LiveRef): number => {
   refs.get(key)!.set(seq, ref);
   return seq;
 };
+/**
+ * HTTP: a stateless exchange is a session of its own, over when the exchange is: its session-end
+ * verdicts are judged now, as the end of the recording would judge them (`reason: 'exit'`, all an
+ * HTTP run tells), and what the worker kept for it is let go. Keeping a validator per exchange
+ * until the end grew the worker's memory with every request, and its garbage collection with it.
+ */
+function endStateless(key: string): void {
+  if (!key.startsWith(STATELESS_KEY)) return;
+  const keyRefs = refs.get(key);
+  for (const v of validator.endSession(key, { reason: 'exit' })) {
+    const ref = keyRefs?.get(v.seq);
+    if (ref) found.push({ ...v, ref });
+  }
+  refs.delete(key);
+  seqs.delete(key);
+}
+
 const httpFramer = new HttpLiveFramer(
   (key, exchange, msg, ref) => {
     msg.seq = nextSeq(key, ref);
@@ -93,14 +111,15 @@ const httpFramer = new HttpLiveFramer(
       if (crossSession) digestOf(key).exchange(exchange);
       // Exchange-level verdicts point at the exchange's first message (not judged live when that
       // one was too large to parse: the exchange rules read it).
-      if (!first) return;
-      for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+      if (first) for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+      endStateless(key);
     },
     onBareExchangeEnd: (key, exchange) => {
       if (crossSession) digestOf(key).exchange(exchange);
       // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
       for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange))
         found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+      endStateless(key);
     },
     maxFrame: LIVE_MAX_FRAME,
     onSkip: (key, _exchange, bytes, ref) => tooLarge(nextSeq(key, ref), bytes),
