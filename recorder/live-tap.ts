@@ -262,6 +262,7 @@ export class LiveTap {
 
   /** Ends the workers without waiting (the server never ran). */
   abort(): void {
+    if (this.#started && !this.#disabled) this.#stats.workers -= this.#lanes.length;
     this.#disabled = true;
     clearTimeout(this.#timer);
     for (const lane of this.#lanes) void lane.worker?.terminate();

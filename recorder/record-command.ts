@@ -137,7 +137,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   if (!Number.isInteger(workers) || workers < 1 || workers > 64)
     throw new CassetteError(
       'MCPC_USAGE',
-      `--validate-workers must be a whole number from 1 to 64 (got ${JSON.stringify(parsed['validate-workers'])})`,
+      `--validate-workers must be a whole number from 1 to 64 (got ${Number.isNaN(workers) ? 'something that is not a number' : workers})`,
     );
   const webhook = parsed['alert-webhook'];
   if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))

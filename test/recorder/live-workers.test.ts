@@ -138,3 +138,15 @@ test('stdio: a recording whose live validator sheds stores the verdicts of one t
   t.is(Number(m![3]), shed.cassette.sessions[0]!.messages.length, 'every message judged at write');
   t.deepEqual(verdicts(shed.cassette), expected, 'the same stored verdicts');
 });
+
+test('--validate-workers takes a whole number from 1 to 64; anything else is a usage error (exit 2) that says so', async (t) => {
+  for (const bad of ['0', '65', '1.5', 'two']) {
+    const child = spawnTracked(t, node, [cli, 'record', '--validate-workers', bad, '--', node, '-e', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const result = await collect(child);
+    t.is(result.code, 2, bad);
+    t.regex(result.stderr, /--validate-workers must be a whole number from 1 to 64 \(got /, bad);
+    t.notRegex(result.stderr, /\n\s+at /, 'no stack trace');
+  }
+});
