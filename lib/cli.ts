@@ -28,7 +28,10 @@ const recordHooks: RecordHooks = {
       ...(args.alertExec ? { exec: args.alertExec } : {}),
       redact: textRedactionSpec(args.capture.settings.redaction),
     },
+    workers: args.validateWorkers,
   }),
+  judgeAtWrite: async (sessions, scope, options) =>
+    (await import('../validators/judge-at-write.js')).judgeAtWrite(sessions, scope, options),
 };
 
 async function main(argv: string[]): Promise<void> {

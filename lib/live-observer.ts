@@ -29,6 +29,9 @@ export interface LiveWorkerSpec {
   script: string;
   /** Passed to the worker as workerData (logging and alert settings). */
   data: Record<string, unknown>;
+  /** Worker threads (`--validate-workers`, default 1): HTTP sessions are spread over them, each
+   * session judged by one; a stdio recording is one session and uses one. */
+  workers?: number;
 }
 
 /** Main thread → worker (sent in batches, one array per event-loop turn). */
@@ -55,7 +58,8 @@ export interface LiveRef {
 
 /** Worker → main thread. */
 export type LiveWorkerOutput =
-  | { type: 'violations'; violations: (Violation & { ref?: LiveRef })[]; processed: number }
+  /** `processed`: traffic bytes taken in; `judged`: messages judged since the last report. */
+  | { type: 'violations'; violations: (Violation & { ref?: LiveRef })[]; processed: number; judged: number }
   /** The session's verdict, sent before the last alerts are delivered. */
   | { type: 'verdict'; failed: boolean }
   /** The last alerts are delivered or given up; the worker may be ended. */

@@ -13,11 +13,18 @@ import { SpillFile } from '../lib/framing/spill.js';
 export async function finishJournal(
   cassette: string,
   journal: string,
-  options: { overwrite?: boolean; select?: (sessions: RecordedSession[]) => RecordedSession[] },
+  options: {
+    overwrite?: boolean;
+    judge?: (sessions: RecordedSession[]) => Promise<void>;
+    select?: (sessions: RecordedSession[]) => RecordedSession[];
+  },
 ): Promise<RecordedSession[]> {
   const spill = new SpillFile();
   try {
     const folded = await foldSessions(openJournal(journal), { spill });
+    // What live validation left undone (it shed, or several workers split the sessions), judged
+    // before --sample chooses, since a session with a violation is always kept.
+    await options.judge?.(folded);
     // --sample: the sessions left out are never written (the journal goes once folded).
     const sessions = options.select ? options.select(folded) : folded;
     if (sessions.length > 0 || folded.length === 0) await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '../lib/log.js';
 import { startHttpRecorder } from './http-recorder.js';
-import type { HttpModeArgs, RecordArgs } from './record-command.js';
+import type { HttpModeArgs, RecordArgs, SaveResult, WriteScope } from './record-command.js';
 import type { ExitStatus } from './stdio-recorder.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import type { JournalWriter } from '../lib/cassette/journal.js';
@@ -13,7 +13,7 @@ import type { CaptureRuntime } from './capture/capture-runtime.js';
 export async function runHttpRecord(
   args: RecordArgs,
   http: HttpModeArgs,
-  save: (args: RecordArgs, journal: string, logger: Logger) => Promise<boolean>,
+  save: (args: RecordArgs, journal: string, logger: Logger, atWrite?: WriteScope) => Promise<SaveResult>,
   live?: LiveWorkerSpec,
   capture?: CaptureRuntime,
 ): Promise<ExitStatus> {
@@ -49,9 +49,13 @@ export async function runHttpRecord(
   logger.info({ url: recorder.url, upstream: http.upstream.href, cassette: args.cassette }, 'recording Streamable HTTP; stop with Ctrl-C');
   const signal = await stopped;
   logger.info({ signal }, 'stopping');
-  const { validationFailed } = await recorder.close();
-  const saved = await save(args, recorder.journal, logger);
+  const { validationFailed, live: outcome } = await recorder.close();
+  // What live validation left to the cassette write: everything if it shed; with several workers,
+  // the rules that compare the sessions of the run.
+  const atWrite = !outcome ? undefined : !outcome.complete ? 'all' : outcome.workers > 1 ? 'cross-session' : undefined;
+  const saved = await save(args, recorder.journal, logger, atWrite);
   await capture?.close();
-  // --fail-on: violations at that level make the run fail.
-  return { code: validationFailed ? 1 : 0, signal: null, ...(saved ? {} : { notSaved: true }) };
+  // --fail-on: violations at that level make the run fail (as stored, when judged at write).
+  const failed = saved.failed ?? validationFailed;
+  return { code: failed ? 1 : 0, signal: null, ...(saved.saved ? {} : { notSaved: true }) };
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../lib/log.js';
 import type { TokenClaims } from '../lib/cassette/cassette.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { packageVersion } from '../lib/version.js';
-import { LiveTap } from './live-tap.js';
+import { LiveTap, type LiveOutcome } from './live-tap.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
 import { redactArgv } from '../lib/redact.js';
@@ -39,7 +39,8 @@ export interface HttpRecorder {
   journal: string;
   /** Stops listening, ends open streams and finishes the journal. Resolves with whether live
    * validation saw violations at the --fail-on level. */
-  close(): Promise<{ validationFailed: boolean }>;
+  /** `live`: how live validation went (undefined when it was off). */
+  close(): Promise<{ validationFailed: boolean; live?: LiveOutcome & { workers: number } }>;
 }
 
 /**
@@ -350,9 +351,12 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       // Every client connection is gone, so whatever is still in flight upstream is abandoned.
       await agent.destroy().catch(() => undefined);
       journal.event('stopped');
-      const verdict = live ? await live.finish() : { failed: false };
+      const verdict = live ? await live.finish() : undefined;
       journal.close();
-      return { validationFailed: verdict.failed };
+      return {
+        validationFailed: verdict?.failed ?? false,
+        ...(verdict ? { live: { ...verdict, workers: options.live?.workers ?? 1 } } : {}),
+      };
     },
   };
 }

@@ -1,13 +1,13 @@
-import { Worker } from 'node:worker_threads';
 import type { SessionEnd } from '../lib/cassette/cassette.js';
 import type { JournalChunk, JournalEvent, JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
-import type { LiveWorkerInput, LiveWorkerOutput, LiveWorkerSpec } from '../lib/live-observer.js';
-import { LiveJournalBuffer, skipLine, type LiveJournalInput } from '../lib/live-journal.js';
+import type { LiveWorkerInput, LiveWorkerSpec } from '../lib/live-observer.js';
+import { skipLine } from '../lib/live-journal.js';
+import { liveValidationStats, maxBacklogBytes } from '../lib/live-stats.js';
+import { LiveLane } from './live-lane.js';
+import { LiveRouter } from './live-route.js';
 
 type StdioChannel = 'stdin' | 'stdout' | 'stderr';
 
-/** If validation falls this far behind the traffic, it stops for the session; recording goes on. */
-const LIVE_MAX_BACKLOG = 64 * 1024 * 1024;
 /** How long the end of a session waits for the last verdicts and alerts. Hosts send SIGTERM a
  * couple of seconds after closing stdin (and SIGKILL soon after): the cassette must be written
  * before that; verdicts still pending are what `mcp-cassette validate` computes offline anyway. */
@@ -41,75 +41,112 @@ interface BodyRun {
   whole: boolean;
 }
 
+/** How the live validation of a recording went, for the cassette write. */
+export interface LiveOutcome {
+  /** Violations at the --fail-on level were seen live. */
+  failed: boolean;
+  /** Every message was judged live. False when the validator shed (fell behind past its bound,
+   * or was cut off at the end before it caught up): the cassette write then judges them all. */
+  complete: boolean;
+}
+
 /**
- * Streams the stdio traffic to the live validator's worker thread once it has been journaled
- * and forwarded; the worker's violations come back and go into the journal, so the cassette and
- * a recovery keep them. The forwarding thread only copies each chunk into a message.
+ * Streams the traffic to the live validator's worker threads once it has been journaled and
+ * forwarded; their violations come back and go into the journal, so the cassette and a recovery
+ * keep them. The forwarding thread only copies each chunk into a message. With several workers
+ * (`--validate-workers`, HTTP), each session goes to one of them (live-route.ts); a stdio
+ * recording is one session, judged by one worker.
+ *
+ * Overload: the bytes handed over and not judged yet are bounded (lib/live-stats.ts,
+ * MCPC_LIVE_MAX_BACKLOG). Past the bound the tap sheds: the workers stop, the rest of the
+ * recording is not judged live, which is counted and said, and the cassette write judges every
+ * message (LiveOutcome.complete is false). Forwarding never waits for any of it.
  */
 export class LiveTap {
-  #worker: Worker | undefined;
+  #lanes: LiveLane[] = [];
+  #router: LiveRouter | undefined;
   #backlog = 0;
+  readonly #maxBacklog = maxBacklogBytes();
   #disabled = false;
-  #done: Promise<void> | undefined;
-  /** The worker's verdict on the session, which comes before its last alerts are delivered. */
-  #verdict = { failed: false };
-  /** Inputs since the last flush, sent to the worker as one message. */
-  #batch: (LiveWorkerInput | LiveJournalInput)[] = [];
-  /** HTTP: the records since the last flush, in the journal's format (one item of the batch). */
-  #journal = new LiveJournalBuffer();
-  /** The batch's byte copies, moved (not copied again) to the worker. */
-  #transfer: ArrayBuffer[] = [];
+  #shed = false;
+  #started = false;
   #flushing = false;
   #spec: LiveWorkerSpec | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #runs = new Map<number, BodyRun>();
   /** stdio: bytes since each channel's last newline. */
   readonly #lineBytes: Record<StdioChannel, number> = { stdin: 0, stdout: 0, stderr: 0 };
+  readonly #stats = liveValidationStats();
 
   constructor(
     private readonly journal: JournalWriter,
     private readonly warn: (message: string) => void,
-  ) {}
+  ) {
+    this.#stats.maxBacklogBytes = this.#maxBacklog;
+  }
 
   /**
-   * Starts the worker after `delayMs`: loading the validator takes CPU that the server needs to
+   * Starts the workers after `delayMs`: loading the validator takes CPU that the server needs to
    * answer its first request quickly (clients give `server/discover` about a second). Traffic
-   * before that is queued for it.
+   * before that is queued for them.
    */
   start(spec: LiveWorkerSpec, delayMs = 0): void {
     this.#spec = spec;
+    const n = spec.data.transport === 'streamable-http' ? Math.max(1, Math.floor(spec.workers ?? 1)) : 1;
+    this.#lanes = Array.from({ length: n }, () => new LiveLane());
+    if (n > 1) this.#router = new LiveRouter(n, (lane, parts) => this.#lanes[lane]!.journal.append(...parts));
     if (delayMs <= 0) return this.#startNow();
     this.#timer = setTimeout(() => this.#startNow(), delayMs);
     this.#timer.unref();
   }
 
   #startNow(): void {
-    if (this.#worker || this.#disabled || !this.#spec) return;
+    if (this.#started || this.#disabled || !this.#spec) return;
+    this.#started = true;
     clearTimeout(this.#timer);
-    const spec = this.#spec;
-    const worker = new Worker(spec.script, { workerData: { ...spec.data, maxFrame: LIVE_MAX_FRAME }, stdout: false, stderr: false });
-    worker.unref();
-    this.#done = new Promise((resolve) => {
-      worker.on('message', (out: LiveWorkerOutput) => {
-        if (out.type === 'verdict') return void (this.#verdict = { failed: out.failed });
-        if (out.type === 'done') return resolve();
-        this.#backlog -= out.processed;
-        // One journal write for the whole batch.
-        for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) }, true);
-        this.journal.flush();
-      });
-      worker.on('error', (err) => {
-        this.#stop(`live validation stopped: ${err.message}`);
-        resolve();
-      });
-      worker.on('exit', () => resolve());
-    });
-    this.#worker = worker;
+    const { script, data } = this.#spec;
+    const n = this.#lanes.length;
+    this.#lanes.forEach((lane, i) =>
+      lane.start(
+        script,
+        { ...data, maxFrame: LIVE_MAX_FRAME, lane: i, lanes: n },
+        (out) => {
+          this.#settle(-out.processed);
+          this.#stats.judgedLive += out.judged;
+          // One journal write for the whole batch.
+          for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) }, true);
+          this.journal.flush();
+        },
+        (err) => this.#stop(`live validation stopped: ${err.message}`),
+      ),
+    );
+    this.#stats.workers += n;
     this.#flush();
   }
 
+  /** Counts `bytes` into the backlog (negative: judged); sheds past the bound. */
+  #settle(bytes: number): boolean {
+    this.#backlog += bytes;
+    this.#stats.backlogBytes += bytes;
+    if (this.#backlog + (this.#router?.heldBytes ?? 0) <= this.#maxBacklog) return true;
+    this.#shedNow();
+    return false;
+  }
+
+  #shedNow(): void {
+    this.#shed = true;
+    this.#stats.shedEvents++;
+    this.#stats.shedBytes += this.#backlog + (this.#router?.heldBytes ?? 0);
+    this.#stop(
+      `live validation fell more than ${Math.round(this.#maxBacklog / 1024 / 1024)} MB behind the traffic and shed the rest of this recording (counted); recording goes on, and every message is judged when the cassette is written`,
+    );
+  }
+
   chunk(channel: StdioChannel, data: Buffer, t: number): void {
-    if (this.#disabled) return;
+    if (this.#disabled) {
+      if (this.#shed) this.#stats.shedBytes += data.length;
+      return;
+    }
     // A chunk inside a line the worker already drops (past LIVE_MAX_FRAME) goes as its size
     // only: copying a 50 MB line to be dropped there cost the proxy its size again.
     const before = this.#lineBytes[channel];
@@ -119,42 +156,36 @@ export class LiveTap {
       this.#post({ type: 'skip', channel, n: data.length, t });
       return;
     }
-    this.#backlog += data.length;
-    if (this.#backlog > LIVE_MAX_BACKLOG) {
-      this.#stop(
-        'live validation fell too far behind the traffic and stopped for this session; recording goes on (run `mcp-cassette validate` on the cassette)',
-      );
-      return;
-    }
+    if (!this.#settle(data.length)) return;
     // A copy: stream chunks may share pooled memory or still be queued for writing, and the
     // worker needs bytes of its own. The copy itself is then moved to the worker, not cloned.
     const copy = new Uint8Array(data);
-    this.#transfer.push(copy.buffer);
-    this.#post({ type: 'chunk', channel, data: copy, t });
+    this.#lanes[0]!.push({ type: 'chunk', channel, data: copy, t }, copy.buffer);
+    this.#schedule();
   }
 
   /** HTTP: every journal record, as it is written, with its journal line (wired to
    * JournalWriter.onRecord). The bytes are copied into the batch's buffer (lib/live-journal.ts). */
   record(record: JournalRecord, line: Buffer): void {
-    if (this.#disabled) return;
-    if ('ev' in record) {
-      this.#track(record);
-      this.#journal.append(line);
-    } else if (this.#sizeOnly(record)) {
-      this.#journal.append(skipLine(record.t, record.c === 'http-request' ? 'q' : 'r', record.x, record.data.length));
-    } else {
-      this.#backlog += record.data.length;
-      if (this.#backlog > LIVE_MAX_BACKLOG) {
-        this.#stop(
-          'live validation fell too far behind the traffic and stopped; recording goes on (run `mcp-cassette validate` on the cassette)',
-        );
-        return;
-      }
-      this.#journal.append(line, record.data, NEWLINE);
+    if (this.#disabled) {
+      if (this.#shed && !('ev' in record)) this.#stats.shedBytes += record.data.length;
+      return;
     }
+    let parts: Uint8Array[];
+    if ('ev' in record) {
+      if (record.x === undefined) return; // not an exchange's record (the tap's own violations)
+      this.#track(record);
+      parts = [line];
+    } else if (this.#sizeOnly(record)) {
+      parts = [skipLine(record.t, record.c === 'http-request' ? 'q' : 'r', record.x, record.data.length)];
+    } else {
+      if (!this.#settle(record.data.length)) return;
+      parts = [line, record.data, NEWLINE];
+    }
+    if (this.#router) this.#router.route(record, parts);
+    else this.#lanes[0]!.journal.append(...parts);
     this.#schedule();
   }
-
   #track(event: JournalEvent): void {
     const x = Number(event.x);
     if (event.ev === 'http-request') {
@@ -195,7 +226,7 @@ export class LiveTap {
   }
 
   #post(input: LiveWorkerInput): void {
-    this.#batch.push(input);
+    this.#lanes[0]!.push(input);
     this.#schedule();
   }
 
@@ -205,33 +236,20 @@ export class LiveTap {
     setTimeout(() => this.#flush(), LIVE_FLUSH_MS);
   }
 
-  /** Moves the HTTP records gathered so far into the batch (one item per buffer). */
-  #seal(): void {
-    for (const journal of this.#journal.take()) {
-      this.#batch.push(journal);
-      this.#transfer.push(journal.bytes.buffer as ArrayBuffer);
-    }
-  }
-
   #flush(): void {
     this.#flushing = false;
-    this.#seal();
-    if (this.#batch.length === 0 || !this.#worker) return; // kept until the worker exists
-    const batch = this.#batch;
-    const transfer = this.#transfer;
-    this.#batch = [];
-    this.#transfer = [];
-    this.#worker.postMessage(batch, transfer);
+    for (const lane of this.#lanes) lane.flush();
   }
 
   #stop(message: string): void {
     if (this.#disabled) return;
     this.#disabled = true;
-    this.#batch = [];
-    this.#transfer = [];
-    this.#journal = new LiveJournalBuffer();
+    this.#router?.clear();
+    for (const lane of this.#lanes) lane.stop();
+    if (this.#started) this.#stats.workers -= this.#lanes.length;
+    this.#stats.backlogBytes -= this.#backlog;
+    this.#backlog = 0;
     this.warn(message);
-    void this.#worker?.terminate();
   }
 
   #hurry: () => void = () => {};
@@ -242,34 +260,48 @@ export class LiveTap {
     this.#hurry();
   }
 
-  /** Ends the worker without waiting (the server never ran). */
+  /** Ends the workers without waiting (the server never ran). */
   abort(): void {
+    if (this.#started && !this.#disabled) this.#stats.workers -= this.#lanes.length;
     this.#disabled = true;
     clearTimeout(this.#timer);
-    void this.#worker?.terminate();
+    for (const lane of this.#lanes) void lane.worker?.terminate();
   }
 
-  /** Waits for the last verdicts (bounded), then ends the worker. stdio: `end` is how the
+  /** Waits for the last verdicts (bounded), then ends the workers. stdio: `end` is how the
    * session ended (exit status, who started the shutdown), which the session-end rules judge as
-   * they will on the cassette. */
-  async finish(end?: Partial<Pick<SessionEnd, 'exitCode' | 'signal' | 'initiatedBy'>>): Promise<{ failed: boolean }> {
+   * they will on the cassette. A validator that has not caught up by then is cut off: that
+   * counts as shedding, and the cassette write judges every message. */
+  async finish(end?: Partial<Pick<SessionEnd, 'exitCode' | 'signal' | 'initiatedBy'>>): Promise<LiveOutcome> {
     this.#startNow(); // a session shorter than the start delay is judged now
-    if (!this.#worker || !this.#done) return { failed: false };
+    if (!this.#started) return { failed: false, complete: !this.#shed };
     if (!this.#disabled) {
-      this.#seal(); // the last records before the end
-      this.#batch.push({ type: 'finish', ...(end ? { end } : {}) });
-      this.#flush();
+      for (const lane of this.#lanes) {
+        lane.push({ type: 'finish', ...(end ? { end } : {}) });
+        lane.flush();
+      }
     }
+    const all = Promise.all(this.#lanes.map((l) => l.done)).then(() => 'done' as const);
     const timer = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
     const hurried = new Promise<'hurried'>((r) => (this.#hurry = () => r('hurried')));
-    const ended = await Promise.race([this.#done, timer(FINISH_TIMEOUT_MS), hurried]);
+    const ended = await Promise.race([all, timer(FINISH_TIMEOUT_MS), hurried]);
     if (ended === 'timeout') {
       // Verdicts or alerts still pending (a slow webhook): the alert counts are still worth a line.
-      this.#worker.postMessage([{ type: 'deadline' } satisfies LiveWorkerInput]);
-      await Promise.race([this.#done, timer(DEADLINE_ANSWER_MS), hurried]);
+      for (const lane of this.#lanes) lane.worker?.postMessage([{ type: 'deadline' } satisfies LiveWorkerInput]);
+      await Promise.race([all, timer(DEADLINE_ANSWER_MS), hurried]);
     }
-    await this.#worker.terminate();
-    return this.#verdict;
+    const judgedAll = !this.#disabled && this.#lanes.every((l) => l.verdict !== undefined);
+    if (!this.#disabled && !judgedAll) {
+      this.#shed = true;
+      this.#stats.shedEvents++;
+      this.#stats.shedBytes += this.#backlog;
+    }
+    if (!this.#disabled) this.#stats.workers -= this.#lanes.length;
+    this.#stats.backlogBytes -= this.#backlog;
+    this.#backlog = 0;
+    this.#disabled = true;
+    await Promise.all(this.#lanes.map((l) => l.worker?.terminate()));
+    return { failed: this.#lanes.some((l) => l.verdict?.failed === true), complete: judgedAll && !this.#shed };
   }
 }
 

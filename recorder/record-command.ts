@@ -5,6 +5,7 @@ import { userPattern } from '../lib/safe-pattern.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import type { CommandModule } from '../lib/command.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
+import { liveValidationStats } from '../lib/live-stats.js';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 import { RECORD_OPTIONS } from './record-options.js';
@@ -41,6 +42,8 @@ export interface RecordArgs {
   logLevel: string;
   /** Live validation (on unless --no-validate) and what to do with violations. */
   validate: boolean;
+  /** Live validation worker threads (`--validate-workers`, >= 1). */
+  validateWorkers: number;
   failOn?: 'error' | 'warning';
   alertWebhook?: string;
   alertExec?: string;
@@ -116,11 +119,18 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   const failOn = parsed['fail-on'];
   if (failOn !== undefined && failOn !== 'error' && failOn !== 'warning')
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(failOn)})`);
+  const workers = Number(parsed['validate-workers'] ?? 1);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `--validate-workers must be a whole number from 1 to 64 (got ${Number.isNaN(workers) ? 'something that is not a number' : workers})`,
+    );
   const webhook = parsed['alert-webhook'];
   if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))
     throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
   return {
     validate: parsed.validate !== false,
+    validateWorkers: workers,
     ...(failOn !== undefined ? { failOn } : {}),
     ...(webhook !== undefined ? { alertWebhook: String(webhook) } : {}),
     ...(parsed['alert-exec'] !== undefined ? { alertExec: String(parsed['alert-exec']) } : {}),
@@ -150,14 +160,35 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
 /** Supplied by the composition root: the recorder itself knows nothing of validation. */
 export interface RecordHooks {
   liveWorker?: (args: RecordArgs) => LiveWorkerSpec;
+  /** Judges at cassette write what live validation left undone (validators/judge-at-write.ts). */
+  judgeAtWrite?: (
+    sessions: RecordedSession[],
+    scope: WriteScope,
+    options: { logger: Logger; failOn?: 'error' | 'warning' },
+  ) => Promise<{ judged: number; violations: number; failed: boolean }>;
+}
+
+/** What live validation left to the cassette write: every message (it shed), or the rules that
+ * compare the sessions of an HTTP run (several workers each saw some of them). */
+export type WriteScope = 'all' | 'cross-session';
+
+/** `failed`: when verdicts were judged at write, whether they hold violations at --fail-on. */
+export interface SaveResult {
+  saved: boolean;
+  failed?: boolean;
 }
 
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
   const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio');
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
-    const save = (a: RecordArgs, journal: string, logger: Logger) => saveSession(a, journal, logger, capture);
-    return runHttpRecord(args, args.http, save, args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined, capture);
+    return runHttpRecord(
+      args,
+      args.http,
+      (a, journal, logger, atWrite) => saveSession(a, journal, logger, atWrite, hooks, capture),
+      args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined,
+      capture,
+    );
   }
   let logger: Logger | undefined;
   const proxy = runStdioProxy({
@@ -193,26 +224,67 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   // A host that signals us now must not stop the cassette write halfway: we exit right after it.
   const hold = (): void => {};
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
-  let saved: boolean;
+  let saved: SaveResult;
   try {
-    saved = await saveSession(args, proxy.journal, logger, capture);
+    saved = await saveSession(args, proxy.journal, logger, status.liveIncomplete ? 'all' : undefined, hooks, capture);
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
     await capture.close();
   }
-  if (!saved) return { ...status, notSaved: true };
-  // --fail-on turns a clean server exit into a failure when violations were seen.
-  if (status.validationFailed && status.code === 0 && status.signal === null) return { ...status, code: 1 };
+  if (!saved.saved) return { ...status, notSaved: true };
+  // --fail-on turns a clean server exit into a failure when violations were seen (as stored,
+  // when they were judged at write).
+  const failed = saved.failed ?? status.validationFailed;
+  if (failed && status.code === 0 && status.signal === null) return { ...status, code: 1 };
   return status;
 }
 
 /** Folds the journal into the cassette; false (and the recover command on stderr) when that
  * failed, so the caller can end with SESSION_NOT_SAVED_EXIT. */
-export async function saveSession(args: RecordArgs, journal: string, logger: Logger, capture?: CaptureRuntime): Promise<boolean> {
+export async function saveSession(
+  args: RecordArgs,
+  journal: string,
+  logger: Logger,
+  atWrite?: WriteScope,
+  hooks: RecordHooks = {},
+  capture?: CaptureRuntime,
+): Promise<SaveResult> {
   const { finishJournal } = await import('./finish-session.js');
+  const stats = liveValidationStats();
+  let failed: boolean | undefined;
+  const judge = hooks.judgeAtWrite;
   try {
     const select = capture ? (s: RecordedSession[]) => capture.select(s) : undefined;
-    const sessions = await finishJournal(args.cassette, journal, { overwrite: args.overwrite, ...(select ? { select } : {}) });
+    const sessions = await finishJournal(args.cassette, journal, {
+      overwrite: args.overwrite,
+      ...(select ? { select } : {}),
+      ...(atWrite && judge
+        ? {
+            judge: async (sessions: RecordedSession[]) => {
+              const messages = sessions.reduce((n, s) => n + s.messages.length, 0);
+              const r = await judge(sessions, atWrite, { logger, ...(args.failOn ? { failOn: args.failOn } : {}) });
+              failed = r.failed;
+              stats.judgedAtWrite += r.judged;
+              stats.violationsAtWrite += r.violations;
+              if (atWrite === 'all') {
+                // What the live validator did not judge: counted now that the messages are known.
+                const shed = Math.max(0, messages - stats.judgedLive);
+                stats.shedMessages += shed;
+                capture?.metrics.count('mcp_cassette_work_shed_total', { what: 'messages' }, shed);
+                logger.warn(
+                  {
+                    shedMessages: shed,
+                    judgedLive: Math.min(messages, stats.judgedLive),
+                    judgedAtWrite: r.judged,
+                    shedBytes: stats.shedBytes,
+                  },
+                  `live validation shed ${shed} of ${messages} messages; all ${r.judged} were judged when the cassette was written (${r.violations} violations stored)`,
+                );
+              }
+            },
+          }
+        : {}),
+    });
     logger.info(
       {
         cassette: args.cassette,
@@ -222,7 +294,7 @@ export async function saveSession(args: RecordArgs, journal: string, logger: Log
       },
       'session saved',
     );
-    return true;
+    return { saved: true, ...(failed !== undefined ? { failed } : {}) };
   } catch (err) {
     logger.error({ err, journal }, 'session not saved');
     process.stderr.write(
@@ -230,7 +302,7 @@ export async function saveSession(args: RecordArgs, journal: string, logger: Log
         `Every message is kept in ${journal}; once the cassette is fixed (or moved away), run:\n` +
         `  mcp-cassette recover ${shellQuote(args.cassette)}\n`,
     );
-    return false;
+    return { saved: false };
   }
 }
 

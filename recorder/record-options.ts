@@ -32,6 +32,12 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
     describe: 'Validate every message live against the MCP spec and alert on violations (--no-validate turns it off)',
     default: true,
   },
+  'validate-workers': {
+    type: 'number',
+    describe:
+      'Live validation worker threads (default 1): HTTP sessions are spread over them, each judged by one, with the same verdicts for any number; a stdio session uses one',
+    default: 1,
+  },
   'fail-on': {
     type: 'string',
     describe: 'Exit 1 (when the server itself exited 0) if violations at this level (error or warning) were seen',

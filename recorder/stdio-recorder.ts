@@ -32,6 +32,8 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
   /** Live validation saw violations at the --fail-on level. */
   validationFailed?: boolean;
+  /** Live validation did not judge every message (it shed): the cassette write judges them. */
+  liveIncomplete?: boolean;
   /** The session could not be written to the cassette; it is kept in its journal. */
   notSaved?: boolean;
 }
@@ -207,13 +209,18 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       };
       const hurry = (): void => live?.hurry();
       for (const s of FORWARDED_SIGNALS) process.on(s, hurry);
-      void (live ? live.finish(end) : Promise.resolve({ failed: false }))
-        .catch(() => ({ failed: false }))
+      void (live ? live.finish(end) : Promise.resolve({ failed: false, complete: true }))
+        .catch(() => ({ failed: false, complete: false }))
         .then((verdict) => {
           for (const s of FORWARDED_SIGNALS) process.off(s, hurry);
           journal.event('exit', { code, signal });
           journal.close();
-          resolve({ code, signal, ...(verdict.failed ? { validationFailed: true } : {}) });
+          resolve({
+            code,
+            signal,
+            ...(verdict.failed ? { validationFailed: true } : {}),
+            ...(verdict.complete ? {} : { liveIncomplete: true }),
+          });
         });
     });
   });

@@ -117,7 +117,8 @@ export class HttpLiveFramer {
     if (!ex) return;
     // A chunk comes with its bytes, or only with their number `n` when the proxy knew they would
     // be dropped here (see LiveTap): past maxFrame in a body, or inside an SSE line past it.
-    const chunk = r.data ? Buffer.from(r.data) : undefined;
+    // A view, not a copy: the batch's buffer was moved to this thread and is never reused.
+    const chunk = r.data ? Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength) : undefined;
     const n = Number(r.n);
     if (r.c === 'http-request') {
       if (chunk) ex.request.push(chunk);

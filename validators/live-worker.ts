@@ -13,6 +13,7 @@ import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
 import { SessionDigest } from './recording.js';
+import { STATELESS_KEY } from './server-context.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
 
 interface Settings {
@@ -30,6 +31,10 @@ interface Settings {
   maxFrame: number;
   /** The recorder's payload redaction, for the alerts (`--redact-value` sources, secret shapes). */
   redact?: { values: string[]; secrets: boolean };
+  /** This worker's place among `lanes` workers (`--validate-workers`): with more than one, the
+   * cross-session rules are judged when the cassette is written, where every session is known. */
+  lane?: number;
+  lanes?: number;
 }
 
 const settings = workerData as Settings;
@@ -47,11 +52,15 @@ const session = { id: settings.sessionId, transport: 'stdio' as const };
 /** HTTP: where each message of each session key sits, to place session-end verdicts. */
 const refs = new Map<string, Map<number, LiveRef>>();
 let found: (Violation & { ref?: LiveRef })[] = [];
+/** Messages judged since the last report. */
+let judged = 0;
 const tooLarge = (seq: number, bytes: number): void =>
   logger.warn(`message #${seq} (${bytes} bytes) is too large to validate live; it is recorded as is`);
 const framer = new StdioFramer(
   (msg) => {
-    found.push(...validator.message(session, msg));
+    judged++;
+    const v = validator.message(session, msg);
+    if (v.length > 0) found.push(...v);
   },
   LIVE_MAX_FRAME,
   tooLarge,
@@ -60,7 +69,9 @@ const framer = new StdioFramer(
 // HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
 const seqs = new Map<string, number>();
 const target = settings.target ? { target: settings.target } : {};
-// HTTP: what the cross-session rules need of each session, judged when the run ends.
+// HTTP: what the cross-session rules need of each session, judged when the run ends (by the
+// cassette write instead when several workers each see only some of the sessions).
+const crossSession = (settings.lanes ?? 1) <= 1;
 const digests = new Map<string, SessionDigest>();
 const digestOf = (key: string): SessionDigest => {
   let d = digests.get(key);
@@ -75,25 +86,44 @@ const nextSeq = (key: string, ref: LiveRef): number => {
   refs.get(key)!.set(seq, ref);
   return seq;
 };
+/**
+ * HTTP: a stateless exchange is a session of its own, over when the exchange is: its session-end
+ * verdicts are judged now, as the end of the recording would judge them (`reason: 'exit'`, all an
+ * HTTP run tells), and what the worker kept for it is let go. Keeping a validator per exchange
+ * until the end grew the worker's memory with every request, and its garbage collection with it.
+ */
+function endStateless(key: string): void {
+  if (!key.startsWith(STATELESS_KEY)) return;
+  const keyRefs = refs.get(key);
+  for (const v of validator.endSession(key, { reason: 'exit' })) {
+    const ref = keyRefs?.get(v.seq);
+    if (ref) found.push({ ...v, ref });
+  }
+  refs.delete(key);
+  seqs.delete(key);
+}
+
 const httpFramer = new HttpLiveFramer(
   (key, exchange, msg, ref) => {
     msg.seq = nextSeq(key, ref);
-    digestOf(key).add(msg, exchange, ref);
+    judged++;
+    if (crossSession) digestOf(key).add(msg, exchange, ref);
     for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
   },
   {
     onExchangeEnd: (key, exchange, first) => {
-      digestOf(key).exchange(exchange);
+      if (crossSession) digestOf(key).exchange(exchange);
       // Exchange-level verdicts point at the exchange's first message (not judged live when that
       // one was too large to parse: the exchange rules read it).
-      if (!first) return;
-      for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+      if (first) for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+      endStateless(key);
     },
     onBareExchangeEnd: (key, exchange) => {
-      digestOf(key).exchange(exchange);
+      if (crossSession) digestOf(key).exchange(exchange);
       // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
       for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange))
         found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+      endStateless(key);
     },
     maxFrame: LIVE_MAX_FRAME,
     onSkip: (key, _exchange, bytes, ref) => tooLarge(nextSeq(key, ref), bytes),
@@ -132,8 +162,9 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
         else if (ref) found.push({ ...v, ref });
       }
       // HTTP: the rules that compare the sessions of this run (each carries its message's ref).
-      if (settings.transport === 'streamable-http') found.push(...validator.endRecording([...digests.values()]));
-      send({ type: 'violations', violations: found, processed });
+      if (settings.transport === 'streamable-http' && crossSession) found.push(...validator.endRecording([...digests.values()]));
+      send({ type: 'violations', violations: found, processed, judged });
+      judged = 0;
       found = [];
       const { failed, delivered } = validator.close(deadline);
       send({ type: 'verdict', failed });
@@ -141,6 +172,7 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
       return;
     }
   }
-  send({ type: 'violations', violations: found, processed });
+  send({ type: 'violations', violations: found, processed, judged });
   found = [];
+  judged = 0;
 });

@@ -28,7 +28,9 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
     session: { id: string; transport: 'streamable-http'; target?: { url: string; listen: string } },
     exchange: HttpExchange,
   ): Violation[];
-  /** The recording is over: the session-end verdicts of every session seen. */
+  /** One session is over (a stateless HTTP exchange): its session-end verdicts; it is forgotten. */
+  endSession(id: string, end?: SessionEndInfo): Violation[];
+  /** The recording is over: the session-end verdicts of every session still open. */
   endSessions(end?: SessionEndInfo): Violation[];
   /** HTTP: the proxy run is over; the cross-session verdicts on its sessions (validators/recording.ts). */
   endRecording(sessions: readonly SessionDigest[]): (Violation & { ref?: LiveRef })[];
@@ -105,6 +107,20 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         return found;
       } catch (err) {
         options.logger.error({ err }, 'the live validator failed on an exchange; forwarding is not affected');
+        return [];
+      }
+    },
+    endSession(id, end) {
+      const v = sessions.get(id);
+      sessions.delete(id);
+      subjects.delete(id);
+      if (!v) return [];
+      try {
+        const found = v.endSession(end);
+        emit(found);
+        return found;
+      } catch (err) {
+        options.logger.error({ err }, 'the live validator failed at the end of a session; forwarding is not affected');
         return [];
       }
     },

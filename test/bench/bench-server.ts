@@ -4,9 +4,15 @@
  * not a framework. Its answers are valid MCP (live validation judges real, clean traffic).
  *
  *   node bench-server.js stdio              newline-delimited JSON-RPC on stdin/stdout; exits at EOF
- *   node bench-server.js http json|sse      Streamable HTTP on 127.0.0.1 (a free port; the first
- *                                           stdout line is the endpoint URL), stateless, answering
- *                                           every POSTed request as JSON or as an SSE stream
+ *   node bench-server.js http json|sse [sessions]
+ *                                           Streamable HTTP on 127.0.0.1 (a free port; the first
+ *                                           stdout line is the endpoint URL), answering every
+ *                                           POSTed request as JSON or as an SSE stream; stateless,
+ *                                           or with `sessions` an Mcp-Session-Id on each
+ *                                           `initialize` answer (2025 sessions)
+ *
+ * A request carrying the 2026-07-28 envelope (`_meta` protocolVersion) is answered as that
+ * revision asks (`resultType`, the server's info in `_meta`).
  *
  * Tools: `echo` ({n}) answers `n` as text; `big` ({mb}) answers a text of `mb` megabytes;
  * `stream` ({ms}) sends a progress notification at once and its answer `ms` later (over HTTP as
@@ -41,8 +47,21 @@ export function progressFor(msg: Request): { line: string; delayMs: number } | u
   };
 }
 
+const MODERN_META = '"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-server","version":"1.0.0"}}';
+
 /** The JSON-RPC answer to one request (undefined for a notification). */
 export function answer(msg: Request): string | undefined {
+  const text = legacyAnswer(msg);
+  const meta = msg.params?._meta as Record<string, unknown> | undefined;
+  if (text === undefined || meta?.['io.modelcontextprotocol/protocolVersion'] === undefined) return text;
+  // 2026-07-28: every result says its type and the server.
+  const at = text.indexOf('"result":{');
+  if (at === -1) return text;
+  const open = at + '"result":{'.length;
+  return text.slice(0, open) + MODERN_META + (text[open] === '}' ? '' : ',') + text.slice(open);
+}
+
+function legacyAnswer(msg: Request): string | undefined {
   if (msg.id === undefined) return undefined;
   const id = JSON.stringify(msg.id);
   switch (msg.method) {
@@ -108,7 +127,8 @@ export async function writeChunked(res: import('node:http').ServerResponse, body
   }
 }
 
-function http(format: 'json' | 'sse'): void {
+function http(format: 'json' | 'sse', sessions: boolean): void {
+  let session = 0;
   const server = createServer((req, res) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
@@ -119,8 +139,10 @@ function http(format: 'json' | 'sse'): void {
     req.on('end', () => {
       let body: string | undefined;
       let progress: ReturnType<typeof progressFor>;
+      let method: string | undefined;
       try {
         const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Request;
+        method = msg.method;
         progress = progressFor(msg);
         body = answer(msg);
       } catch {
@@ -139,6 +161,7 @@ function http(format: 'json' | 'sse'): void {
         setTimeout(() => res.end(`event: message\ndata: ${body}\n\n`), progress.delayMs);
         return;
       }
+      if (sessions && method === 'initialize') res.setHeader('mcp-session-id', `bench-${process.pid}-${++session}`);
       if (format === 'json') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         if (body.length <= 1024 * 1024) res.end(body);
@@ -157,7 +180,7 @@ function http(format: 'json' | 'sse'): void {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [mode = 'stdio', format = 'json'] = process.argv.slice(2);
-  if (mode === 'http') http(format === 'sse' ? 'sse' : 'json');
+  const [mode = 'stdio', format = 'json', state] = process.argv.slice(2);
+  if (mode === 'http') http(format === 'sse' ? 'sse' : 'json', state === 'sessions');
   else stdio();
 }

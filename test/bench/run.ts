@@ -20,6 +20,7 @@
  *   BENCH_VALIDATOR_ROUNDS   6: passes over the example cassettes (400)
  *   BENCH_REPLAY_INTERACTIONS 8: interactions in the replay cassette (10000); BENCH_REPLAY_ROUNDS (2)
  *   BENCH_SERVE_MAX_SECONDS  8: stop a serve run after this long and rate the calls done (20)
+ *   BENCH_LOAD_SECONDS       9: seconds per HTTP load run (5); more in test/bench/load-bench.ts
  *   BENCH_CPU_PROF=<dir>     write CPU profiles of every mcp-cassette process there
  *                            (summarise with `node dist/test/bench/profile-summary.js <dir>`)
  *   BENCH_JSON=<file>        also write rows and targets as JSON
@@ -27,6 +28,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { httpLargeMessage, httpRoundTrips, httpThroughput, sseStreaming } from './http-bench.js';
+import { loadBench } from './load-bench.js';
 import { replayBench } from './replay-bench.js';
 import { markdownTable, section, type Section } from './report.js';
 import { fmt, int } from './stats.js';
@@ -60,6 +62,8 @@ const settings = {
   validatorRounds: num('BENCH_VALIDATOR_ROUNDS', 400, 40),
   replayInteractions: num('BENCH_REPLAY_INTERACTIONS', 10_000, 1000),
   replayRounds: num('BENCH_REPLAY_ROUNDS', 2, 1),
+  loadSeconds: num('BENCH_LOAD_SECONDS', 5, 2),
+  loadStdio: num('BENCH_LOAD_STDIO', 40_000, 4000),
 };
 process.env.BENCH_SERVE_MAX_SECONDS ??= quick ? '10' : '20';
 
@@ -136,6 +140,7 @@ await run(6, '6. validator throughput', () => {
 });
 await run(7, '7. cold start', () => coldStart(settings.coldRounds));
 await run(8, '8. replay and serve', () => replayBench(settings.replayInteractions, settings.replayRounds));
+await run(9, '9. live validation at load', () => loadBench(settings.loadSeconds, settings.loadStdio));
 
 const rows = sections.flatMap((s) => s.rows);
 const targets = sections.flatMap((s) => s.targets);

@@ -1,0 +1,77 @@
+import { Worker } from 'node:worker_threads';
+import type { LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
+import { LiveJournalBuffer, type LiveJournalInput } from '../lib/live-journal.js';
+
+/**
+ * One validator worker thread and what goes to it: the inputs since the last flush, sent as one
+ * message with their byte copies moved (not copied again). Inputs wait here until the worker is
+ * started (LiveTap starts workers a little after the proxy).
+ */
+export class LiveLane {
+  batch: (LiveWorkerInput | LiveJournalInput)[] = [];
+  /** HTTP: the records since the last flush, in the journal's format (one item of the batch). */
+  journal = new LiveJournalBuffer();
+  transfer: ArrayBuffer[] = [];
+  worker: Worker | undefined;
+  /** The worker's verdict on its sessions, which comes before its last alerts are delivered. */
+  verdict: { failed: boolean } | undefined;
+  done: Promise<void> = Promise.resolve();
+
+  /** Starts the worker; `onOutput` hears its violation batches, `onError` a crash. */
+  start(
+    script: string,
+    data: Record<string, unknown>,
+    onOutput: (out: Extract<LiveWorkerOutput, { type: 'violations' }>) => void,
+    onError: (err: Error) => void,
+  ): void {
+    const worker = new Worker(script, { workerData: data, stdout: false, stderr: false });
+    worker.unref();
+    this.worker = worker;
+    this.done = new Promise((resolve) => {
+      worker.on('message', (out: LiveWorkerOutput) => {
+        if (out.type === 'verdict') this.verdict = { failed: out.failed };
+        else if (out.type === 'done') resolve();
+        else onOutput(out);
+      });
+      worker.on('error', (err) => {
+        onError(err);
+        resolve();
+      });
+      worker.on('exit', () => resolve());
+    });
+  }
+
+  /** Adds an input after the HTTP records gathered so far. */
+  push(input: LiveWorkerInput, copy?: ArrayBuffer): void {
+    this.#seal();
+    this.batch.push(input);
+    if (copy) this.transfer.push(copy);
+  }
+
+  /** Sends what was gathered (kept until the worker exists). */
+  flush(): void {
+    this.#seal();
+    if (this.batch.length === 0 || !this.worker) return;
+    const batch = this.batch;
+    const transfer = this.transfer;
+    this.batch = [];
+    this.transfer = [];
+    this.worker.postMessage(batch, transfer);
+  }
+
+  /** Moves the HTTP records gathered so far into the batch (one item per buffer). */
+  #seal(): void {
+    for (const journal of this.journal.take()) {
+      this.batch.push(journal);
+      this.transfer.push(journal.bytes.buffer as ArrayBuffer);
+    }
+  }
+
+  /** Forgets what was gathered and ends the worker. */
+  stop(): void {
+    this.batch = [];
+    this.transfer = [];
+    this.journal = new LiveJournalBuffer();
+    void this.worker?.terminate();
+  }
+}
