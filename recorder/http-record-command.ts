@@ -3,6 +3,7 @@ import { startHttpRecorder } from './http-recorder.js';
 import type { HttpModeArgs, RecordArgs } from './record-command.js';
 import type { ExitStatus } from './stdio-recorder.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
+import type { OpenJournal } from './rotation/dir-recording.js';
 
 /**
  * `record --upstream <url>`: runs the HTTP proxy until SIGINT or SIGTERM, then writes the
@@ -13,8 +14,10 @@ export async function runHttpRecord(
   http: HttpModeArgs,
   save: (args: RecordArgs, journal: string, logger: Logger) => Promise<boolean>,
   live?: LiveWorkerSpec,
+  openJournal?: OpenJournal,
+  given?: Logger,
 ): Promise<ExitStatus> {
-  const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  const logger = given ?? (await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) }));
   const recorder = await startHttpRecorder({
     cassette: args.cassette,
     upstream: http.upstream,
@@ -27,6 +30,7 @@ export async function runHttpRecord(
     logger,
     ...(args.label ? { label: args.label } : {}),
     ...(live ? { live } : {}),
+    ...(openJournal ? { openJournal } : {}),
   });
   // Listen for the signals before printing the URL: a supervisor that stops us as soon as it reads
   // the URL would otherwise meet Node's default action (an exit by signal, nothing saved).

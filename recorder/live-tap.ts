@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SessionEnd } from '../lib/cassette/cassette.js';
-import type { JournalChunk, JournalEvent, JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
+import type { JournalChunk, JournalEvent, JournalRecord, JournalSink } from '../lib/cassette/journal.js';
 import type { LiveWorkerInput, LiveWorkerOutput, LiveWorkerSpec } from '../lib/live-observer.js';
 import { LiveJournalBuffer, skipLine, type LiveJournalInput } from '../lib/live-journal.js';
 
@@ -67,7 +67,7 @@ export class LiveTap {
   readonly #lineBytes: Record<StdioChannel, number> = { stdin: 0, stdout: 0, stderr: 0 };
 
   constructor(
-    private readonly journal: JournalWriter,
+    private readonly journal: JournalSink,
     private readonly warn: (message: string) => void,
   ) {}
 

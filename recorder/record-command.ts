@@ -7,6 +7,7 @@ import type { CommandModule } from '../lib/command.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 import { RECORD_OPTIONS } from './record-options.js';
+import { dirArgsFrom, type DirArgs } from './rotation/dir-args.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
@@ -43,6 +44,8 @@ export interface RecordArgs {
   alertExec?: string;
   /** Present in Streamable HTTP mode (`--upstream`). */
   http?: HttpModeArgs;
+  /** `--cassette-dir`: a series of cassettes (then `cassette` is that directory). */
+  dir?: DirArgs;
 }
 
 export interface HttpModeArgs {
@@ -129,6 +132,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   const failOn = parsed['fail-on'];
   if (failOn !== undefined && failOn !== 'error' && failOn !== 'warning')
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(failOn)})`);
+  const dir = dirArgsFrom(parsed);
   const webhook = parsed['alert-webhook'];
   if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))
     throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
@@ -151,6 +155,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
     logLevel,
     ...(http ? { http } : {}),
+    ...(dir ? { dir, cassette: dir.dir } : {}),
   };
 }
 
@@ -165,11 +170,14 @@ export interface RecordHooks {
 }
 
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
+  let logger: Logger | undefined;
+  const dir = args.dir ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger) : undefined;
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
-    return runHttpRecord(args, args.http, saveSession, args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined);
+    const live = args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined;
+    if (dir) logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+    return runHttpRecord(args, args.http, dir ? () => dir.finish() : saveSession, live, dir?.openJournal, logger);
   }
-  let logger: Logger | undefined;
   const proxy = runStdioProxy({
     cassette: args.cassette,
     command: args.command,
@@ -178,6 +186,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     ...(args.validate && hooks.liveWorker ? { live: hooks.liveWorker(args) } : {}),
     warn: (message) => logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
+    ...(dir ? { openJournal: dir.openJournal } : {}),
   });
   // Everything below runs after the server was spawned and its pipes connected.
   logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
@@ -199,7 +208,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
   let saved: boolean;
   try {
-    saved = await saveSession(args, proxy.journal, logger);
+    saved = dir ? await dir.finish() : await saveSession(args, proxy.journal, logger);
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
   }

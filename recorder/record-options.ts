@@ -1,4 +1,5 @@
 import type { OptionSpec } from '../lib/fast-args.js';
+import { DIR_OPTIONS } from './rotation/dir-args.js';
 
 /** The options of `mcp-cassette record` (stdio). One table serves the fast parser and yargs. */
 export const RECORD_OPTIONS: Record<string, OptionSpec> = {
@@ -39,4 +40,5 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
   'alert-exec': { type: 'string', describe: 'Pipe each new violation as one JSON line into this shell command' },
   'log-file': { type: 'string', describe: 'Write mcp-cassette logs to this file instead of stderr' },
   'log-level': { type: 'string', describe: 'pino log level: fatal, error, warn, info, debug, trace, silent', default: 'info' },
+  ...DIR_OPTIONS,
 };

@@ -42,15 +42,62 @@ export type JournalRecord = JournalChunk | JournalEvent;
 const STREAM_CODE: Record<JournalStream, string> = { stdin: 'i', stdout: 'o', stderr: 'e', 'http-request': 'q', 'http-response': 'r' };
 const CODE_STREAM: Record<string, JournalStream> = { i: 'stdin', o: 'stdout', e: 'stderr', q: 'http-request', r: 'http-response' };
 
-export class JournalWriter {
+/** What a recorder writes its journal through: one file (`JournalWriter`), or a series of files
+ * (recorder/rotation/rotating-journal.ts, `record --cassette-dir`). */
+export interface JournalSink {
+  readonly path: string;
+  onRecord?: (record: JournalRecord, line: Buffer) => void;
+  now(): number;
+  chunk(stream: JournalStream, data: Buffer, exchange?: number, hold?: boolean): number;
+  event(ev: string, fields?: Record<string, unknown>, hold?: boolean): void;
+  flush(): void;
+  close(): void;
+}
+
+/** A chunk record's header line; the chunk's `n` bytes and a newline follow it. */
+export function chunkLine(t: number, stream: JournalStream, exchange: number | undefined, n: number): Buffer {
+  const x = exchange === undefined ? '' : `,"x":${exchange}`;
+  return Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${n}}\n`);
+}
+
+/** Records queued for the next write, as the buffers to write (both journal writers use it). */
+export class HeldRecords {
+  buffers: Buffer[] = [];
+  /** The records `onRecord` hears (not violations), and each one's line as written (for a chunk,
+   * its header line). */
+  records: JournalRecord[] = [];
+  lines: Buffer[] = [];
+  /** The lines of the violation events among them. */
+  violations: Buffer[] = [];
+
+  chunk(t: number, stream: JournalStream, data: Buffer, exchange?: number): void {
+    const line = chunkLine(t, stream, exchange, data.length);
+    this.buffers.push(line, data, NEWLINE);
+    this.records.push({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
+    this.lines.push(line);
+  }
+
+  event(record: JournalEvent): void {
+    const line = Buffer.from(JSON.stringify(record) + '\n');
+    this.buffers.push(line);
+    if (record.ev === 'violation') this.violations.push(line);
+    else {
+      this.records.push(record);
+      this.lines.push(line);
+    }
+  }
+
+  get empty(): boolean {
+    return this.buffers.length === 0;
+  }
+}
+
+export class JournalWriter implements JournalSink {
   readonly #fd: number;
   readonly #t0: number;
   #closed = false;
   /** Records queued with `hold`, written in order with the next write or `flush()`. */
-  #held: Buffer[] = [];
-  #heldRecords: JournalRecord[] = [];
-  /** Each held record's line as written (a chunk's header line, without its bytes). */
-  #heldLines: Buffer[] = [];
+  #held = new HeldRecords();
   /** Hears every chunk and event once it is on disk (the live validator's feed); not violations.
    * `line` is the record's journal line as written (for a chunk, its header line). */
   onRecord?: (record: JournalRecord, line: Buffer) => void;
@@ -79,11 +126,7 @@ export class JournalWriter {
   chunk(stream: JournalStream, data: Buffer, exchange?: number, hold = false): number {
     const t = this.now();
     if (this.#closed) return t;
-    const x = exchange === undefined ? '' : `,"x":${exchange}`;
-    const line = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
-    this.#held.push(line, data, NEWLINE);
-    this.#heldRecords.push({ t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data });
-    this.#heldLines.push(line);
+    this.#held.chunk(t, stream, data, exchange);
     if (!hold) this.flush();
     return t;
   }
@@ -91,26 +134,16 @@ export class JournalWriter {
   /** Appends an event; `hold` as for `chunk`. */
   event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
     if (this.#closed) return;
-    const record = { t: this.now(), ev, ...fields };
-    const line = Buffer.from(JSON.stringify(record) + '\n');
-    this.#held.push(line);
-    if (ev !== 'violation') {
-      this.#heldRecords.push(record);
-      this.#heldLines.push(line);
-    }
+    this.#held.event({ t: this.now(), ev, ...fields });
     if (!hold) this.flush();
   }
 
   /** Writes the held records, if any, in one system call. Call it before forwarding anything
    * that a held record describes. */
   flush(): void {
-    if (this.#held.length === 0 || this.#closed) return;
-    const buffers = this.#held;
-    const records = this.#heldRecords;
-    const lines = this.#heldLines;
-    this.#held = [];
-    this.#heldRecords = [];
-    this.#heldLines = [];
+    if (this.#held.empty || this.#closed) return;
+    const { buffers, records, lines } = this.#held;
+    this.#held = new HeldRecords();
     writevSync(this.#fd, buffers);
     if (this.onRecord) for (let i = 0; i < records.length; i++) this.onRecord(records[i]!, lines[i]!);
   }
