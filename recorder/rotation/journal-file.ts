@@ -50,12 +50,14 @@ export class JournalFile {
     let total = 0;
     for (const b of buffers) total += b.length;
     try {
-      let done = writevSync(this.#fd, buffers);
+      // At an explicit position: after a failed write is cut back, the next one goes where the
+      // file ends, not where the failed one left the file offset (which would leave a hole).
+      let done = writevSync(this.#fd, buffers, this.size);
       // A short write (the disk filling up) is finished by hand; the next write says why it stops.
       for (let i = 0, start = 0; done < total && i < buffers.length; start += buffers[i]!.length, i++) {
         const b = buffers[i]!;
         for (let off = Math.max(0, done - start); off < b.length; ) {
-          const n = writeSync(this.#fd, b, off, b.length - off);
+          const n = writeSync(this.#fd, b, off, b.length - off, this.size + done);
           off += n;
           done += n;
         }

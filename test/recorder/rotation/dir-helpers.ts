@@ -13,6 +13,8 @@ export interface DirRecorder {
   url: string;
   child: ChildProcess;
   finished: Promise<Finished>;
+  /** What the recorder wrote on stderr so far. */
+  stderr(): string;
   /** SIGINT, then wait for the exit. */
   stop(): Promise<Finished>;
 }
@@ -21,11 +23,14 @@ export interface DirRecorder {
 export async function startDirRecorder(t: ExecutionContext, upstream: string, dir: string, extra: string[] = []): Promise<DirRecorder> {
   const child = spawnTracked(t, node, [cli, 'record', '--upstream', upstream, '--cassette-dir', dir, '--log-level', 'info', ...extra]);
   const finished = collect(child);
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const out = await waitForOutput(child.stdout!, (s) => s.includes('\n'));
   return {
     url: out.split('\n')[0]!.trim(),
     child,
     finished,
+    stderr: () => stderr,
     async stop() {
       child.kill('SIGINT');
       return finished;
