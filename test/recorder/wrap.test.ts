@@ -12,7 +12,7 @@ import { startTappedUpstream } from '../helpers/http-taps.js';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createExampleServer } from '../../recorder/demo/example-tools.js';
-import { readCassette, waitForSessions } from '../helpers/recording.js';
+import { readCassette } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const fixtures = join(root, 'cassettes', 'fixtures', 'host-configs');
