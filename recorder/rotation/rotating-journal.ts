@@ -83,6 +83,11 @@ export class RotatingJournal implements JournalSink {
     this.#http = (options.header.session as { transport?: string }).transport === 'streamable-http';
     // The first file must open: an unusable folder at start is a usage error, not a pause.
     this.#file = this.#open(options.header.sessionId);
+    if (!this.#http && (options.policy.bytes !== undefined || options.policy.intervalMs !== undefined))
+      options.info(
+        {},
+        'stdio: every run of the server is one cassette; --rotate-size and --rotate-interval split Streamable HTTP recordings only',
+      );
     if (options.policy.intervalMs) {
       this.#timer = setInterval(() => this.#intervalDue(), Math.min(options.policy.intervalMs, 1000));
       this.#timer.unref();
