@@ -26,7 +26,9 @@ export class JournalFile {
   readonly path: string;
   readonly #fd: number;
   size = 0;
-  readonly openedAt = Date.now();
+  openedAt = Date.now();
+  /** Records written after the header and what a rotation carried over (none: nothing happened). */
+  records = 0;
   /** Sessions that started in this file (HTTP: new Mcp-Session-Id values and stateless exchanges). */
   sessions = 0;
 

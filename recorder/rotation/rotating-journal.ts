@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
 import {
   chunkLine,
   HeldRecords,
@@ -164,6 +165,7 @@ export class RotatingJournal implements JournalSink {
     try {
       if (!this.#file) throw new Error('no journal file is open');
       this.#o.counters.bytesRecorded += this.#file.write(buffers);
+      for (const r of records) if (!('ev' in r && r.ev === 'stopped')) this.#file.records += 1;
       if (this.#http) for (const r of records) if ('ev' in r && r.ev === 'http-request') this.#inFile.add(Number(r.x));
     } catch (err) {
       this.#pause(err);
@@ -287,6 +289,11 @@ export class RotatingJournal implements JournalSink {
     const file = this.#file;
     if (this.#closed || !file || this.#due !== undefined) return;
     if (Date.now() - file.openedAt >= this.#o.policy.intervalMs!) {
+      // A quiet proxy does not fill the folder with empty cassettes: the period starts again.
+      if (file.records === 0) {
+        file.openedAt = Date.now();
+        return;
+      }
       this.#due = Date.now();
       if (this.#held.empty) this.#rotateIfPossible();
     }
@@ -345,6 +352,15 @@ export class RotatingJournal implements JournalSink {
     }
     file.close();
     this.#file = undefined;
+    // Nothing happened in it (a proxy stopped right after a rotation, or before any traffic).
+    if (file.records === 0 && !continuing) {
+      try {
+        unlinkSync(file.path);
+        return;
+      } catch {
+        // left for the fold
+      }
+    }
     this.#o.closed({ journal: file.path, cassette: file.cassette });
   }
 }

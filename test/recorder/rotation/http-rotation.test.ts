@@ -58,3 +58,28 @@ test('--rotate-sessions 1 over Streamable HTTP: one cassette per v1 SDK session,
   t.true((stopped?.messagesRecorded as number) >= 3 * 5);
   t.is(sums.length, 3);
 });
+
+test('--rotate-interval over Streamable HTTP: cassettes close by time while traffic flows, and quiet periods or an idle stop add no empty cassette', async (t) => {
+  const dir = tempDir(t);
+  const upstream = await startTappedUpstream(t, v1SessionfulHandler());
+  const proxy = await startDirRecorder(t, upstream.url, dir, ['--rotate-interval', '1s']);
+  const texts = (): string[] =>
+    cassetteFiles(dir).map((f) => JSON.stringify(readJson(f).sessions.flatMap((s) => s.messages.map((m) => m.json))));
+  await runV1HttpScenario(proxy.url, async (client) => ({ add: await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }) }));
+  // The period ends by itself: the answer reaches a closed cassette while the proxy runs.
+  await until(() => texts().some((x) => x.includes('"text":"2"')), 'the first period');
+  // Several quiet periods: at most the tail of the first session (its DELETE) closes meanwhile.
+  const before = cassetteFiles(dir).length;
+  await new Promise((r) => setTimeout(r, 3500));
+  t.true(cassetteFiles(dir).length <= before + 1, 'quiet periods add no cassette');
+  await runV1HttpScenario(proxy.url, async (client) => ({ add: await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } }) }));
+  await until(() => texts().some((x) => x.includes('"text":"4"')), 'the second period');
+  await new Promise((r) => setTimeout(r, 1500));
+  const end = await proxy.stop();
+  t.is(end.code, 0, end.stderr);
+  t.deepEqual(journalsIn(dir), []);
+  for (const f of cassetteFiles(dir)) {
+    const c = readJson(f);
+    t.true(c.sessions.length > 0 && c.sessions.every((s) => (s.exchanges ?? []).length > 0), `${f} is not empty`);
+  }
+});
