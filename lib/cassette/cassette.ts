@@ -36,8 +36,9 @@ export interface PeerInfo {
 
 export interface SessionEnd {
   /** `exit`: the server ended by itself or after EOF/signal; `recovered`: rebuilt from the
-   * journal of a proxy that died before it could finish the cassette. */
-  reason: 'exit' | 'recovered';
+   * journal of a proxy that died before it could finish the cassette; `continued`: the session
+   * went on in the next cassette of a `record --cassette-dir` directory. */
+  reason: 'exit' | 'recovered' | 'continued';
   exitCode: number | null;
   signal: string | null;
   /** What started the shutdown, when the proxy did. */

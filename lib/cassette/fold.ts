@@ -48,7 +48,7 @@ export function foldJournal(journal: JournalSource, options: FoldOptions = {}): 
   const exit = events.find((e) => e.ev === 'exit');
   const shutdown = events.find((e) => e.ev === 'shutdown');
   const end: SessionEnd = {
-    reason: options.recovered ? 'recovered' : exit ? 'exit' : 'recovered',
+    reason: events.some((e) => e.ev === 'continued') ? 'continued' : options.recovered ? 'recovered' : exit ? 'exit' : 'recovered',
     exitCode: typeof exit?.code === 'number' ? exit.code : null,
     signal: typeof exit?.signal === 'string' ? exit.signal : null,
   };

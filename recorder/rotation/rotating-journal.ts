@@ -13,6 +13,7 @@ import { storedHeader } from '../../lib/http-headers.js';
 import type { HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { RecordingCounters } from './counters.js';
 import { ExchangeTracker } from './exchanges.js';
+import { StdioPending } from './stdio-pending.js';
 import { JournalFile, nextCassettePath } from './journal-file.js';
 
 export interface RotationPolicy {
@@ -76,6 +77,10 @@ export class RotatingJournal implements JournalSink {
   readonly #lineStart: Record<string, boolean> = { stdin: true, stdout: true, stderr: true };
   /** HTTP: exchanges that lost records while paused; their later records are not written. */
   readonly #tainted = new Set<number>();
+  /** stdio with rotation: which part of the session the current file holds, and the requests
+   * still waiting for their answer (a part ends only when none is). */
+  #part = 1;
+  #pending: StdioPending | undefined;
   /** HTTP exchanges the current file holds the request of. */
   readonly #inFile = new Set<number>();
 
@@ -84,11 +89,7 @@ export class RotatingJournal implements JournalSink {
     this.#http = (options.header.session as { transport?: string }).transport === 'streamable-http';
     // The first file must open: an unusable folder at start is a usage error, not a pause.
     this.#file = this.#open(options.header.sessionId);
-    if (!this.#http && (options.policy.bytes !== undefined || options.policy.intervalMs !== undefined))
-      options.info(
-        {},
-        'stdio: every run of the server is one cassette; --rotate-size and --rotate-interval split Streamable HTTP recordings only',
-      );
+    if (!this.#http && (options.policy.bytes !== undefined || options.policy.intervalMs !== undefined)) this.#pending = new StdioPending();
     if (options.policy.intervalMs) {
       this.#timer = setInterval(() => this.#intervalDue(), Math.min(options.policy.intervalMs, 1000));
       this.#timer.unref();
@@ -114,6 +115,9 @@ export class RotatingJournal implements JournalSink {
   event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
     if (this.#closed) return;
     if (ev === 'http-request') this.#beforeRequest(fields);
+    // The live validator numbers a stdio session's messages from its start; a later part numbers
+    // its own from 1, so the verdicts would point at the wrong messages there (validate has them).
+    if (ev === 'violation' && !this.#http && this.#part > 1) return;
     this.#held.event({ t: this.now(), ev, ...fields });
     if (!hold) this.flush();
   }
@@ -154,8 +158,8 @@ export class RotatingJournal implements JournalSink {
     this.#rotateIfPossible();
   }
 
-  #open(sessionId: string): JournalFile {
-    const header = { ...this.#o.header, sessionId };
+  #open(sessionId: string, session = this.#o.header.session): JournalFile {
+    const header = { ...this.#o.header, sessionId, session };
     const file = new JournalFile(nextCassettePath(this.#o.dir), sessionId, JSON.stringify(header) + '\n');
     this.#o.counters.bytesRecorded += file.size;
     return file;
@@ -230,6 +234,7 @@ export class RotatingJournal implements JournalSink {
 
   #track(r: JournalRecord): void {
     if (!this.#http) {
+      if (!('ev' in r)) this.#pending?.chunk(r.c, r.data);
       if (!('ev' in r)) this.#lineStart[r.c] = r.data.length === 0 ? this.#lineStart[r.c]! : r.data[r.data.length - 1] === 0x0a;
       return;
     }
@@ -302,7 +307,13 @@ export class RotatingJournal implements JournalSink {
   /** Rotates if the file can end now: stdio sessions are never cut (each run is one cassette);
    * HTTP waits for in-flight requests, up to forceAfterMs. */
   #rotateIfPossible(): void {
-    if (!this.#http || this.#paused || !this.#file || !this.#held.empty) return;
+    if (this.#paused || !this.#file || !this.#held.empty) return;
+    if (!this.#http) {
+      // A stdio session is cut only where every pipe starts a line and no request waits for its
+      // answer: no message is split, and a response is always in its request's cassette.
+      if (this.#pending?.idle && STDIO_CHANNELS.every((c) => this.#lineStart[c])) this.#rotateStdio();
+      return;
+    }
     const force = Date.now() - this.#due! >= (this.#o.forceAfterMs ?? 30_000);
     if (!this.#tracker.canRotate(force)) return;
     this.#rotate();
@@ -333,6 +344,33 @@ export class RotatingJournal implements JournalSink {
     this.#file = next;
     this.#due = undefined;
     this.#tracker.rotated();
+  }
+
+  /** The next part of a long stdio session: a cassette of its own, labelled `part <n>`; the one
+   * before ends with the reason `continued`. */
+  #rotateStdio(): void {
+    const header = this.#o.header;
+    const session = header.session as { label?: string };
+    const part = this.#part + 1;
+    let next: JournalFile;
+    try {
+      next = this.#open(randomUUID(), {
+        ...session,
+        label: `${session.label ? `${session.label}, ` : ''}part ${part} of session ${header.sessionId}`,
+      });
+    } catch (err) {
+      this.#pause(err);
+      return;
+    }
+    try {
+      this.#o.counters.bytesRecorded += this.#file!.write([Buffer.from(JSON.stringify({ t: this.now(), ev: 'continued' }) + '\n')]);
+    } catch {
+      // the part ends without saying so; its reason is then `recovered`
+    }
+    this.#part = part;
+    this.#closeFile(true);
+    this.#file = next;
+    this.#due = undefined;
   }
 
   /** Ends the current file (the exchanges that go on end in it as `continued`) and hands it on. */
