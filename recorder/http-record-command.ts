@@ -3,8 +3,9 @@ import { startHttpRecorder } from './http-recorder.js';
 import type { HttpModeArgs, RecordArgs, SaveResult, WriteScope } from './record-command.js';
 import type { ExitStatus } from './stdio-recorder.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
-import type { JournalWriter } from '../lib/cassette/journal.js';
+import type { JournalSink } from '../lib/cassette/journal.js';
 import type { CaptureRuntime } from './capture/capture-runtime.js';
+import type { OpenJournal } from './rotation/dir-recording.js';
 
 /**
  * `record --upstream <url>`: runs the HTTP proxy until SIGINT or SIGTERM, then writes the
@@ -15,9 +16,11 @@ export async function runHttpRecord(
   http: HttpModeArgs,
   save: (args: RecordArgs, journal: string, logger: Logger, atWrite?: WriteScope) => Promise<SaveResult>,
   live?: LiveWorkerSpec,
+  openJournal?: OpenJournal,
+  given?: Logger,
   capture?: CaptureRuntime,
 ): Promise<ExitStatus> {
-  const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  const logger = given ?? (await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) }));
   await capture?.serve(); // before the proxy listens: a metrics address that fails is a usage error
   if (capture?.metricsUrl) logger.info({ metrics: capture.metricsUrl }, 'serving metrics');
   const recorder = await startHttpRecorder({
@@ -32,7 +35,8 @@ export async function runHttpRecord(
     logger,
     ...(args.label ? { label: args.label } : {}),
     ...(live ? { live } : {}),
-    ...(capture ? { onJournal: (journal: JournalWriter) => capture.attach(journal) } : {}),
+    ...(capture ? { onJournal: (journal: JournalSink) => capture.attach(journal) } : {}),
+    ...(openJournal ? { openJournal } : {}),
   });
   // Listen for the signals before printing the URL: a supervisor that stops us as soon as it reads
   // the URL would otherwise meet Node's default action (an exit by signal, nothing saved).

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { ensureCassetteFolder, JOURNAL_FORMAT, JOURNAL_VERSION, type JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
+import { ensureCassetteFolder, JOURNAL_FORMAT, JOURNAL_VERSION, type JournalSink, openSessionJournal } from '../lib/cassette/journal.js';
+import type { OpenJournal } from './rotation/dir-recording.js';
 import type { Logger } from '../lib/log.js';
 import type { TokenClaims } from '../lib/cassette/cassette.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
@@ -29,7 +30,9 @@ export interface HttpRecordOptions {
   /** Validate live in a worker thread. */
   live?: LiveWorkerSpec;
   /** Called once the journal is open, before any record (the capture filter goes on here). */
-  onJournal?: (journal: JournalWriter) => void;
+  onJournal?: (journal: JournalSink) => void;
+  /** Where the journal goes (default: one file beside the cassette; `--cassette-dir`: a series). */
+  openJournal?: OpenJournal;
 }
 
 export interface HttpRecorder {
@@ -53,7 +56,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
   const sessionId = randomUUID();
   ensureCassetteFolder(options.cassette);
   // Opened once the port is known; requests cannot arrive before that.
-  let journal!: JournalWriter;
+  let journal!: JournalSink;
   // SSE streams (the 2025 GET stream above all) may stay silent for minutes: no body timeout.
   const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000, connections: 256 });
   let exchanges = 0;
@@ -307,7 +310,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
   await listenOn(server, options.listenPort, options.listenHost);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${formatHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
-  journal = openSessionJournal(
+  journal = (options.openJournal ?? openSessionJournal)(
     options.cassette,
     {
       format: JOURNAL_FORMAT,

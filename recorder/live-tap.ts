@@ -1,5 +1,5 @@
 import type { SessionEnd } from '../lib/cassette/cassette.js';
-import type { JournalChunk, JournalEvent, JournalRecord, JournalWriter } from '../lib/cassette/journal.js';
+import type { JournalChunk, JournalEvent, JournalRecord, JournalSink } from '../lib/cassette/journal.js';
 import type { LiveWorkerInput, LiveWorkerSpec } from '../lib/live-observer.js';
 import { skipLine } from '../lib/live-journal.js';
 import { liveValidationStats, maxBacklogBytes } from '../lib/live-stats.js';
@@ -79,7 +79,7 @@ export class LiveTap {
   readonly #stats = liveValidationStats();
 
   constructor(
-    private readonly journal: JournalWriter,
+    private readonly journal: JournalSink,
     private readonly warn: (message: string) => void,
   ) {
     this.#stats.maxBacklogBytes = this.#maxBacklog;

@@ -11,6 +11,7 @@ import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
 import { RECORD_OPTIONS } from './record-options.js';
 import { captureArgsFrom, type CaptureArgs } from './capture/capture-options.js';
 import { CaptureRuntime } from './capture/capture-runtime.js';
+import { dirArgsFrom, type DirArgs } from './rotation/dir-args.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
@@ -51,6 +52,8 @@ export interface RecordArgs {
   http?: HttpModeArgs;
   /** Sampling, capture level, payload redaction, metrics (recorder/capture/). */
   capture: CaptureArgs;
+  /** `--cassette-dir`: a series of cassettes (then `cassette` is that directory). */
+  dir?: DirArgs;
 }
 
 export interface HttpModeArgs {
@@ -125,6 +128,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
       'MCPC_USAGE',
       `--validate-workers must be a whole number from 1 to 64 (got ${Number.isNaN(workers) ? 'something that is not a number' : workers})`,
     );
+  const dir = dirArgsFrom(parsed);
   const webhook = parsed['alert-webhook'];
   if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))
     throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
@@ -149,6 +153,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     logLevel,
     ...(http ? { http } : {}),
     capture: captureArgsFrom(parsed),
+    ...(dir ? { dir, cassette: dir.dir } : {}),
   };
 }
 
@@ -180,17 +185,24 @@ export interface SaveResult {
 
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
   const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio');
+  let logger: Logger | undefined;
+  const dir = args.dir ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger) : undefined;
+  // A directory's cassettes are folded as they close (recorder/rotation/); its end is the save.
+  const finishDir = async (): Promise<SaveResult> => ({ saved: await dir!.finish() });
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
+    const live = args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined;
+    if (dir) logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
     return runHttpRecord(
       args,
       args.http,
-      (a, journal, logger, atWrite) => saveSession(a, journal, logger, atWrite, hooks, capture),
-      args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined,
+      dir ? finishDir : (a, journal, log, atWrite) => saveSession(a, journal, log, atWrite, hooks, capture),
+      live,
+      dir?.openJournal,
+      logger,
       capture,
     );
   }
-  let logger: Logger | undefined;
   const proxy = runStdioProxy({
     cassette: args.cassette,
     command: args.command,
@@ -200,6 +212,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     warn: (message) => logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
     onJournal: (journal) => capture.attach(journal),
+    ...(dir ? { openJournal: dir.openJournal } : {}),
   });
   // Everything below runs after the server was spawned and its pipes connected.
   logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
@@ -226,7 +239,9 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
   let saved: SaveResult;
   try {
-    saved = await saveSession(args, proxy.journal, logger, status.liveIncomplete ? 'all' : undefined, hooks, capture);
+    saved = dir
+      ? await finishDir()
+      : await saveSession(args, proxy.journal, logger, status.liveIncomplete ? 'all' : undefined, hooks, capture);
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
     await capture.close();

@@ -1,5 +1,6 @@
 import type { OptionSpec } from '../lib/fast-args.js';
 import { CAPTURE_OPTIONS } from './capture/capture-options.js';
+import { DIR_OPTIONS } from './rotation/dir-args.js';
 
 /** The options of `mcp-cassette record` (stdio). One table serves the fast parser and yargs. */
 export const RECORD_OPTIONS: Record<string, OptionSpec> = {
@@ -47,4 +48,5 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
   'log-file': { type: 'string', describe: 'Write mcp-cassette logs to this file instead of stderr' },
   'log-level': { type: 'string', describe: 'pino log level: fatal, error, warn, info, debug, trace, silent', default: 'info' },
   ...CAPTURE_OPTIONS,
+  ...DIR_OPTIONS,
 };

@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
 import type { Cassette, RecordedSession } from '../lib/cassette/cassette.js';
 import { loadCassette } from '../lib/cassette/store.js';
+import { expandCassettePaths } from '../lib/cassette/directory.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { CommandModule } from '../lib/command.js';
 
@@ -101,14 +101,26 @@ export function formatMessage(m: RecordedMessage): string {
   return `${String(m.seq).padStart(5)} ${m.t.toFixed(1).padStart(9)}ms ${arrow} ${shown}`;
 }
 
-export async function showCommand(cassette: string, options: { json: boolean; messages: boolean }): Promise<number> {
-  const path = resolve(cassette);
-  const data = loadCassette(path);
-  const summaries = summarise(data);
+/** `show <cassette...>`: a directory stands for the cassettes in it, each shown in turn. With
+ * --json, one file gives `{cassette, sessions}`, several give `{cassettes: [{cassette, sessions}]}`. */
+export async function showCommand(cassettes: string | string[], options: { json: boolean; messages: boolean }): Promise<number> {
+  const paths = expandCassettePaths(typeof cassettes === 'string' ? [cassettes] : cassettes);
   if (options.json) {
-    process.stdout.write(JSON.stringify({ cassette: path, sessions: summaries }, null, 2) + '\n');
+    const each = paths.map((path) => ({ cassette: path, sessions: summarise(loadCassette(path)) }));
+    process.stdout.write(JSON.stringify(each.length === 1 ? each[0] : { cassettes: each }, null, 2) + '\n');
     return 0;
   }
+  paths.forEach((path, i) => {
+    if (i > 0) process.stdout.write('\n');
+    showOne(path, options.messages);
+  });
+  return 0;
+}
+
+function showOne(path: string, messages: boolean): void {
+  const data = loadCassette(path);
+  const summaries = summarise(data);
+  const options = { messages };
   process.stdout.write(formatSummary(path, summaries));
   if (options.messages) {
     data.sessions.forEach((s, i) => {
@@ -116,16 +128,19 @@ export async function showCommand(cassette: string, options: { json: boolean; me
       for (const m of s.messages) process.stdout.write(formatMessage(m) + '\n');
     });
   }
-  return 0;
 }
 
 export const SHOW_COMMAND: CommandModule = {
   name: 'show',
   describe: 'Summarise what a cassette holds: sessions, revisions, peers, messages',
-  positionals: [{ name: 'cassette' }],
+  positionals: [{ name: 'cassette', variadic: true }],
   options: {
     json: { type: 'boolean', default: false, describe: 'Print the summary as JSON' },
     messages: { type: 'boolean', default: false, describe: 'List every message, one line each' },
   },
-  handler: async (args) => showCommand(String(args.cassette), { json: Boolean(args.json), messages: Boolean(args.messages) }),
+  handler: async (args) =>
+    showCommand((Array.isArray(args.cassette) ? args.cassette : [args.cassette]).map(String), {
+      json: Boolean(args.json),
+      messages: Boolean(args.messages),
+    }),
 };

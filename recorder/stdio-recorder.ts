@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { JOURNAL_FORMAT, JOURNAL_VERSION, type JournalWriter, openSessionJournal } from '../lib/cassette/journal.js';
+import { JOURNAL_FORMAT, JOURNAL_VERSION, type JournalSink, openSessionJournal } from '../lib/cassette/journal.js';
+import type { OpenJournal } from './rotation/dir-recording.js';
 import { redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
@@ -22,9 +23,11 @@ export interface StdioRecordOptions {
   /** Validate live in a worker thread (started after the spawn). */
   live?: LiveWorkerSpec;
   warn?: (message: string) => void;
+  /** Where the journal goes (default: one file beside the cassette; `--cassette-dir`: a series). */
+  openJournal?: OpenJournal;
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
   /** Called once the journal is open, before any record (the capture filter goes on here). */
-  onJournal?: (journal: JournalWriter) => void;
+  onJournal?: (journal: JournalSink) => void;
 }
 
 export interface ExitStatus {
@@ -56,9 +59,9 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   const child = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
 
   const sessionId = randomUUID();
-  let journal: JournalWriter;
+  let journal: JournalSink;
   try {
-    journal = openSessionJournal(
+    journal = (options.openJournal ?? openSessionJournal)(
       options.cassette,
       {
         format: JOURNAL_FORMAT,

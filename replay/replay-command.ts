@@ -13,7 +13,8 @@ import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from '
 import type { CommandModule } from '../lib/command.js';
 
 export interface ReplayArgs {
-  cassette: string;
+  /** A cassette file, several, or a directory of them. */
+  cassette: string | string[];
   command: string[];
   url?: string;
   timeout?: number;
@@ -126,7 +127,7 @@ export const REPLAY_COMMAND: CommandModule = {
   describe:
     'Play the client side of a cassette against a live server and report what changed: replay <cassette> -- <server command> [args...], or replay <cassette> --url <endpoint>',
   usage: '$0 replay <cassette> [options] -- <server command> [args...]\n$0 replay <cassette> --url <endpoint> [options]',
-  positionals: [{ name: 'cassette' }],
+  positionals: [{ name: 'cassette', variadic: true }],
   options: {
     url: { type: 'string', describe: 'Streamable HTTP endpoint to replay against (instead of a server command)' },
     timeout: { type: 'number', describe: 'Per-request timeout in ms (default 10000)' },
@@ -176,7 +177,7 @@ export const REPLAY_COMMAND: CommandModule = {
   },
   handler: async (args) =>
     replayCommand({
-      cassette: String(args.cassette),
+      cassette: (Array.isArray(args.cassette) ? args.cassette : [args.cassette]).map(String),
       command: (args['--'] ?? []).map(String),
       ...(args.url !== undefined ? { url: String(args.url) } : {}),
       ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),

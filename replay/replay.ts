@@ -5,10 +5,9 @@
  * not start, crashes or hangs ends the run with `outcome: 'error'` and a partial result. It throws
  * a CassetteError (MCPC_CASSETTE_*, MCPC_CONFIG_*, MCPC_USAGE) when it cannot start at all.
  */
-import { resolve } from 'node:path';
 import { Agent } from 'undici';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
-import { loadCassette } from '../lib/cassette/store.js';
+import { loadCassetteInput, oneCassetteFile } from '../lib/cassette/cassette-set.js';
 import { CassetteError } from '../lib/errors.js';
 import { loadReplayConfig, settingsFor } from './config.js';
 import { HttpConnection } from './live/http.js';
@@ -100,7 +99,9 @@ export function summarise(sessions: SessionResult[]): ReplaySummary {
   return s;
 }
 
-export async function replayCassette(path: string, options: ReplayOptions): Promise<ReplayResult> {
+/** `path`: a cassette file, several, or a directory of them (read as one; --update and
+ * --calibrate need one file). */
+export async function replayCassette(path: string | readonly string[], options: ReplayOptions): Promise<ReplayResult> {
   const hasCommand = options.command !== undefined && options.command.length > 0;
   if (hasCommand === (options.url !== undefined)) {
     throw new CassetteError(
@@ -108,9 +109,11 @@ export async function replayCassette(path: string, options: ReplayOptions): Prom
       'replay needs exactly one target: a server command (after --) for stdio, or --url <endpoint> for Streamable HTTP',
     );
   }
-  if (options.calibrate !== undefined) return calibrateCassette(path, options);
-  const cassettePath = resolve(path);
-  const cassette = loadCassette(cassettePath);
+  const input = loadCassetteInput(path);
+  if (options.calibrate !== undefined) return calibrateCassette(oneCassetteFile(input, 'replay --calibrate'), options);
+  if (options.update) oneCassetteFile(input, 'replay --update');
+  const cassettePath = input.single ?? input.files[0]!;
+  const cassette = input.cassette;
   const config = options.config === false ? undefined : loadReplayConfig(options.config);
   const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
   const timeoutMs = options.timeoutMs ?? fromConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS;

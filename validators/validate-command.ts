@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadCassette } from '../lib/cassette/store.js';
+import { expandCassettePaths } from '../lib/cassette/directory.js';
 import { CassetteError } from '../lib/errors.js';
 import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
 import { SEVERITY_ORDER, type Severity } from '../lib/violation.js';
@@ -31,8 +32,8 @@ export function validateCassettes(
   rules: readonly Rule[] = RULES,
 ): ValidationRun {
   const run: ValidationRun = { cassettes: [], violations: [] };
-  for (const p of paths) {
-    const path = resolve(p);
+  // A directory stands for the cassettes in it (record --cassette-dir).
+  for (const path of expandCassettePaths(paths)) {
     const cassette = loadCassette(path);
     run.cassettes.push({
       path,

@@ -36,8 +36,9 @@ export interface PeerInfo {
 
 export interface SessionEnd {
   /** `exit`: the server ended by itself or after EOF/signal; `recovered`: rebuilt from the
-   * journal of a proxy that died before it could finish the cassette. */
-  reason: 'exit' | 'recovered';
+   * journal of a proxy that died before it could finish the cassette; `continued`: the session
+   * went on in the next cassette of a `record --cassette-dir` directory. */
+  reason: 'exit' | 'recovered' | 'continued';
   exitCode: number | null;
   signal: string | null;
   /** What started the shutdown, when the proxy did. */
@@ -81,7 +82,9 @@ export interface HttpExchange {
   /** `complete`; `client-aborted` (the client dropped the connection, which on 2026-07-28 means
    * cancellation; the upstream request was aborted); `upstream-error` (unreachable, reset);
    * `refused` (the proxy answered itself: Host/Origin check, body too large). */
-  outcome: 'complete' | 'client-aborted' | 'upstream-error' | 'refused';
+  /** `continued`: the proxy moved on to the next cassette of its directory while the exchange was
+   * in flight (`record --cassette-dir`); the rest of it is in that cassette. */
+  outcome: 'complete' | 'client-aborted' | 'upstream-error' | 'refused' | 'continued';
   error?: string;
   /** False for traffic outside the MCP endpoint (OAuth discovery, health checks): forwarded and
    * noted, bodies not parsed. */

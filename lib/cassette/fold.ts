@@ -33,6 +33,8 @@ export function foldJournal(journal: JournalSource, options: FoldOptions = {}): 
       events.push(record);
       if (record.ev === 'eof' && typeof record.channel === 'string') framer.end(record.channel as StdioChannel, record.t);
       if (record.ev === 'violation') violations.push(record.violation as Violation);
+      // Recording paused (disk full) and resumed at line starts: a line cut by the pause ends here.
+      if (record.ev === 'gap') for (const c of ['stdin', 'stdout', 'stderr'] as const) framer.end(c, record.t);
       continue;
     }
     if (record.c === 'http-request' || record.c === 'http-response') continue; // not a stdio journal
@@ -46,7 +48,7 @@ export function foldJournal(journal: JournalSource, options: FoldOptions = {}): 
   const exit = events.find((e) => e.ev === 'exit');
   const shutdown = events.find((e) => e.ev === 'shutdown');
   const end: SessionEnd = {
-    reason: options.recovered ? 'recovered' : exit ? 'exit' : 'recovered',
+    reason: events.some((e) => e.ev === 'continued') ? 'continued' : options.recovered ? 'recovered' : exit ? 'exit' : 'recovered',
     exitCode: typeof exit?.code === 'number' ? exit.code : null,
     signal: typeof exit?.signal === 'string' ? exit.signal : null,
   };

@@ -39,6 +39,9 @@ export type JournalStream = Exclude<Channel, 'http'> | 'http-request' | 'http-re
 export type JournalChunk = { t: number; c: JournalStream; x?: number; data: Buffer };
 export type JournalRecord = JournalChunk | JournalEvent;
 
+const STREAM_CODE: Record<JournalStream, string> = { stdin: 'i', stdout: 'o', stderr: 'e', 'http-request': 'q', 'http-response': 'r' };
+const CODE_STREAM: Record<string, JournalStream> = { i: 'stdin', o: 'stdout', e: 'stderr', q: 'http-request', r: 'http-response' };
+
 /**
  * What reaches the disk, where it differs from what crossed the proxy (redaction and capture
  * levels, recorder/capture/): the writer hands each chunk and event to the filter and writes
@@ -52,23 +55,95 @@ export interface JournalFilter {
   event(record: JournalEvent): { before: JournalChunk[]; event: JournalEvent };
 }
 
-const STREAM_CODE: Record<JournalStream, string> = { stdin: 'i', stdout: 'o', stderr: 'e', 'http-request': 'q', 'http-response': 'r' };
-const CODE_STREAM: Record<string, JournalStream> = { i: 'stdin', o: 'stdout', e: 'stderr', q: 'http-request', r: 'http-response' };
+/** What a recorder writes its journal through: one file (`JournalWriter`), or a series of files
+ * (recorder/rotation/rotating-journal.ts, `record --cassette-dir`). */
+export interface JournalSink {
+  readonly path: string;
+  /** Set before the first record: what goes to disk in place of the traffic itself. */
+  filter?: JournalFilter;
+  onRecord?: (record: JournalRecord, line: Buffer) => void;
+  now(): number;
+  chunk(stream: JournalStream, data: Buffer, exchange?: number, hold?: boolean): number;
+  event(ev: string, fields?: Record<string, unknown>, hold?: boolean): void;
+  flush(): void;
+  close(): void;
+}
 
-export class JournalWriter {
+/** A chunk record's header line; the chunk's `n` bytes and a newline follow it. */
+export function chunkLine(t: number, stream: JournalStream, exchange: number | undefined, n: number): Buffer {
+  const x = exchange === undefined ? '' : `,"x":${exchange}`;
+  return Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${n}}\n`);
+}
+
+/** Records queued for the next write, as the buffers to write (both journal writers use it), each
+ * passed through the writer's filter when it has one. */
+export class HeldRecords {
+  buffers: Buffer[] = [];
+  /** Where each written record starts in `buffers`, with its exchange (none for violations, which
+   * are always written), so that the records of some exchanges can be left out. */
+  readonly units: { at: number; x: number | undefined }[] = [];
+  /** The records `onRecord` hears (not violations), and each one's line as written (for a chunk,
+   * its header line). */
+  records: JournalRecord[] = [];
+  lines: Buffer[] = [];
+
+  chunk(t: number, stream: JournalStream, data: Buffer, exchange?: number, filter?: JournalFilter): void {
+    const line = chunkLine(t, stream, exchange, data.length);
+    const record: JournalChunk = { t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data };
+    if (filter) for (const c of filter.chunk(record)) this.#write(c);
+    else this.#write(record, line);
+    this.records.push(record);
+    this.lines.push(line);
+  }
+
+  event(record: JournalEvent, filter?: JournalFilter): void {
+    const line = Buffer.from(JSON.stringify(record) + '\n');
+    let written = line;
+    if (filter) {
+      const { before, event } = filter.event(record);
+      for (const c of before) this.#write(c);
+      if (event !== record) written = Buffer.from(JSON.stringify(event) + '\n');
+    }
+    const x = (record as { x?: unknown }).x;
+    this.units.push({ at: this.buffers.length, x: record.ev !== 'violation' && typeof x === 'number' ? x : undefined });
+    this.buffers.push(written);
+    if (record.ev !== 'violation') {
+      this.records.push(record);
+      this.lines.push(line);
+    }
+  }
+
+  /** The buffers to write, without the records of the `left` exchanges. */
+  buffersWithout(left: ReadonlySet<number>): Buffer[] {
+    const out: Buffer[] = [];
+    this.units.forEach((u, i) => {
+      if (u.x !== undefined && left.has(u.x)) return;
+      const end = this.units[i + 1]?.at ?? this.buffers.length;
+      for (let k = u.at; k < end; k++) out.push(this.buffers[k]!);
+    });
+    return out;
+  }
+
+  #write(c: JournalChunk, line = chunkLine(c.t, c.c, c.x, c.data.length)): void {
+    this.units.push({ at: this.buffers.length, x: c.x });
+    this.buffers.push(line, c.data, NEWLINE);
+  }
+
+  get empty(): boolean {
+    return this.buffers.length === 0;
+  }
+}
+
+export class JournalWriter implements JournalSink {
   readonly #fd: number;
   readonly #t0: number;
   #closed = false;
   /** Records queued with `hold`, written in order with the next write or `flush()`. */
-  #held: Buffer[] = [];
-  #heldRecords: JournalRecord[] = [];
-  /** Each held record's line as written (a chunk's header line, without its bytes). */
-  #heldLines: Buffer[] = [];
+  #held = new HeldRecords();
+  filter?: JournalFilter;
   /** Hears every chunk and event once it is on disk (the live validator's feed); not violations.
    * `line` is the record's journal line as written (for a chunk, its header line). */
   onRecord?: (record: JournalRecord, line: Buffer) => void;
-  /** Set before the first record: what goes to disk in place of the traffic itself. */
-  filter?: JournalFilter;
 
   constructor(
     readonly path: string,
@@ -94,13 +169,7 @@ export class JournalWriter {
   chunk(stream: JournalStream, data: Buffer, exchange?: number, hold = false): number {
     const t = this.now();
     if (this.#closed) return t;
-    const x = exchange === undefined ? '' : `,"x":${exchange}`;
-    const line = Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${data.length}}\n`);
-    const record: JournalChunk = { t, c: stream, ...(exchange === undefined ? {} : { x: exchange }), data };
-    if (this.filter) this.#holdChunks(this.filter.chunk(record));
-    else this.#held.push(line, data, NEWLINE);
-    this.#heldRecords.push(record);
-    this.#heldLines.push(line);
+    this.#held.chunk(t, stream, data, exchange, this.filter);
     if (!hold) this.flush();
     return t;
   }
@@ -108,39 +177,16 @@ export class JournalWriter {
   /** Appends an event; `hold` as for `chunk`. */
   event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
     if (this.#closed) return;
-    const record = { t: this.now(), ev, ...fields };
-    const line = Buffer.from(JSON.stringify(record) + '\n');
-    if (this.filter) {
-      const { before, event } = this.filter.event(record);
-      this.#holdChunks(before);
-      this.#held.push(event === record ? line : Buffer.from(JSON.stringify(event) + '\n'));
-    } else {
-      this.#held.push(line);
-    }
-    if (ev !== 'violation') {
-      this.#heldRecords.push(record);
-      this.#heldLines.push(line);
-    }
+    this.#held.event({ t: this.now(), ev, ...fields }, this.filter);
     if (!hold) this.flush();
-  }
-
-  #holdChunks(chunks: readonly JournalChunk[]): void {
-    for (const c of chunks) {
-      const x = c.x === undefined ? '' : `,"x":${c.x}`;
-      this.#held.push(Buffer.from(`{"t":${c.t},"c":"${STREAM_CODE[c.c]}"${x},"n":${c.data.length}}\n`), c.data, NEWLINE);
-    }
   }
 
   /** Writes the held records, if any, in one system call. Call it before forwarding anything
    * that a held record describes. */
   flush(): void {
-    if (this.#held.length === 0 || this.#closed) return;
-    const buffers = this.#held;
-    const records = this.#heldRecords;
-    const lines = this.#heldLines;
-    this.#held = [];
-    this.#heldRecords = [];
-    this.#heldLines = [];
+    if (this.#held.empty || this.#closed) return;
+    const { buffers, records, lines } = this.#held;
+    this.#held = new HeldRecords();
     writevSync(this.#fd, buffers);
     if (this.onRecord) for (let i = 0; i < records.length; i++) this.onRecord(records[i]!, lines[i]!);
   }

@@ -1,5 +1,5 @@
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
-import type { JournalWriter } from '../../lib/cassette/journal.js';
+import type { JournalSink } from '../../lib/cassette/journal.js';
 import { NO_METRICS, type MetricsSink } from '../../lib/metrics.js';
 import type { CaptureArgs } from './capture-options.js';
 import { isPassThrough } from './frame-transform.js';
@@ -42,7 +42,7 @@ export class CaptureRuntime {
 
   /** Puts the filter on a new journal (nothing when frames go to disk as they are and nobody
    * wants metrics). */
-  attach(journal: JournalWriter): void {
+  attach(journal: JournalSink): void {
     if (isPassThrough(this.args.settings) && !this.metrics.enabled) return;
     journal.filter = new CaptureFilter(this.args.settings, this.metrics, this.transport);
   }

@@ -1,16 +1,20 @@
 import { existsSync, readFileSync, unlinkSync, writeFileSync, renameSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'jsonc-parser';
 import { CassetteError, ioReason } from '../../lib/errors.js';
 import { cliPath } from '../../lib/paths.js';
+import { defaultCassetteDir, stableCliPath } from './data-dir.js';
 import { isHttpEntry, parseHostConfig, readHostConfig, setValue, type HostConfig, type ServerEntry } from './host-config.js';
 
 export interface WrapOptions {
   servers?: string[];
+  /** Each server records into `<cassetteDir>/<server name>/` (default: the per-user data folder,
+   * data-dir.ts). */
   cassetteDir?: string;
+  /** `record` options every wrapped entry gets (rotation and retention: `--keep-files 50`...). */
+  recordOptions?: string[];
   /** Port for the first HTTP entry's proxy (the next ones count up); default: free ports. */
   port?: number;
   /** The node binary and CLI the host should run; absolute, because hosts may start servers with
@@ -25,6 +29,8 @@ export interface WrapReport {
   changed: { name: string; cassette?: string; url?: string; command?: string[] }[];
   skipped: { name: string; reason: string }[];
   backup?: string;
+  /** Something the user should know about the entries written (an npx cache path). */
+  note?: string;
 }
 
 export function backupPath(configPath: string): string {
@@ -84,10 +90,6 @@ function isLegacySse(entry: ServerEntry): boolean {
   }
 }
 
-export function defaultCassetteDir(): string {
-  return join(homedir(), '.mcp-cassette', 'cassettes');
-}
-
 /** A wrapped entry runs `<node> <cli.js> record ... -- <original command> <original args>`. */
 export function unwrappedCommand(entry: ServerEntry): { command: string; args: string[] } | undefined {
   if (!Array.isArray(entry.args) || entry.args.length < 4) return undefined;
@@ -123,8 +125,10 @@ export async function wrapConfig(path: string, options: WrapOptions = {}): Promi
   let nextPort = options.port;
   const dir = resolve(options.cassetteDir ?? defaultCassetteDir());
   const node = options.node ?? process.execPath;
-  const cli = options.cli ?? cliPath;
-  const report: WrapReport = { changed: [], skipped: [] };
+  const stable = stableCliPath(options.cli ?? cliPath);
+  const cli = stable.path;
+  const extra = options.recordOptions ?? [];
+  const report: WrapReport = { changed: [], skipped: [], ...(stable.note ? { note: stable.note } : {}) };
   let text = config.text;
   for (const name of selected(config, options.servers)) {
     const entry = config.servers[name]!;
@@ -152,14 +156,27 @@ export async function wrapConfig(path: string, options: WrapOptions = {}): Promi
       const port = nextPort ?? (await freePort());
       if (nextPort !== undefined) nextPort += 1;
       const proxyUrl = `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`;
-      const cassette = join(dir, `${safeFileName(name)}.cassette.json`);
+      const cassette = join(dir, safeFileName(name));
       text = setValue(text, [config.key, name, 'url'], proxyUrl);
       state.entries[name] = { url: entry.url, proxyUrl };
       report.changed.push({
         name,
         cassette,
         url: proxyUrl,
-        command: [node, cli, 'record', '--upstream', entry.url, '--listen', `127.0.0.1:${port}`, '--cassette', cassette, '--label', name],
+        command: [
+          node,
+          cli,
+          'record',
+          '--upstream',
+          entry.url,
+          '--listen',
+          `127.0.0.1:${port}`,
+          '--cassette-dir',
+          cassette,
+          ...extra,
+          '--label',
+          name,
+        ],
       });
       continue;
     }
@@ -172,12 +189,13 @@ export async function wrapConfig(path: string, options: WrapOptions = {}): Promi
       continue;
     }
     const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
-    const cassette = join(dir, `${safeFileName(name)}.cassette.json`);
+    // Each launch of the server adds a cassette to its folder, under the same retention.
+    const cassette = join(dir, safeFileName(name));
     text = setValue(text, [config.key, name, 'command'], node);
     text = setValue(
       text,
       [config.key, name, 'args'],
-      [cli, 'record', '--cassette', cassette, '--label', name, '--', entry.command, ...args],
+      [cli, 'record', '--cassette-dir', cassette, ...extra, '--label', name, '--', entry.command, ...args],
     );
     report.changed.push({ name, cassette });
   }

@@ -17,6 +17,8 @@
 import { spawn } from 'node:child_process';
 import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
+import { loadCassetteInput } from '../../lib/cassette/cassette-set.js';
+import { isDirectory } from '../../lib/cassette/directory.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { cliPath } from '../../lib/paths.js';
 import { parseHeaderOptions } from '../../lib/http-headers.js';
@@ -234,7 +236,18 @@ async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Prom
   const { listen, action, report, base } = o;
   const logger: Logger = await createLogger({ level: args.logLevel ?? 'info', ...(args.logFile ? { file: args.logFile } : {}) });
   // Replays read the cassette; the bridges (record, passthrough) start from nothing.
-  const cassette = action === 'replay' || action === 'replay-and-record' ? loadCassette(args.cassette) : emptyCassette();
+  if (action !== 'replay' && isDirectory(args.cassette))
+    throw new ServeError(
+      'MCPC_SERVE_USAGE',
+      `${args.cassette} is a directory of cassettes: serve replays it (record mode none or once), but record modes write into one cassette file; name a file`,
+    );
+  // A directory (record --cassette-dir) is served as one cassette holding every session in it.
+  const cassette =
+    action === 'replay'
+      ? loadCassetteInput(args.cassette).cassette
+      : action === 'replay-and-record'
+        ? loadCassette(args.cassette)
+        : emptyCassette();
   let fallback: Fallback | undefined;
   if (action !== 'replay') {
     const keep = action === 'passthrough' ? {} : { cassette: args.cassette };

@@ -132,15 +132,20 @@ test('serve --report - over stdio is a usage error: stdout carries the protocol'
   t.deepEqual(readdirSync(dir), []);
 });
 
-test('an unreadable cassette (a folder): exit 2 naming it, for validate and show', async (t) => {
+test('a folder without cassettes: exit 2 naming it, for validate, show, replay and serve', async (t) => {
   const dir = tempDir(t);
   for (const args of [
     ['validate', dir],
     ['show', dir],
+    ['replay', dir, '--', node, rawServer, 'echo'],
+    ['serve', dir],
   ]) {
     const r = await run(t, args);
     t.is(r.code, 2, args[0]);
-    t.is(r.stderr, `mcp-cassette: cassette ${dir} cannot be read (it is a folder)\n`);
+    t.is(
+      r.stderr,
+      `mcp-cassette: directory ${dir} holds no cassettes (*.cassette.json); a recorder writes one there each time it closes a file (see \`record --cassette-dir\`)\n`,
+    );
   }
 });
 

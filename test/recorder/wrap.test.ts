@@ -1,6 +1,7 @@
 import test from 'ava';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { until } from './rotation/dir-helpers.js';
 import { parse } from 'jsonc-parser';
 import { runExampleScenario } from '../../recorder/demo/example-client.js';
 import { backupPath, statePath, unwrapConfig, wrapConfig } from '../../recorder/wrap/wrap.js';
@@ -11,7 +12,7 @@ import { startTappedUpstream } from '../helpers/http-taps.js';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createExampleServer } from '../../recorder/demo/example-tools.js';
-import { readCassette, waitForSessions } from '../helpers/recording.js';
+import { readCassette } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const fixtures = join(root, 'cassettes', 'fixtures', 'host-configs');
@@ -67,10 +68,10 @@ for (const c of cases) {
       const now = after[name]!;
       t.is(now.command, process.execPath, 'absolute node path');
       t.deepEqual(now.args, [
-        cli,
+        realpathSync(cli),
         'record',
-        '--cassette',
-        join(cassetteDir, `${name}.cassette.json`),
+        '--cassette-dir',
+        join(cassetteDir, name),
         '--label',
         name,
         '--',
@@ -89,14 +90,14 @@ for (const c of cases) {
       t.deepEqual({ ...now, url: was.url }, was, 'nothing else in the entry changes');
       t.deepEqual(change.command, [
         process.execPath,
-        cli,
+        realpathSync(cli),
         'record',
         '--upstream',
         was.url,
         '--listen',
         `127.0.0.1:${port}`,
-        '--cassette',
-        join(cassetteDir, `${name}.cassette.json`),
+        '--cassette-dir',
+        join(cassetteDir, name),
         '--label',
         name,
       ]);
@@ -149,24 +150,45 @@ test('wrap names a server that does not exist, and a broken config, with clear e
   t.is(readFileSync(broken, 'utf8'), '{"mcpServers": {');
 });
 
-test('a wrapped entry works when a host starts it from / with only its own env', async (t) => {
+test('a wrapped entry works when a host starts it from / with only its own env: each launch adds a cassette to the per-user data folder, under --keep-files', async (t) => {
   const dir = tempDir(t);
   const config = join(dir, 'claude_desktop_config.json');
   writeFileSync(
     config,
     JSON.stringify({ mcpServers: { example: { command: node, args: [exampleServer, 'stdio'], env: { EXAMPLE: '1' } } } }, null, 2),
   );
-  const cassetteDir = join(dir, 'cassettes');
-  const out = await collect(spawnTracked(t, node, [cli, 'wrap', config, '--cassette-dir', cassetteDir]));
+  // No --cassette-dir: the XDG data folder of this (test) user.
+  const data = join(dir, 'data');
+  const out = await collect(
+    spawnTracked(t, node, [cli, 'wrap', config, '--keep-files', '2'], { env: { ...process.env, XDG_DATA_HOME: data } }),
+  );
   t.is(out.code, 0, out.stderr);
-  t.regex(out.stdout.toString(), /wrapped "example" -> records into .*example\.cassette\.json/);
+  const serverDir = join(data, 'mcp-cassette', 'cassettes', 'example');
+  t.true(out.stdout.toString().includes(`wrapped "example" -> records into ${serverDir}/ (a cassette per launch)`), out.stdout.toString());
   const entry = (JSON.parse(readFileSync(config, 'utf8')) as { mcpServers: { example: Entry } }).mcpServers.example;
-  // What Claude Desktop does: spawn command+args with the entry's env and no useful cwd.
-  const result = await runExampleScenario({ command: entry.command!, args: entry.args!, env: entry.env!, cwd: '/' }, 'legacy');
-  t.is(result.protocolVersion, '2025-11-25');
-  const cassette = await waitForSessions(join(cassetteDir, 'example.cassette.json'), 1);
+  t.is(entry.command, process.execPath);
+  t.true(isAbsolute(entry.args![0]!));
+  t.deepEqual(entry.args!.slice(1, 6), ['record', '--cassette-dir', serverDir, '--keep-files', '2']);
+  // What Claude Desktop does: spawn command+args with the entry's env and no useful cwd, once per launch.
+  const closed = (): string[] =>
+    existsSync(serverDir)
+      ? readdirSync(serverDir)
+          .filter((n) => n.endsWith('.cassette.json'))
+          .sort()
+      : [];
+  const seen: string[] = [];
+  for (let launch = 1; launch <= 3; launch++) {
+    const result = await runExampleScenario({ command: entry.command!, args: entry.args!, env: entry.env!, cwd: '/' }, 'legacy');
+    t.is(result.protocolVersion, '2025-11-25');
+    await until(() => closed().some((n) => !seen.includes(n)), "the launch's cassette");
+    seen.push(...closed().filter((n) => !seen.includes(n)));
+  }
+  await until(() => closed().length === 2, 'the retention policy');
+  t.is(seen.length, 3, 'a cassette per launch');
+  t.deepEqual(closed(), seen.slice(1), '--keep-files 2 deleted the oldest');
+  const cassette = readCassette(join(serverDir, closed()[1]!));
   t.is(cassette.sessions[0]!.label, 'example');
-  t.is((readCassette(join(cassetteDir, 'example.cassette.json')).sessions[0]!.target as { cwd: string }).cwd, '/');
+  t.is((cassette.sessions[0]!.target as { cwd: string }).cwd, '/');
 });
 
 test('a wrapped HTTP entry: the printed record command serves the new URL and records; unwrap restores the URL', async (t) => {
@@ -194,7 +216,9 @@ test('a wrapped HTTP entry: the printed record command serves the new URL and re
   t.is(result.protocolVersion, '2026-07-28');
   proxy.kill('SIGINT');
   t.is((await done).code, 0);
-  t.true(readCassette(join(dir, 'cassettes', 'example.cassette.json')).sessions.length > 3);
+  const files = readdirSync(join(dir, 'cassettes', 'example')).filter((n) => n.endsWith('.cassette.json'));
+  t.is(files.length, 1);
+  t.true(readCassette(join(dir, 'cassettes', 'example', files[0]!)).sessions.length > 3);
   const undo = await collect(spawnTracked(t, node, [cli, 'unwrap', config]));
   t.is(undo.code, 0);
   t.is(readFileSync(config, 'utf8'), original);

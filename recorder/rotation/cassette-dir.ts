@@ -1,0 +1,126 @@
+import { Worker } from 'node:worker_threads';
+import type { RecordingCounters } from './counters.js';
+import type { FoldJob, FoldResult } from './fold-worker.js';
+import { prune, type RetentionPolicy } from './retention.js';
+
+export interface CassetteDirOptions {
+  dir: string;
+  retention: RetentionPolicy;
+  counters: RecordingCounters;
+  info: (fields: Record<string, unknown>, message: string) => void;
+  warn: (fields: Record<string, unknown>, message: string) => void;
+  /** How often journals whose fold failed are tried again (default 5 s). */
+  retryMs?: number;
+}
+
+const WORKER = new URL('./fold-worker.js', import.meta.url);
+
+/**
+ * The cassette directory of a running `record --cassette-dir`: folds each closed journal into
+ * its cassette (one at a time, in a worker thread), then applies the retention policy. A fold
+ * that fails (disk full) keeps its journal and is tried again later; `recover` folds it too.
+ */
+export class CassetteDir {
+  readonly #o: CassetteDirOptions;
+  #queue: FoldJob[] = [];
+  #failed: FoldJob[] = [];
+  #running: Promise<void> | undefined;
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(options: CassetteDirOptions) {
+    this.#o = options;
+    // Journals that dead recorders left here are folded first, then the policy is applied.
+    this.#push({ kind: 'recover', dir: options.dir });
+  }
+
+  /** A closed journal to fold into its cassette. */
+  closed(file: { journal: string; cassette: string }): void {
+    this.#push({ kind: 'fold', ...file });
+  }
+
+  /** Waits for every fold queued so far (at exit); journals that still cannot be folded are
+   * left for `recover`, and their number returned. */
+  async drain(): Promise<number> {
+    clearTimeout(this.#retry);
+    this.#queue.push(...this.#failed);
+    this.#failed = [];
+    this.#kick();
+    while (this.#running) await this.#running;
+    return this.#failed.filter((j) => j.kind === 'fold').length;
+  }
+
+  #push(job: FoldJob): void {
+    this.#queue.push(job);
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#running || this.#queue.length === 0) return;
+    this.#running = (async () => {
+      while (this.#queue.length > 0) await this.#run(this.#queue.shift()!);
+      this.#running = undefined;
+    })();
+  }
+
+  async #run(job: FoldJob): Promise<void> {
+    const result = await new Promise<FoldResult>((resolve) => {
+      const worker = new Worker(WORKER, { workerData: job });
+      let settled = false;
+      worker.once('message', (r: FoldResult) => {
+        settled = true;
+        resolve(r);
+      });
+      worker.once('error', (err) => resolve({ ok: false, error: err.message }));
+      worker.once('exit', () => {
+        if (!settled) resolve({ ok: false, error: 'the fold worker stopped' });
+      });
+    });
+    const c = this.#o.counters;
+    if (!result.ok) {
+      if (job.kind === 'fold') {
+        c.foldFailures += 1;
+        this.#failed.push(job);
+        this.#o.warn(
+          { journal: job.journal, err: result.error },
+          'a closed journal could not be written as a cassette yet; it is kept and tried again (or run `mcp-cassette recover` on the directory)',
+        );
+        this.#scheduleRetry();
+      } else this.#o.warn({ dir: job.dir, err: result.error }, 'journals left by an earlier recorder could not be recovered');
+      return;
+    }
+    if (job.kind === 'fold') {
+      c.cassettesRotated += 1;
+      c.messagesRecorded += result.messages;
+      this.#o.info({ cassette: job.cassette, sessions: result.sessions, messages: result.messages }, 'cassette closed');
+    } else if (result.sessions > 0) this.#o.info({ dir: job.dir, sessions: result.sessions }, 'recovered sessions of an earlier recorder');
+    this.#prune();
+    // A fold that works means the disk has room again: the ones that failed go next.
+    if (this.#failed.length > 0) {
+      this.#queue.push(...this.#failed);
+      this.#failed = [];
+    }
+  }
+
+  #prune(): void {
+    try {
+      for (const p of prune(this.#o.dir, this.#o.retention)) {
+        this.#o.counters.cassettesPruned += 1;
+        this.#o.counters.bytesPruned += p.bytes;
+        this.#o.info({ cassette: p.path, bytes: p.bytes, by: p.why }, 'cassette deleted by the retention policy');
+      }
+    } catch (err) {
+      this.#o.warn({ dir: this.#o.dir, err: (err as Error).message }, 'retention could not be applied');
+    }
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      const failed = this.#failed;
+      this.#failed = [];
+      for (const job of failed) this.#push(job);
+    }, this.#o.retryMs ?? 5000);
+    this.#retry.unref();
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { CassetteError, ioReason } from '../../lib/errors.js';
+import type { JournalHeader, JournalSink } from '../../lib/cassette/journal.js';
+import type { Logger } from '../../lib/log.js';
+import { CassetteDir } from './cassette-dir.js';
+import { recordingCounters, type RecordingCounters } from './counters.js';
+import type { DirArgs } from './dir-args.js';
+import { RotatingJournal } from './rotating-journal.js';
+
+export type OpenJournal = (cassette: string, header: JournalHeader, t0: number) => JournalSink;
+
+/** A recorder's cassette directory: the journal factory the proxy writes through, and the end. */
+export interface DirRecording {
+  openJournal: OpenJournal;
+  counters: RecordingCounters;
+  /** After the proxy closed its journal: waits for the last cassettes to be written; false when
+   * some journals could not be (they stay for `recover`). */
+  finish(): Promise<boolean>;
+}
+
+/**
+ * Starts recording into a directory. `logger()` gives the logger once it exists (the stdio proxy
+ * spawns its server before the logger is made).
+ */
+export function startDirRecording(args: DirArgs, logger: () => Logger | undefined): DirRecording {
+  try {
+    mkdirSync(args.dir, { recursive: true });
+  } catch (err) {
+    throw new CassetteError(
+      'MCPC_FILE_UNWRITABLE',
+      `cannot create the cassette directory ${args.dir} (${ioReason(err)}); give a --cassette-dir you can write`,
+      { cause: err },
+    );
+  }
+  const counters = recordingCounters;
+  const info = (fields: Record<string, unknown>, message: string): void => logger()?.info(fields, message);
+  const warn = (fields: Record<string, unknown>, message: string): void => logger()?.warn(fields, message);
+  const dir = new CassetteDir({ dir: args.dir, retention: args.retention, counters, info, warn });
+  return {
+    counters,
+    openJournal(_cassette, header, t0) {
+      try {
+        return new RotatingJournal({
+          dir: args.dir,
+          header,
+          t0,
+          policy: args.rotate,
+          counters,
+          closed: (file) => dir.closed(file),
+          info,
+          warn,
+        });
+      } catch (err) {
+        throw new CassetteError(
+          'MCPC_FILE_UNWRITABLE',
+          `cannot write a journal in the cassette directory ${args.dir} (${ioReason(err)}); give a --cassette-dir you can write`,
+          { cause: err },
+        );
+      }
+    },
+    async finish() {
+      const left = await dir.drain();
+      logger()?.info({ dir: args.dir, ...counters }, 'recording stopped');
+      if (left > 0) {
+        process.stderr.write(
+          `mcp-cassette: ${left} closed journal(s) in ${args.dir} could not be written as cassettes yet; once there is room, run:\n  mcp-cassette recover ${args.dir}\n`,
+        );
+        return false;
+      }
+      return true;
+    },
+  };
+}
