@@ -8,6 +8,7 @@ import { node, root } from './paths.js';
 import { spawnTracked, waitForOutput } from './proc.js';
 import { PipeTransport, v2Client } from './real-server.js';
 import { readCassette, startRecorder } from './recording.js';
+import { cassettesIn } from '../../lib/cassette/directory.js';
 
 /** The production-capture tests' real server (test/servers/echo-secrets-server.ts). */
 export const echoSecretsServer = join(root, 'dist', 'test', 'servers', 'echo-secrets-server.js');
@@ -57,8 +58,9 @@ export async function recordStdio(
   cassette: string,
   extra: string[],
   steps: Steps,
+  into: '--cassette' | '--cassette-dir' = '--cassette',
 ): Promise<{ cassette: Cassette; stderr: string; code: number | null }> {
-  const recorder = startRecorder(t, cassette, [node, echoSecretsServer], { extra });
+  const recorder = startRecorder(t, cassette, [node, echoSecretsServer], { extra, into });
   let stderr = '';
   recorder.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const done = new Promise<number | null>((resolve) => recorder.on('close', (code) => resolve(code)));
@@ -70,7 +72,12 @@ export async function recordStdio(
     await client.close();
   }
   const code = await done;
-  // A recording whose sessions were all left out (--sample) writes no cassette.
+  // A recording whose sessions were all left out (--sample) writes no cassette; a directory's
+  // cassettes are read as one.
+  if (into === '--cassette-dir') {
+    const files = cassettesIn(cassette);
+    return { cassette: { ...emptyCassette(), sessions: files.flatMap((f) => readCassette(f).sessions) }, stderr, code };
+  }
   return { cassette: existsSync(cassette) ? readCassette(cassette) : emptyCassette(), stderr, code };
 }
 

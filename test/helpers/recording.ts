@@ -7,8 +7,13 @@ import { messageBytes } from '../../lib/message.js';
 import { spawnTracked } from './proc.js';
 import { cli, node } from './paths.js';
 
-export function recordArgs(cassette: string, server: string[], extra: string[] = []): string[] {
-  return [cli, 'record', '--cassette', cassette, '--log-level', 'warn', ...extra, '--', ...server];
+export function recordArgs(
+  cassette: string,
+  server: string[],
+  extra: string[] = [],
+  into: '--cassette' | '--cassette-dir' = '--cassette',
+): string[] {
+  return [cli, 'record', into, cassette, '--log-level', 'warn', ...extra, '--', ...server];
 }
 
 /** Starts `mcp-cassette record` as a host would: our process is the host, its pipes the host's. */
@@ -16,9 +21,9 @@ export function startRecorder(
   t: ExecutionContext,
   cassette: string,
   server: string[],
-  options: { extra?: string[]; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { extra?: string[]; env?: NodeJS.ProcessEnv; cwd?: string; into?: '--cassette' | '--cassette-dir' } = {},
 ) {
-  return spawnTracked(t, node, recordArgs(cassette, server, options.extra), {
+  return spawnTracked(t, node, recordArgs(cassette, server, options.extra, options.into), {
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });

@@ -4,6 +4,7 @@ import type { Cassette } from '../../lib/cassette/cassette.js';
 import { MASK } from '../../lib/redact.js';
 import { filesHolding, PLANTED, recordHttp, recordStdio, startEchoHttp, type Steps } from '../helpers/capture.js';
 import { tempDir } from '../helpers/tmp.js';
+import { cassettesIn } from '../../lib/cassette/directory.js';
 
 /**
  * Payload redaction before anything reaches the disk, under the official v2 client and a real v2
@@ -62,6 +63,22 @@ test('stdio: planted credentials in arguments, results, log notifications and st
   assertRedacted(t, dir, r.cassette, echoed);
   const stderr = r.cassette.sessions[0]!.messages.filter((m) => m.channel === 'stderr');
   t.true(stderr.length >= secrets.length, 'the server stderr lines are recorded');
+});
+
+test('stdio into --cassette-dir with rotation: no cassette of the series and no journal holds a planted credential', async (t) => {
+  const dir = tempDir(t);
+  const series = join(dir, 'series');
+  const echoed: string[] = [];
+  const r = await recordStdio(
+    t,
+    series,
+    [...REDACT, '--rotate-size', '2KB', '--log-file', join(dir, 'proxy.log')],
+    steps(echoed),
+    '--cassette-dir',
+  );
+  t.is(r.code, 0, r.stderr);
+  t.true(cassettesIn(series).length >= 2, 'the session was cut into several cassettes');
+  assertRedacted(t, dir, r.cassette, echoed);
 });
 
 test('Streamable HTTP: planted credentials in arguments, results and logs never reach a file', async (t) => {
