@@ -11,6 +11,7 @@ import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
+import { COMMAND_HELP, helpEpilogue } from './cli-help.js';
 
 /** What cli.ts hands the commands (only `record` needs it). */
 export type CliHooks = RecordContext;
@@ -36,6 +37,11 @@ function commandLine(c: CommandModule<CliHooks>): string {
 
 function builder(y: Argv, c: CommandModule<CliHooks>): Argv {
   if (c.usage !== undefined) y = y.usage(c.usage);
+  const help = c.help ?? COMMAND_HELP[c.name];
+  if (help) {
+    for (const [line, what] of help.examples) y = y.example(line, what);
+    y = y.epilogue(helpEpilogue(help));
+  }
   for (const p of c.positionals ?? [])
     y = y.positional(p.name, { type: 'string', demandOption: true, ...(p.variadic ? { array: true } : {}) });
   for (const [name, s] of Object.entries(c.options)) {
@@ -72,6 +78,9 @@ function stdoutValues(argv: string[]): string[] {
   }
   return out;
 }
+
+/** The commands, for tests that check every one (help, docs). */
+export const commandList: readonly CommandModule<CliHooks>[] = COMMANDS;
 
 export function buildCli(argv: string[], hooks: CliHooks): Argv {
   let cli = yargs(stdoutValues(optionalRuns(argv)))
