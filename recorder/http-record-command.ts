@@ -14,7 +14,7 @@ export async function runHttpRecord(
   save: (args: RecordArgs, journal: string, logger: Logger) => Promise<boolean>,
   live?: LiveWorkerSpec,
 ): Promise<ExitStatus> {
-  const logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  const logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
   const recorder = await startHttpRecorder({
     cassette: args.cassette,
     upstream: http.upstream,

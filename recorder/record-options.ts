@@ -39,4 +39,8 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
   'alert-exec': { type: 'string', describe: 'Pipe each new violation as one JSON line into this shell command' },
   'log-file': { type: 'string', describe: 'Write mcp-cassette logs to this file instead of stderr' },
   'log-level': { type: 'string', describe: 'pino log level: fatal, error, warn, info, debug, trace, silent', default: 'info' },
+  'log-format': {
+    type: 'string',
+    describe: 'json (one pino record a line) or pretty (readable lines); default: pretty on a terminal, json otherwise',
+  },
 };

@@ -1,0 +1,74 @@
+/**
+ * The client side of `npm start`: the official v2 SDK client over a stdio transport that owns its
+ * child process, so the story can show what the child prints on stderr (the live alerts) and can
+ * wait for the proxy to save its cassette (the SDK's own stdio transport sends SIGTERM to a child
+ * that has not exited 2 s after stdin closed, and a busy machine may need longer).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Client, ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+
+class ChildTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly #buffer = new ReadBuffer();
+  readonly #child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  stderr = '';
+
+  constructor(command: string, args: string[]) {
+    this.#child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
+    this.exited = new Promise((resolve) => this.#child.on('close', (code) => resolve(code)));
+    this.#child.stderr!.on('data', (c: Buffer) => (this.stderr += c.toString('utf8')));
+    this.#child.stdout!.on('data', (c: Buffer) => {
+      this.#buffer.append(c);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.#buffer.readMessage();
+        } catch {
+          continue; // a line that is no JSON-RPC message (the seeded debug print): skipped, as hosts do
+        }
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    });
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.#child.stdin!.write(serializeMessage(message));
+  }
+
+  /** Closes stdin (the end of the session for a stdio server) and waits for the child to exit. */
+  async close(): Promise<void> {
+    this.#child.stdin!.end();
+    await this.exited;
+    this.onclose?.();
+  }
+}
+
+export interface ForecastRun {
+  /** What get_forecast answered (its structured content, or the error text). */
+  answer: string;
+  /** The child's exit status and everything it wrote on stderr. */
+  exitCode: number | null;
+  stderr: string;
+}
+
+/** Lists the tools and asks for Paris's forecast, through the child command given. */
+export async function askForecast(command: string, args: string[]): Promise<ForecastRun> {
+  const transport = new ChildTransport(command, args);
+  const client = new Client({ name: 'demo-client', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+  await client.connect(transport);
+  let answer: string;
+  try {
+    await client.listTools();
+    const result = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris' } });
+    answer = JSON.stringify(result.structuredContent ?? result.content);
+  } finally {
+    await client.close();
+  }
+  return { answer, exitCode: await transport.exited, stderr: transport.stderr };
+}
