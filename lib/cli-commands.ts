@@ -40,7 +40,10 @@ function builder(y: Argv, c: CommandModule<CliHooks>): Argv {
   const help = c.help ?? COMMAND_HELP[c.name];
   if (help) {
     for (const [line, what] of help.examples) y = y.example(line, what);
-    y = y.epilogue(helpEpilogue(help));
+    // Wide enough that the docs path stays whole (yargs breaks a word longer than a line).
+    const epilogue = helpEpilogue(help);
+    const longest = Math.max(...epilogue.split('\n').map((l) => (l.startsWith('Docs:') ? l.length + 1 : 0)));
+    y = y.epilogue(epilogue).wrap(Math.max(Math.min(y.terminalWidth() || 80, 80), longest));
   }
   for (const p of c.positionals ?? [])
     y = y.positional(p.name, { type: 'string', demandOption: true, ...(p.variadic ? { array: true } : {}) });

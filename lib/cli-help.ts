@@ -16,8 +16,8 @@ export interface CommandHelp {
   docs: string;
 }
 
-const USAGE: readonly [string, string] = ['2', 'usage error, or a file that cannot be read or written (the message names it)'];
-const BUG: readonly [string, string] = ['70', 'internal error: a bug in mcp-cassette, please report it with the stack trace'];
+const USAGE: readonly [string, string] = ['2', 'usage error, or a file that cannot be read or written'];
+const BUG: readonly [string, string] = ['70', 'internal error (a bug in mcp-cassette: please report it)'];
 
 export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   record: {

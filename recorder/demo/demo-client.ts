@@ -7,17 +7,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client, ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 
-class ChildTransport implements Transport {
+/** A stdio transport over a child it spawns; `close` ends stdin and waits for the child to exit
+ * (up to `closeTimeoutMs`, then SIGTERM). */
+export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   readonly #buffer = new ReadBuffer();
   readonly #child: ChildProcess;
+  readonly #closeTimeoutMs: number;
   readonly exited: Promise<number | null>;
   stderr = '';
 
-  constructor(command: string, args: string[]) {
-    this.#child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
+  constructor(command: string, args: string[], options: { cwd?: string; closeTimeoutMs?: number } = {}) {
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? 60_000;
+    this.#child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: process.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
     this.exited = new Promise((resolve) => this.#child.on('close', (code) => resolve(code)));
     this.#child.stderr!.on('data', (c: Buffer) => (this.stderr += c.toString('utf8')));
     this.#child.stdout!.on('data', (c: Buffer) => {
@@ -44,7 +48,9 @@ class ChildTransport implements Transport {
   /** Closes stdin (the end of the session for a stdio server) and waits for the child to exit. */
   async close(): Promise<void> {
     this.#child.stdin!.end();
+    const timer = setTimeout(() => this.#child.kill('SIGTERM'), this.#closeTimeoutMs);
     await this.exited;
+    clearTimeout(timer);
     this.onclose?.();
   }
 }

@@ -17,7 +17,7 @@ for (const c of commandList) {
     t.regex(text, /\nExamples:\n {2}mcp-cassette /, 'examples, with the program name');
     t.regex(text, /\nExit codes:\n {2}\S/);
     for (const [code] of help!.exitCodes) t.true(text.includes(`  ${code}`), `exit code ${code} listed`);
-    const docs = /\nDocs: (\S+)/.exec(text)?.[1];
+    const docs = /\nDocs:\s+(\S+)/.exec(text)?.[1];
     t.truthy(docs, 'a docs line');
     t.true(existsSync(docs!), `${docs} exists`);
   });
