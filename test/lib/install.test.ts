@@ -1,4 +1,4 @@
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
