@@ -16,7 +16,11 @@ import { tempDir } from '../helpers/tmp.js';
 // one tarball install serves every command, and the git install is checked for its bin only.
 const run = promisify(execFile);
 const npm = (args: string[], cwd: string) =>
-  run('npm', [...args, '--no-audit', '--no-fund', '--loglevel', 'error'], { cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
+  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel', 'error'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    encoding: 'utf8',
+  });
 
 function emptyProject(dir: string): string {
   mkdirSync(dir, { recursive: true });

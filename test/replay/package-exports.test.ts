@@ -102,6 +102,6 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
   t.is(replay.code, 0, replay.stdout.toString('utf8') + replay.stderr);
   // The runtime only: no tests, fixtures, example cassettes or source maps.
   const { readdirSync } = await import('node:fs');
-  t.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'docs', 'lib', 'package.json']);
+  t.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'docs', 'lib', 'package.json', 'replay']);
   t.deepEqual(readdirSync(join(installed, 'dist')).sort(), ['lib', 'recorder', 'replay', 'validators']);
 });
