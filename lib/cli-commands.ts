@@ -11,7 +11,7 @@ import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
-import { COMMAND_HELP, helpEpilogue } from './cli-help.js';
+import { COMMAND_HELP, docsPage, helpEpilogue } from './cli-help.js';
 
 /** What cli.ts hands the commands (only `record` needs it). */
 export type CliHooks = RecordContext;
@@ -108,6 +108,9 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       // Names the commands in its own order, kept word for word: a new command belongs here too.
       .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, rules, wrap or unwrap')
       .recommendCommands()
+      .example('$0 record -c weather.cassette.json -- node weather-server.js', 'record a stdio server, validating live')
+      .example('$0 replay weather.cassette.json -- node weather-server.js', 'replay it against a new build')
+      .epilogue(`Each command's --help has its examples and exit codes.\nDocs: ${docsPage('')}`)
       .strict()
       .help()
       .fail((msg, err) => {
