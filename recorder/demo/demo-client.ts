@@ -16,6 +16,7 @@ export class ChildTransport implements Transport {
   readonly #buffer = new ReadBuffer();
   readonly #child: ChildProcess;
   readonly #closeTimeoutMs: number;
+  readonly #stderrWaiters = new Set<() => void>();
   readonly exited: Promise<number | null>;
   stderr = '';
 
@@ -23,7 +24,10 @@ export class ChildTransport implements Transport {
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 60_000;
     this.#child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: process.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
     this.exited = new Promise((resolve) => this.#child.on('close', (code) => resolve(code)));
-    this.#child.stderr!.on('data', (c: Buffer) => (this.stderr += c.toString('utf8')));
+    this.#child.stderr!.on('data', (c: Buffer) => {
+      this.stderr += c.toString('utf8');
+      for (const waiter of this.#stderrWaiters) waiter();
+    });
     this.#child.stdout!.on('data', (c: Buffer) => {
       this.#buffer.append(c);
       for (;;) {
@@ -40,6 +44,24 @@ export class ChildTransport implements Transport {
   }
 
   async start(): Promise<void> {}
+
+  /** Resolves once the child's stderr matches `pattern`, or after `timeoutMs` (false then). */
+  stderrMatch(pattern: RegExp, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (!pattern.test(this.stderr)) return;
+        done(true);
+      };
+      const done = (found: boolean): void => {
+        clearTimeout(timer);
+        this.#stderrWaiters.delete(check);
+        resolve(found);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.#stderrWaiters.add(check);
+      check();
+    });
+  }
 
   async send(message: JSONRPCMessage): Promise<void> {
     this.#child.stdin!.write(serializeMessage(message));
@@ -63,8 +85,10 @@ export interface ForecastRun {
   stderr: string;
 }
 
-/** Lists the tools and asks for Paris's forecast, through the child command given. */
-export async function askForecast(command: string, args: string[]): Promise<ForecastRun> {
+/** Lists the tools and asks for Paris's forecast, through the child command given. With
+ * `until`, the session stays open until the child's stderr shows it (a live alert: the validator
+ * judges in a worker thread, which a loaded machine may start late), 30 s at most. */
+export async function askForecast(command: string, args: string[], until?: RegExp): Promise<ForecastRun> {
   const transport = new ChildTransport(command, args);
   const client = new Client({ name: 'demo-client', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
   await client.connect(transport);
@@ -73,6 +97,7 @@ export async function askForecast(command: string, args: string[]): Promise<Fore
     await client.listTools();
     const result = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris' } });
     answer = JSON.stringify(result.structuredContent ?? result.content);
+    if (until) await transport.stderrMatch(until, 30_000);
   } finally {
     await client.close();
   }

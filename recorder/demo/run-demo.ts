@@ -11,9 +11,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { cliPath, packageRoot } from '../../lib/paths.js';
-import { useColour } from '../../lib/cli-output.js';
+import { quietOnClosedStdout, useColour } from '../../lib/cli-output.js';
 import { askForecast } from './demo-client.js';
 
+quietOnClosedStdout();
 const started = Date.now();
 const dir = resolve(process.argv[2] ?? 'mcp-cassette-demo');
 const cassette = join(dir, 'weather.cassette.json');
@@ -69,7 +70,7 @@ const recordArgs = [
   '1.0.0',
 ];
 out(`  $ ${mc} record --cassette ${here(cassette)} -- ${serverCommand('1.0.0')}`);
-const recorded = await askForecast(process.execPath, [cliPath, ...recordArgs]);
+const recorded = await askForecast(process.execPath, [cliPath, ...recordArgs], /STDIO-STDOUT-CLEAN/);
 out(`  the client got: ${recorded.answer}`);
 out("  live alert on the proxy's stderr (a host shows it in its server log), and the session's summary:");
 out(indent(recorded.stderr || '(none: the live validator missed it)'));

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, node, rawServer } from '../helpers/paths.js';
-import { collect, spawnTracked } from '../helpers/proc.js';
+import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { tempDir } from '../helpers/tmp.js';
 
 // What `record` prints for a person at a terminal: readable lines and a summary table on a real
@@ -13,18 +13,26 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 const ESC = '\x1b[';
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-function session(dir: string): { input: string; cassette: string } {
-  const input = join(dir, 'in.ndjson');
-  writeFileSync(input, `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'noise' })}\n`);
-  return { input, cassette: join(dir, 'tty.cassette.json') };
-}
+const request = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'noise' })}\n`;
 
-/** Runs record with stdin from a file and stdout and stderr on a pseudo-terminal. */
+/** Runs record with stdout and stderr on a pseudo-terminal. Its stdin is a feeder that sends the
+ * request and keeps the session open until the live alert has fired (`--alert-exec` touches a
+ * file), so the verdict does not depend on how fast a loaded machine starts the validator. */
 async function onTerminal(t: ExecutionContext, extra: string[], env: NodeJS.ProcessEnv = {}) {
-  const { input, cassette } = session(tempDir(t));
-  const command = [node, cli, 'record', '-c', cassette, ...extra, '--', node, rawServer, 'echo'].map(quote).join(' ');
+  const dir = tempDir(t);
+  const flag = join(dir, 'alerted');
+  const feeder = join(dir, 'feeder.cjs');
+  writeFileSync(
+    feeder,
+    `process.stdout.write(${JSON.stringify(request)});
+     const fs = require('node:fs');
+     const started = Date.now();
+     const timer = setInterval(() => { if (fs.existsSync(${JSON.stringify(flag)}) || Date.now() - started > 60000) clearInterval(timer); }, 50);`,
+  );
+  const record = [node, cli, 'record', '-c', join(dir, 'tty.cassette.json'), '--alert-exec', `touch ${quote(flag)}`, ...extra];
+  const command = `${[node, feeder].map(quote).join(' ')} | ${[...record, '--', node, rawServer, 'echo'].map(quote).join(' ')}`;
   const r = await collect(
-    spawnTracked(t, 'script', ['-qfec', `${command} < ${quote(input)}`, '/dev/null'], {
+    spawnTracked(t, 'script', ['-qfec', command, '/dev/null'], {
       env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', TERM: 'xterm', ...env },
     }),
   );
@@ -57,13 +65,18 @@ async function onTerminal(t: ExecutionContext, extra: string[], env: NodeJS.Proc
 
 test('through a pipe: JSON records; --log-format pretty gives readable lines, FORCE_COLOR colours them', async (t) => {
   const run = async (extra: string[], env: NodeJS.ProcessEnv = {}) => {
-    const { input, cassette } = session(tempDir(t));
-    const { readFileSync } = await import('node:fs');
-    const child = spawnTracked(t, node, [cli, 'record', '-c', cassette, ...extra, '--', node, rawServer, 'echo'], {
-      env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
-    });
-    child.stdin!.end(readFileSync(input));
-    return collect(child);
+    const child = spawnTracked(
+      t,
+      node,
+      [cli, 'record', '-c', join(tempDir(t), 'pipe.cassette.json'), ...extra, '--', node, rawServer, 'echo'],
+      { env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env } },
+    );
+    const done = collect(child);
+    child.stdin!.write(request);
+    // The session stays open until the live alert is out (or the command failed at once).
+    await waitForOutput(child.stderr!, (text) => text.includes('STDIO-STDOUT-CLEAN') || text.includes('--log-format'), 60_000);
+    child.stdin!.end();
+    return done;
   };
   const json = await run([]);
   t.is(json.code, 0);
