@@ -69,6 +69,13 @@ test('npm pack ships the runtime only; installed with --omit=dev, the bin record
   t.true(existsSync(bin), 'npm linked the bin');
   t.false(existsSync(join(project, 'node_modules', 'typescript')), 'no dev dependency was installed');
 
+  const viaNpx = await run('npx', ['--no-install', 'mcp-cassette', '--version'], { cwd: project, encoding: 'utf8' });
+  t.is(
+    viaNpx.stdout.trim(),
+    (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
+    'npx finds the bin',
+  );
+
   const cassette = join(project, 'everything.cassette.json');
   const server = [node, everythingServer, 'stdio'];
   // record: a host starts the bin in place of the server.
