@@ -12,6 +12,7 @@ import { CHECK_COMMAND } from '../check/check-command.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
+import { COMMAND_HELP, docsPage, helpEpilogue } from './cli-help.js';
 
 /** What cli.ts hands the commands (only `record` needs it). */
 export type CliHooks = RecordContext;
@@ -38,6 +39,14 @@ function commandLine(c: CommandModule<CliHooks>): string {
 
 function builder(y: Argv, c: CommandModule<CliHooks>): Argv {
   if (c.usage !== undefined) y = y.usage(c.usage);
+  const help = c.help ?? COMMAND_HELP[c.name];
+  if (help) {
+    for (const [line, what] of help.examples) y = y.example(line, what);
+    // Wide enough that the docs path stays whole (yargs breaks a word longer than a line).
+    const epilogue = helpEpilogue(help);
+    const longest = Math.max(...epilogue.split('\n').map((l) => (l.startsWith('Docs:') ? l.length + 1 : 0)));
+    y = y.epilogue(epilogue).wrap(Math.max(Math.min(y.terminalWidth() || 80, 80), longest));
+  }
   for (const p of c.positionals ?? [])
     y = y.positional(p.name, { type: 'string', demandOption: true, ...(p.variadic ? { array: true } : {}) });
   for (const [name, s] of Object.entries(c.options)) {
@@ -75,6 +84,9 @@ function stdoutValues(argv: string[]): string[] {
   return out;
 }
 
+/** The commands, for tests that check every one (help, docs). */
+export const commandList: readonly CommandModule<CliHooks>[] = COMMANDS;
+
 export function buildCli(argv: string[], hooks: CliHooks): Argv {
   let cli = yargs(stdoutValues(optionalRuns(argv)))
     .scriptName('mcp-cassette')
@@ -98,6 +110,9 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       // Names the commands in its own order, kept word for word: a new command belongs here too.
       .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, check, rules, wrap or unwrap')
       .recommendCommands()
+      .example('$0 record -c weather.cassette.json -- node weather-server.js', 'record a stdio server, validating live')
+      .example('$0 replay weather.cassette.json -- node weather-server.js', 'replay it against a new build')
+      .epilogue(`Each command's --help has its examples and exit codes.\nDocs: ${docsPage('')}`)
       .strict()
       .help()
       .fail((msg, err) => {

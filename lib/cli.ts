@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseFast } from './fast-args.js';
 import { textRedactionSpec } from './payload-redact.js';
 import { isCassetteError, SESSION_NOT_SAVED_EXIT } from './errors.js';
-import { quietOnClosedStdout } from './cli-output.js';
+import { quietOnClosedStdout, useColour } from './cli-output.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
 import { RECORD_COMMAND, type RecordContext, type RecordHooks } from '../recorder/record-command.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
@@ -22,6 +22,8 @@ const recordHooks: RecordHooks = {
     script: fileURLToPath(new URL('../validators/live-worker.js', import.meta.url)),
     data: {
       logLevel: args.logLevel,
+      logFormat: args.logFormat,
+      colour: useColour(process.stderr),
       ...(args.logFile ? { logFile: args.logFile } : {}),
       ...(args.failOn ? { failOn: args.failOn } : {}),
       ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),

@@ -6,6 +6,7 @@
  * `serve` read their option tables with the fast parser (fast-args.ts) before yargs is imported.
  */
 import type { OptionType } from './fast-args.js';
+import type { CommandHelp } from './cli-help.js';
 
 export interface CommandOption {
   type: OptionType;
@@ -45,4 +46,7 @@ export interface CommandModule<Context = unknown> {
   /** The command may leave stdin open (HTTP mode, or a host that keeps it): it is destroyed once
    * the handler returns, so that it does not keep the process alive. */
   releasesStdin?: boolean;
+  /** Examples, exit codes and docs page for `--help`; lib/cli-help.ts holds them for the commands
+   * that leave this out. */
+  help?: CommandHelp;
 }

@@ -20,7 +20,8 @@ export async function runHttpRecord(
   given?: Logger,
   capture?: CaptureRuntime,
 ): Promise<ExitStatus> {
-  const logger = given ?? (await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) }));
+  const logger =
+    given ?? (await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) }));
   await capture?.serve(); // before the proxy listens: a metrics address that fails is a usage error
   if (capture?.metricsUrl) logger.info({ metrics: capture.metricsUrl }, 'serving metrics');
   const recorder = await startHttpRecorder({

@@ -1,6 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
-import { createLogger, type Logger } from '../lib/log.js';
+import { createLogger, LOG_FORMATS, resolveLogFormat, type LogFormat, type Logger } from '../lib/log.js';
 import { userPattern } from '../lib/safe-pattern.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import type { CommandModule } from '../lib/command.js';
@@ -41,6 +41,8 @@ export interface RecordArgs {
   redactPatterns: RegExp[];
   logFile?: string;
   logLevel: string;
+  /** Resolved: `pretty` on a terminal unless asked otherwise (lib/log.ts). */
+  logFormat: LogFormat;
   /** Live validation (on unless --no-validate) and what to do with violations. */
   validate: boolean;
   /** Live validation worker threads (`--validate-workers`, >= 1). */
@@ -117,6 +119,9 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   const logLevel = String(parsed['log-level'] ?? 'info');
   if (!LOG_LEVELS.includes(logLevel))
     throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
+  const logFormat = parsed['log-format'];
+  if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat as LogFormat))
+    throw new CassetteError('MCPC_USAGE', `--log-format must be json or pretty (got ${JSON.stringify(logFormat)})`);
   const grace = Number(parsed['shutdown-grace'] ?? 2000);
   if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
   const failOn = parsed['fail-on'];
@@ -151,6 +156,10 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     redactPatterns: patterns,
     ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
     logLevel,
+    logFormat: resolveLogFormat(
+      logFormat as LogFormat | undefined,
+      typeof parsed['log-file'] === 'string' ? parsed['log-file'] : undefined,
+    ),
     ...(http ? { http } : {}),
     capture: captureArgsFrom(parsed),
     ...(dir ? { dir, cassette: dir.dir } : {}),
@@ -192,7 +201,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
     const live = args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined;
-    if (dir) logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+    if (dir) logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
     return runHttpRecord(
       args,
       args.http,
@@ -215,7 +224,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     ...(dir ? { openJournal: dir.openJournal } : {}),
   });
   // Everything below runs after the server was spawned and its pipes connected.
-  logger = await createLogger({ level: args.logLevel, ...(args.logFile ? { file: args.logFile } : {}) });
+  logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
   logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
   // Metrics never stop the traffic: the server runs already, so a failure is logged, not fatal.
   await capture.serve().then(

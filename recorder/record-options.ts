@@ -49,4 +49,8 @@ export const RECORD_OPTIONS: Record<string, OptionSpec> = {
   'log-level': { type: 'string', describe: 'pino log level: fatal, error, warn, info, debug, trace, silent', default: 'info' },
   ...CAPTURE_OPTIONS,
   ...DIR_OPTIONS,
+  'log-format': {
+    type: 'string',
+    describe: 'json (one pino record a line) or pretty (readable lines); default: pretty on a terminal, json otherwise',
+  },
 };

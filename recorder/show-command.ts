@@ -3,6 +3,7 @@ import { loadCassette } from '../lib/cassette/store.js';
 import { expandCassettePaths } from '../lib/cassette/directory.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { CommandModule } from '../lib/command.js';
+import { SEVERITY_ORDER, type Violation } from '../lib/violation.js';
 
 export interface SessionSummary {
   id: string;
@@ -22,6 +23,9 @@ export interface SessionSummary {
   end?: string;
   /** HTTP sessions: one `METHOD STATUS [outcome]` per exchange. */
   exchanges?: string[];
+  /** The violations the live validator stored with the session (absent: recorded with
+   * --no-validate, or by a version that did not store them). */
+  violations?: Violation[];
 }
 
 export function summarise(cassette: Cassette): SessionSummary[] {
@@ -68,6 +72,7 @@ function summariseSession(s: RecordedSession): SessionSummary {
     ...(s.exchanges
       ? { exchanges: s.exchanges.map((x) => `${x.method} ${x.status ?? '-'}${x.outcome === 'complete' ? '' : ` ${x.outcome}`}`) }
       : {}),
+    ...(s.violations ? { violations: s.violations } : {}),
   };
 }
 
@@ -90,8 +95,27 @@ export function formatSummary(path: string, summaries: SessionSummary[]): string
     );
     const methods = Object.entries(s.methods);
     if (methods.length) lines.push(`     methods: ${methods.map(([m, n]) => (n > 1 ? `${m} x${n}` : m)).join(', ')}`);
+    lines.push(...violationLines(s.violations));
   });
   return lines.join('\n') + '\n';
+}
+
+/** Violations stored in the session, worst first, then in message order: one line each. */
+function violationLines(violations: Violation[] | undefined): string[] {
+  if (violations === undefined) return ['     violations: not recorded (live validation was off)'];
+  if (violations.length === 0) return ['     violations: none'];
+  const counts = (['error', 'warning', 'info'] as const)
+    .map((level) => [level, violations.filter((v) => v.severity === level).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([level, n]) => `${n} ${level}${n === 1 ? '' : 's'}`);
+  const sorted = [...violations].sort((a, b) => SEVERITY_ORDER[b.severity] - SEVERITY_ORDER[a.severity] || a.seq - b.seq);
+  return [
+    `     violations: ${counts.join(', ')}`,
+    ...sorted.map((v) => {
+      const arrow = v.direction === 'client-to-server' ? 'C>S' : 'S>C';
+      return `       ${v.severity.padEnd(7)} ${v.rule} #${v.seq} ${arrow}${v.path ? ` ${v.path}` : ''}: ${v.message}`;
+    }),
+  ];
 }
 
 export function formatMessage(m: RecordedMessage): string {
@@ -132,7 +156,7 @@ function showOne(path: string, messages: boolean): void {
 
 export const SHOW_COMMAND: CommandModule = {
   name: 'show',
-  describe: 'Summarise what a cassette holds: sessions, revisions, peers, messages',
+  describe: 'Summarise what a cassette holds: sessions, revisions, peers, messages and the violations seen while recording',
   positionals: [{ name: 'cassette', variadic: true }],
   options: {
     json: { type: 'boolean', default: false, describe: 'Print the summary as JSON' },

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { StdioFramer } from '../lib/framing/stdio-framer.js';
 import type { LiveRef, LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
 import { readLiveJournal, type LiveJournalInput } from '../lib/live-journal.js';
-import { createLogger } from '../lib/log.js';
+import { createLogger, type LogFormat } from '../lib/log.js';
 import { textRedactor } from '../lib/payload-redact.js';
 import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
@@ -20,6 +20,9 @@ interface Settings {
   sessionId: string;
   transport?: TransportKind;
   logLevel: string;
+  logFormat?: LogFormat;
+  /** Whether pretty lines are coloured, decided by the proxy (this thread's stderr is no TTY). */
+  colour?: boolean;
   logFile?: string;
   failOn?: Severity;
   webhook?: string;
@@ -40,7 +43,12 @@ interface Settings {
 const settings = workerData as Settings;
 const LIVE_MAX_FRAME = settings.maxFrame;
 const port = parentPort!;
-const logger = await createLogger({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
+const logger = await createLogger({
+  level: settings.logLevel,
+  format: settings.logFormat ?? 'json',
+  ...(settings.colour !== undefined ? { colour: settings.colour } : {}),
+  ...(settings.logFile ? { file: settings.logFile } : {}),
+});
 const validator = createLiveValidator({
   logger,
   ...(settings.failOn ? { failOn: settings.failOn } : {}),

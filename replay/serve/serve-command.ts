@@ -19,7 +19,8 @@ import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { loadCassetteInput } from '../../lib/cassette/cassette-set.js';
 import { isDirectory } from '../../lib/cassette/directory.js';
-import { createLogger, type Logger } from '../../lib/log.js';
+import { createLogger, LOG_FORMATS, type LogFormat, type Logger } from '../../lib/log.js';
+import { CassetteError } from '../../lib/errors.js';
 import { cliPath } from '../../lib/paths.js';
 import { parseHeaderOptions } from '../../lib/http-headers.js';
 import { compileIgnore } from '../normalise.js';
@@ -57,6 +58,8 @@ export interface ServeArgs {
   allowOrigin?: string[];
   answerTimeout?: number;
   logLevel?: string;
+  /** json or pretty; absent: pretty on a terminal (lib/log.ts). */
+  logFormat?: string;
   logFile?: string;
 }
 
@@ -234,7 +237,11 @@ interface EngineRun {
 
 async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Promise<number> {
   const { listen, action, report, base } = o;
-  const logger: Logger = await createLogger({ level: args.logLevel ?? 'info', ...(args.logFile ? { file: args.logFile } : {}) });
+  const logger: Logger = await createLogger({
+    level: args.logLevel ?? 'info',
+    ...(args.logFormat !== undefined ? { format: logFormatOf(args.logFormat) } : {}),
+    ...(args.logFile ? { file: args.logFile } : {}),
+  });
   // Replays read the cassette; the bridges (record, passthrough) start from nothing.
   if (action !== 'replay' && isDirectory(args.cassette))
     throw new ServeError(
@@ -303,4 +310,10 @@ async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Prom
   io.stderr.write(formatSummary({ ...summary, failed }));
   writeReport(report, { ...summary, failed, ...base, ...(url ? { url } : {}), running: false, exitCode }, io.stdout);
   return exitCode;
+}
+
+function logFormatOf(value: string): LogFormat {
+  if (!LOG_FORMATS.includes(value as LogFormat))
+    throw new CassetteError('MCPC_USAGE', `--log-format must be json or pretty (got ${JSON.stringify(value)})`);
+  return value as LogFormat;
 }

@@ -44,6 +44,7 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
   'allow-origin': { type: 'array', describe: 'HTTP: another Origin the listener accepts; repeatable' },
   'log-file': { type: 'string', describe: 'Write logs there instead of stderr' },
   'log-level': { type: 'string', default: 'info', describe: 'fatal, error, warn, info, debug, trace or silent' },
+  'log-format': { type: 'string', describe: 'json or pretty (readable lines); default: pretty on a terminal, json otherwise' },
 };
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]);
@@ -68,5 +69,6 @@ export function serveArgsFrom(cassette: string, o: ParsedOptions): ServeArgs {
     allowOrigin: strings(o['allow-origin']),
     ...(o['log-file'] !== undefined ? { logFile: String(o['log-file']) } : {}),
     logLevel: String(o['log-level'] ?? 'info'),
+    ...(o['log-format'] !== undefined ? { logFormat: String(o['log-format']) } : {}),
   };
 }

@@ -170,7 +170,7 @@ test('validate colours a pipe only under FORCE_COLOR', async (t) => {
   t.true(forced.stdout.toString().includes('\u001b['));
 });
 
-// --- exit codes the README lists that nothing else produces -----------------------------------
+// --- exit codes docs/exit-codes.md lists that nothing else produces -----------------------------------
 
 test('record: a server command that cannot be executed is 126', async (t) => {
   const dir = tempDir(t);

@@ -54,7 +54,7 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
     import * as main from 'mcp-cassette';
     import { createRequire } from 'node:module';
     const dir = new URL('./node_modules/mcp-cassette/', import.meta.url).pathname;
-    const result = await replayCassette(dir + 'cassettes/examples/example-server.cassette.json', {
+    const result = await replayCassette(${JSON.stringify(join(root, 'cassettes', 'examples', 'example-server.cassette.json'))}, {
       command: [process.execPath, dir + 'dist/recorder/demo/example-server.js', 'stdio'], config: false, cwd: dir,
     });
     const out = { outcome: result.outcome, sessions: result.summary.sessions, exit: exitCodeFor(result), sameAsRoot: main.replayCassette === replayCassette, rendered: typeof renderConsole(result, false) };
@@ -90,7 +90,7 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
       [
         bin,
         'replay',
-        'node_modules/mcp-cassette/cassettes/examples/example-server.cassette.json',
+        join(root, 'cassettes', 'examples', 'example-server.cassette.json'),
         '--',
         node,
         'node_modules/mcp-cassette/dist/recorder/demo/example-server.js',
@@ -100,4 +100,8 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
     ),
   );
   t.is(replay.code, 0, replay.stdout.toString('utf8') + replay.stderr);
+  // The runtime only: no tests, fixtures, example cassettes or source maps.
+  const { readdirSync } = await import('node:fs');
+  t.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'docs', 'lib', 'package.json', 'replay']);
+  t.deepEqual(readdirSync(join(installed, 'dist')).sort(), ['check', 'lib', 'recorder', 'replay', 'validators']);
 });

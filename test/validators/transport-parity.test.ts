@@ -242,7 +242,7 @@ for (const kind of TRANSPORTS) {
           seen.push(rule);
         }
       }
-      // The README's recall table is this line, per transport.
+      // The recall table of docs/validation.md is this line, per transport.
       t.log(`${kind} catches: ${seen.join(', ')}`);
     },
   );

@@ -154,9 +154,25 @@ test('rules lists every rule with severity, revisions and spec link', async (t) 
     /^TOOLS-OUTPUT-CONFORM +error +2025-06-18\.\.2026-07-28 +https:/m,
     'text: a run of revisions as first..last',
   );
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const md = await collect(spawnTracked(t, node, [cli, 'rules', '--markdown']));
-  t.true(readme.includes(md.stdout.toString().trim()), 'README carries the same table (`mcp-cassette rules --markdown`)');
+});
+
+test('docs/rules.md is what `rules --format markdown` prints now (regenerate it with that command)', async (t) => {
+  const page = readFileSync(join(root, 'docs', 'rules.md'), 'utf8');
+  const md = await collect(spawnTracked(t, node, [cli, 'rules', '--format', 'markdown']));
+  t.is(md.code, 0);
+  t.is(md.stdout.toString(), page, 'run `mcp-cassette rules --format markdown > docs/rules.md` and commit it');
+  for (const r of distinctRules(RULES)) t.true(page.includes(`| [${r.id}](`), `${r.id} has its row`);
+  const legacy = await collect(spawnTracked(t, node, [cli, 'rules', '--markdown']));
+  t.is(legacy.stdout.toString(), page, '--markdown is --format markdown');
+  const json = await collect(spawnTracked(t, node, [cli, 'rules', '--format', 'json']));
+  const viaFlag = await collect(spawnTracked(t, node, [cli, 'rules', '--json']));
+  t.is(json.stdout.toString(), viaFlag.stdout.toString(), '--json is --format json');
+  const bad = await collect(spawnTracked(t, node, [cli, 'rules', '--format', 'xml']));
+  t.is(bad.code, 2);
+  t.regex(bad.stderr.toString(), /unknown --format xml: choose text, json, markdown/);
+  const both = await collect(spawnTracked(t, node, [cli, 'rules', '--json', '--format', 'markdown']));
+  t.is(both.code, 2);
+  t.regex(both.stderr.toString(), /choose one output format/);
 });
 
 (specDir ? test : test.skip)(

@@ -48,7 +48,7 @@ export interface ProbeContext {
 
 export interface Probe {
   id: string;
-  /** The rules this probe judges, for the report and the README table. */
+  /** The rules this probe judges, for the report and the docs' table. */
   rules: readonly string[];
   title: string;
   transport?: TransportKind;

@@ -1,5 +1,5 @@
 /**
- * The README's node:test example, run for real by `node --test` in a project that installed
+ * The node:test example of docs/serve.md, run for real by `node --test` in a project that installed
  * mcp-cassette (a node_modules link to this package): `withCassette` from `mcp-cassette/serve`
  * records on the first run and replays on the second without the server.
  */
@@ -14,19 +14,21 @@ import { readJson, starts } from './helpers.js';
 
 const run = promisify(execFile);
 
-test.serial("the README's node:test example: `node --test` records the cassette once, then replays it without the server", async (t) => {
-  const project = tempDir(t);
-  mkdirSync(join(project, 'node_modules', '@modelcontextprotocol'), { recursive: true });
-  symlinkSync(root, join(project, 'node_modules', 'mcp-cassette'), 'dir');
-  symlinkSync(
-    join(root, 'node_modules', '@modelcontextprotocol', 'client'),
-    join(project, 'node_modules', '@modelcontextprotocol', 'client'),
-    'dir',
-  );
-  const marker = join(project, 'starts');
-  writeFileSync(
-    join(project, 'agent.test.mjs'),
-    `
+test.serial(
+  'the node:test example of docs/serve.md: `node --test` records the cassette once, then replays it without the server',
+  async (t) => {
+    const project = tempDir(t);
+    mkdirSync(join(project, 'node_modules', '@modelcontextprotocol'), { recursive: true });
+    symlinkSync(root, join(project, 'node_modules', 'mcp-cassette'), 'dir');
+    symlinkSync(
+      join(root, 'node_modules', '@modelcontextprotocol', 'client'),
+      join(project, 'node_modules', '@modelcontextprotocol', 'client'),
+      'dir',
+    );
+    const marker = join(project, 'starts');
+    writeFileSync(
+      join(project, 'agent.test.mjs'),
+      `
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/client';
@@ -54,17 +56,18 @@ test('the agent adds numbers', async () => {
   });
 });
 `,
-  );
-  const nodeTest = () =>
-    run(node, ['--test', 'agent.test.mjs'], { cwd: project, env: { ...process.env, MCP_CASSETTE_MODE: '' }, timeout: 60_000 });
-  const first = await nodeTest();
-  t.regex(first.stdout, /# pass 1/);
-  const cassette = join(project, 'cassettes', 'adder.cassette.json');
-  t.true(existsSync(cassette), 'recorded into ./cassettes/adder.cassette.json');
-  t.true(readJson(cassette).sessions.length >= 1);
-  t.true(starts(marker) >= 1);
-  const started = starts(marker);
-  const second = await nodeTest();
-  t.regex(second.stdout, /# pass 1/);
-  t.is(starts(marker), started, 'the second run replayed without starting the server');
-});
+    );
+    const nodeTest = () =>
+      run(node, ['--test', 'agent.test.mjs'], { cwd: project, env: { ...process.env, MCP_CASSETTE_MODE: '' }, timeout: 60_000 });
+    const first = await nodeTest();
+    t.regex(first.stdout, /# pass 1/);
+    const cassette = join(project, 'cassettes', 'adder.cassette.json');
+    t.true(existsSync(cassette), 'recorded into ./cassettes/adder.cassette.json');
+    t.true(readJson(cassette).sessions.length >= 1);
+    t.true(starts(marker) >= 1);
+    const started = starts(marker);
+    const second = await nodeTest();
+    t.regex(second.stdout, /# pass 1/);
+    t.is(starts(marker), started, 'the second run replayed without starting the server');
+  },
+);

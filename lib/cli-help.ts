@@ -1,0 +1,179 @@
+/**
+ * What every command's `--help` ends with: examples, its exit codes and the page of the docs that
+ * explains it. A command module may carry its own `help`; this table holds it for the commands
+ * that do not, so a command file does not have to change for its help to be complete.
+ * `test/lib/cli-help.test.ts` checks that every listed command has all three.
+ */
+import { join } from 'node:path';
+import { packageRoot } from './paths.js';
+
+export interface CommandHelp {
+  /** `[command line, what it does]`; `$0` is the program's name. */
+  examples: readonly (readonly [string, string])[];
+  /** `[code, when]`, in the order a reader looks for them. */
+  exitCodes: readonly (readonly [string, string])[];
+  /** The page under docs/ (shipped in the package) that explains the command. */
+  docs: string;
+}
+
+const USAGE: readonly [string, string] = ['2', 'usage error, or a file that cannot be read or written'];
+const BUG: readonly [string, string] = ['70', 'internal error (a bug in mcp-cassette: please report it)'];
+
+export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
+  record: {
+    examples: [
+      [
+        '$0 record --cassette weather.cassette.json -- node weather-server.js',
+        'record a stdio server (a host runs this in place of the server)',
+      ],
+      ['$0 record --fail-on error -c ci.cassette.json -- npx my-server', 'exit 1 when the server broke a MUST of the spec'],
+      [
+        '$0 record --upstream https://mcp.example.com/mcp -c remote.cassette.json',
+        'record Streamable HTTP; the proxy URL is printed on stdout',
+      ],
+    ],
+    exitCodes: [
+      ["the server's", 'stdio: the server exited (a server killed by a signal ends the proxy with that signal)'],
+      ['0', '--upstream: stopped with Ctrl-C or SIGTERM, cassette written'],
+      ['1', "--fail-on tripped (in place of the server's 0)"],
+      ['73', 'the session could not be written to the cassette; it stays in its journal (run `recover`)'],
+      ['126 / 127', 'the server command could not be executed / was not found'],
+      USAGE,
+      BUG,
+    ],
+    docs: 'recording.md',
+  },
+  check: {
+    examples: [
+      [
+        "$0 check --cassettes 'cassettes/*.cassette.json' -- node dist/server.js",
+        'replay every cassette against this build and judge its traffic',
+      ],
+      [
+        "$0 check --cassettes 'cassettes/*.json' --junit junit.xml --sarif mcp.sarif --url http://127.0.0.1:3000/mcp",
+        'an HTTP build, with reports',
+      ],
+      [
+        "$0 check --cassettes 'cassettes/*.json' --baseline-build 'node base/server.js' -- node dist/server.js",
+        'record the base build afresh, replay against this one',
+      ],
+    ],
+    exitCodes: [
+      ['0', 'nothing breaking and no violation at --fail-on (default error)'],
+      ['1', 'a breaking change, a new violation at --fail-on, or a stale expected-failures entry'],
+      ['2', 'it could not run: usage, no cassette matched, a build that does not start'],
+      BUG,
+    ],
+    docs: 'ci.md',
+  },
+  recover: {
+    examples: [['$0 recover weather.cassette.json', 'fold the journals a killed recorder left into the cassette']],
+    exitCodes: [['0', 'every journal folded (or none to fold)'], ['1', 'a journal could not be read'], USAGE, BUG],
+    docs: 'recording.md',
+  },
+  show: {
+    examples: [
+      ['$0 show weather.cassette.json', 'sessions, peers, protocol revision, messages and violations'],
+      ['$0 show weather.cassette.json --messages | less', 'every message, one line each'],
+      ['$0 show weather.cassette.json --json', 'the summary for scripts'],
+    ],
+    exitCodes: [['0', 'the cassette was read'], USAGE, BUG],
+    docs: 'cassette-format.md',
+  },
+  wrap: {
+    examples: [
+      ['$0 wrap ~/.config/Claude/claude_desktop_config.json', 'run every stdio server of that host through `record`'],
+      ['$0 wrap .vscode/mcp.json --server weather', 'only the entry named weather'],
+    ],
+    exitCodes: [['0', 'the config was rewritten'], USAGE, BUG],
+    docs: 'wrap.md',
+  },
+  unwrap: {
+    examples: [['$0 unwrap ~/.config/Claude/claude_desktop_config.json', 'put back every entry `wrap` changed']],
+    exitCodes: [['0', 'the config was restored'], USAGE, BUG],
+    docs: 'wrap.md',
+  },
+  validate: {
+    examples: [
+      ['$0 validate weather.cassette.json', 'every violation, by session and message'],
+      ['$0 validate cassettes/*.cassette.json --fail-on error', 'a CI gate: exit 1 on any error-level violation'],
+      ['$0 validate w.cassette.json --format sarif -o w.sarif', 'SARIF for code scanning (also json, junit, github)'],
+    ],
+    exitCodes: [
+      ['0', 'validated (violations are reported, not failed, without --fail-on)'],
+      ['1', '--fail-on found a violation at that level'],
+      USAGE,
+      BUG,
+    ],
+    docs: 'validation.md',
+  },
+  probe: {
+    examples: [
+      ['$0 probe weather.cassette.json -- node weather-server.js', 'send the crafted requests a passive proxy never sees'],
+      ['$0 probe remote.cassette.json --url http://127.0.0.1:8080/mcp', 'probe a Streamable HTTP server'],
+    ],
+    exitCodes: [
+      ['0', 'probed'],
+      ['1', '--fail-on found a new failure (or a stale baseline entry)'],
+      ['2', 'usage error, unreadable cassette or baseline, or a server that never answered'],
+      BUG,
+    ],
+    docs: 'probes.md',
+  },
+  replay: {
+    examples: [
+      ['$0 replay weather.cassette.json -- node weather-server.js', 'play the recording against this build, report what changed'],
+      [
+        '$0 replay remote.cassette.json --url http://127.0.0.1:8080/mcp --report markdown=replay.md',
+        'against a Streamable HTTP server, with a report file',
+      ],
+      ['$0 replay weather.cassette.json --update -- node weather-server.js', 'accept a deliberate change: re-record the answers'],
+    ],
+    exitCodes: [
+      ['0', 'no breaking change (warnings allowed unless --strict)'],
+      ['1', 'a breaking change (or, with --strict, a warning)'],
+      ['2', 'the replay could not run: invalid cassette, no target, server would not start, crashed or hung'],
+      BUG,
+    ],
+    docs: 'replay.md',
+  },
+  serve: {
+    examples: [
+      ['$0 serve weather.cassette.json', 'a mock MCP server on stdio, answering from the cassette'],
+      ['$0 serve weather.cassette.json --listen 127.0.0.1:0', 'the same over Streamable HTTP; the URL is printed on stdout'],
+      ['$0 serve weather.cassette.json --record new_episodes -- node weather-server.js', 'answer what was recorded, record what was not'],
+    ],
+    exitCodes: [
+      ['0', 'every request was answered from the cassette (or the real server, in record modes)'],
+      ['1', 'a request had no recorded answer (or --fail-on-unused and a recording went unused)'],
+      USAGE,
+      BUG,
+    ],
+    docs: 'serve.md',
+  },
+  rules: {
+    examples: [
+      ['$0 rules', 'every rule: ID, severity, revisions, spec link'],
+      ['$0 rules --format json', 'the same for scripts'],
+      ['$0 rules --format markdown > docs/rules.md', 'the rules page of these docs'],
+    ],
+    exitCodes: [['0', 'listed'], USAGE, BUG],
+    docs: 'rules.md',
+  },
+};
+
+/** The absolute path of a docs page in the installed package (docs/ ships with it). */
+export function docsPage(page: string): string {
+  return join(packageRoot, 'docs', page);
+}
+
+/** The text after the options: exit codes and where to read more (examples go through yargs). */
+export function helpEpilogue(help: CommandHelp): string {
+  const width = Math.max(...help.exitCodes.map(([code]) => code.length));
+  return [
+    'Exit codes:',
+    ...help.exitCodes.map(([code, when]) => `  ${code.padEnd(width)}  ${when}`),
+    '',
+    `Docs: ${docsPage(help.docs)}`,
+  ].join('\n');
+}
