@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -6,10 +6,10 @@ import { Agent, type Dispatcher } from 'undici';
 import { ensureCassetteFolder, JOURNAL_FORMAT, JOURNAL_VERSION, type JournalSink, openSessionJournal } from '../lib/cassette/journal.js';
 import type { OpenJournal } from './rotation/dir-recording.js';
 import type { Logger } from '../lib/log.js';
-import type { TokenClaims } from '../lib/cassette/cassette.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { packageVersion } from '../lib/version.js';
 import { LiveTap, type LiveOutcome } from './live-tap.js';
+import { callerOf, tokenClaims } from './http-callers.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
 import { redactArgv } from '../lib/redact.js';
@@ -362,46 +362,6 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       };
     },
   };
-}
-
-/**
- * The `iss` and `aud` claims of an `Authorization: Bearer <JWT>` token, decoded without verifying
- * anything (they only tell which authorization server issued it, for which resource). Nothing
- * for opaque tokens, encrypted (five-part) JWTs or anything that does not parse.
- */
-/** The salt of this proxy process's caller hashes: never written anywhere, so a cassette's hash
- * cannot be tested against a guessed token, and hashes compare only within one recording. */
-const CALLER_SALT = randomBytes(32);
-
-/**
- * The `caller` of an exchange: a truncated, salted SHA-256 of its Authorization value (never the
- * value, which the journal masks). Exchanges with the same credentials share a caller; the
- * validator keeps one server context per upstream and caller (one server may show different
- * tools to different users).
- */
-export function callerOf(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  return createHash('sha256').update(CALLER_SALT).update(authorization).digest('base64url').slice(0, 16);
-}
-
-export function tokenClaims(authorization: string | undefined): TokenClaims | undefined {
-  const m = /^Bearer\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(authorization?.trim() ?? '');
-  if (!m) return undefined;
-  const part = (b64: string): unknown => {
-    try {
-      return JSON.parse(Buffer.from(b64, 'base64url').toString('utf8'));
-    } catch {
-      return undefined;
-    }
-  };
-  const header = part(m[1]!) as { alg?: unknown } | undefined;
-  const payload = part(m[2]!) as { iss?: unknown; aud?: unknown } | undefined;
-  if (typeof header?.alg !== 'string' || payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
-  const out: TokenClaims = {};
-  if (typeof payload.iss === 'string') out.iss = payload.iss;
-  if (typeof payload.aud === 'string' || (Array.isArray(payload.aud) && payload.aud.every((a) => typeof a === 'string')))
-    out.aud = payload.aud as string | string[];
-  return out.iss !== undefined || out.aud !== undefined ? out : undefined;
 }
 
 function formatHost(host: string): string {

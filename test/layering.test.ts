@@ -100,3 +100,12 @@ test('the import scanner sees every kind of import', (t) => {
   );
   t.true(imports.includes(join('lib', 'cli-commands.js')), 'dynamic imports');
 });
+
+// docs/architecture.md, Style: a reader can hold a source file; past 400 lines it is split by concern.
+test('no source file in lib/, check/ or a feature folder is over 400 lines', (t) => {
+  const long = ['lib', 'check', ...FEATURES]
+    .flatMap((d) => sourceFiles(join(root, d)))
+    .map((f) => ({ file: relative(root, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+    .filter((x) => x.lines > 400);
+  t.deepEqual(long, [], 'split these by concern');
+});

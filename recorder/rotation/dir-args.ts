@@ -3,9 +3,18 @@ import { CassetteError } from '../../lib/errors.js';
 import type { OptionSpec, ParsedOptions } from '../../lib/fast-args.js';
 import { parseBytes, parseCount, parseDuration } from '../../lib/units.js';
 import type { RetentionPolicy } from './retention.js';
-import type { RotationPolicy } from './rotating-journal.js';
 
 /** The options of `record` for a directory of cassettes (rotation and retention). */
+export interface RotationPolicy {
+  /** Close the file once it holds this many bytes. */
+  bytes?: number;
+  /** Close the file this long after it was opened. */
+  intervalMs?: number;
+  /** Close the file before the session after this many begins (HTTP: Mcp-Session-Id values and
+   * stateless exchanges). */
+  sessions?: number;
+}
+
 export const DIR_OPTIONS: Record<string, OptionSpec> = {
   'cassette-dir': {
     type: 'string',

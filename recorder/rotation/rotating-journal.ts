@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import {
   chunkLine,
-  HeldRecords,
   type JournalFilter,
   type JournalHeader,
   type JournalRecord,
@@ -15,17 +14,9 @@ import type { HttpHeaders } from '../../lib/cassette/cassette.js';
 import type { RecordingCounters } from './counters.js';
 import { ExchangeTracker } from './exchanges.js';
 import { StdioPending } from './stdio-pending.js';
+import type { RotationPolicy } from './dir-args.js';
 import { JournalFile, nextCassettePath } from './journal-file.js';
-
-export interface RotationPolicy {
-  /** Close the file once it holds this many bytes. */
-  bytes?: number;
-  /** Close the file this long after it was opened. */
-  intervalMs?: number;
-  /** Close the file before the session after this many begins (HTTP: Mcp-Session-Id values and
-   * stateless exchanges). */
-  sessions?: number;
-}
+import { HeldRecords } from '../../lib/cassette/held-records.js';
 
 export interface RotatingJournalOptions {
   dir: string;
@@ -132,7 +123,9 @@ export class RotatingJournal implements JournalSink {
     if (this.#paused && !this.#resume()) this.#drop(records);
     else if (this.#http && this.#tainted.size > 0) this.#writeHttpFiltered(held);
     else this.#write(buffers, records);
-    for (const r of records) this.#track(r);
+    // HTTP exchanges are followed as written: a request continued in the next file is repeated
+    // there as the filter wrote it (masked), never as it crossed the proxy.
+    for (const r of this.#http ? held.written : records) this.#track(r);
     // The live validator hears every record, written or not: validation never pauses.
     if (this.onRecord) for (let i = 0; i < records.length; i++) this.onRecord(records[i]!, lines[i]!);
     const file = this.#file;
