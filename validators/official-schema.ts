@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CassetteError } from '../lib/errors.js';
 import { isObject, type Rule } from './rule.js';
+import { RULE_OF_TYPE } from './structure/rule-of-type.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -11,30 +12,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
  * `validate --schema <schema.json>`: every message is also checked against the matching `$defs`
  * type of an official MCP schema file, exactly. Findings are reported under the catalogue rule
  * that the schema check stands for (the `1·S` rules: TOOLS-CALL-SHAPE for CallToolResult, …), or
- * ENV-JSONRPC20 for types no rule names.
+ * ENV-JSONRPC20 for types no rule names. The map is the structure check's own (structure/rule-of-type.ts).
  */
-const RULE_OF_TYPE: Record<string, string> = {
-  CallToolResult: 'TOOLS-CALL-SHAPE',
-  ListToolsResult: 'TOOLS-LIST-SHAPE',
-  ListResourcesResult: 'RES-LIST-SHAPE',
-  ListResourceTemplatesResult: 'RES-LIST-SHAPE',
-  ReadResourceResult: 'RES-READ-SHAPE',
-  ListPromptsResult: 'PROMPTS-LIST-SHAPE',
-  GetPromptResult: 'PROMPTS-GET-SHAPE',
-  GetPromptRequest: 'PROMPTS-ARGS-STRINGS',
-  CompleteRequest: 'COMPL-REQ-SHAPE',
-  CompleteResult: 'COMPL-RESULT-SHAPE',
-  LoggingMessageNotification: 'LOG-SHAPE',
-  ProgressNotification: 'PROG-SHAPE',
-  SubscriptionsListenRequest: 'SUB-REQ-SHAPE',
-  ElicitResult: 'ELICIT-RESULT-SHAPE',
-  CreateMessageRequest: 'SAMP-REQ-SHAPE',
-  CreateMessageResult: 'SAMP-RESULT-SHAPE',
-  DiscoverRequest: 'VER-DISCOVER-REQ',
-  DiscoverResult: 'VER-DISCOVER-RESULT',
-  InitializeResult: 'ENV-IMPL-SHAPE',
-  InitializeRequest: 'ENV-IMPL-SHAPE',
-};
 
 interface Loaded {
   defs: Record<string, Record<string, unknown>>;
