@@ -2,7 +2,7 @@ import { rawHttp } from '../../lib/raw-client/http.js';
 import { isObject } from '../rule.js';
 import { result } from './catalogue.js';
 import { primaryEra } from './plan.js';
-import { notApplicable, once, safeRequest, short, transportTrouble } from './support.js';
+import { initializeFor, notApplicable, once, safeRequest, short, transportTrouble } from './support.js';
 import type { Probe, ProbeResult } from './types.js';
 
 const INVALID_TOKEN = 'Bearer mcp-cassette-probe-invalid-token';
@@ -22,17 +22,7 @@ export const authorization: Probe = {
         'the recorded traffic shows no authorization (no Authorization header, no 401), and no --header Authorization was given',
       );
     const era = primaryEra(ctx.plan) ?? 'modern';
-    const base = safeRequest(ctx.plan, era) ?? {
-      jsonrpc: '2.0',
-      id: 'x',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
-        ...(ctx.plan.initialize ?? {}),
-      },
-    };
+    const base = safeRequest(ctx.plan, era) ?? initializeFor(ctx);
     const sendEra = base.method === 'initialize' ? 'modern' : era;
     // Raw: a 2025 connection could not even be opened without a token.
     const none = await once(ctx, sendEra, base, this.id, this.rules, { dropHeaders: ['authorization'] });

@@ -144,3 +144,19 @@ export function short(v: unknown, max = 300): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
+
+/** A 2025-11-25 `initialize` carrying the recorded one's params, for probes that need a request
+ * the server must read even when the recording has none they could send. */
+export function initializeFor(ctx: ProbeContext, id = 'x'): Json {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
+      ...(ctx.plan.initialize ?? {}),
+    },
+  };
+}

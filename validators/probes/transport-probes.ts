@@ -5,7 +5,18 @@ import { rawHttp } from '../../lib/raw-client/http.js';
 import { isObject } from '../rule.js';
 import { result } from './catalogue.js';
 import { primaryEra, type Json } from './plan.js';
-import { errorOf, notApplicable, once, openOr, recordedMeta, resultOf, safeRequest, short, transportTrouble } from './support.js';
+import {
+  errorOf,
+  initializeFor,
+  notApplicable,
+  once,
+  openOr,
+  recordedMeta,
+  resultOf,
+  safeRequest,
+  short,
+  transportTrouble,
+} from './support.js';
 import type { Exchange } from './target.js';
 import type { Probe, ProbeContext, ProbeResult } from './types.js';
 
@@ -146,17 +157,7 @@ export const foreignOrigin: Probe = {
     const era = primaryEra(ctx.plan);
     const base = era ? safeRequest(ctx.plan, era) : undefined;
     // 2025 era: the initialize itself carries the Origin.
-    const msg: Json = base ?? {
-      jsonrpc: '2.0',
-      id: 'x',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
-        ...(ctx.plan.initialize ?? {}),
-      },
-    };
+    const msg: Json = base ?? initializeFor(ctx);
     const ex = await once(ctx, base ? era! : 'modern', msg, this.id, this.rules, { headers: { origin: FOREIGN_ORIGIN } });
     if (Array.isArray(ex)) return ex;
     const trouble = transportTrouble(ctx, ex, this.id, this.rules);
@@ -256,17 +257,7 @@ export const stdinEof: Probe = {
     try {
       let sent: unknown;
       if (era === 'legacy' || !safeRequest(ctx.plan, 'modern')) {
-        const init = {
-          jsonrpc: '2.0',
-          id: 'eof-1',
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'mcp-cassette-probe', version: '0.0.0' },
-            ...(ctx.plan.initialize ?? {}),
-          },
-        };
+        const init = initializeFor(ctx, 'eof-1');
         await proc.request(init, ctx.options.timeoutMs);
         proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
         sent = init;
