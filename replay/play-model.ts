@@ -25,11 +25,15 @@ export interface ReplayMemory {
   listings: Map<RecordedMessage, PagePlan>;
   /** What the live server listed for each of them so far. */
   live: Map<Listing, LiveListing>;
+  /** The next live JSON-RPC id. One counter for the whole replay, not one per session: over
+   * stateless HTTP a retry is a session of its own, and a retry must not reuse the id of the
+   * request it retries (TOOLS-RETRY-NEW-ID, MRTR-NEW-ID). */
+  nextId: number;
 }
 
 /** The memory for replaying `sessions` (all of a cassette's, in order). */
 export function newMemory(sessions: readonly RecordedSession[] = []): ReplayMemory {
-  return { requestState: new Map(), cursor: new Map(), listings: planListings(sessions), live: new Map() };
+  return { requestState: new Map(), cursor: new Map(), listings: planListings(sessions), live: new Map(), nextId: 1 };
 }
 
 export function liveListing(memory: ReplayMemory, listing: Listing): LiveListing {

@@ -27,7 +27,6 @@ export interface SessionPlay {
   options: PlayOptions;
   /** How long a listen stream gets to deliver what the recorded one had (streamGraceMs). */
   grace: number;
-  nextId: number;
   byLiveId: Map<string, Interaction>;
   liveNotifications: Json[];
   sessionDiffs: Difference[];
@@ -60,7 +59,6 @@ export function newPlay(rec: Recording, conn: LiveConnection, options: PlayOptio
     conn,
     options,
     grace: options.streamGraceMs ?? Math.min(options.timeoutMs, 2000),
-    nextId: 1,
     byLiveId: new Map(),
     liveNotifications: [],
     sessionDiffs: [],

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
 import { replayCassette } from '../../replay/index.js';
 import type { Difference, ReplayResult } from '../../replay/index.js';
-import { node } from '../helpers/paths.js';
+import { cli, node } from '../helpers/paths.js';
+import { spawnTracked, waitForOutput } from '../helpers/proc.js';
+import { validateCassettes } from '../../validators/validate-command.js';
 import { tempDir } from '../helpers/tmp.js';
 import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from './target-client.js';
 
@@ -111,6 +113,35 @@ test('an HTTP status that became 5xx is breaking', async (t) => {
     ['2025-11-25 tools/call search: breaking http-status-changed', '2026-07-28 tools/call search: breaking http-status-changed'],
   );
   t.is(r.outcome, 'breaking');
+});
+
+test("replay's own requests over stateless HTTP never reuse an id: the MRTR retry, a session of its own, gets a new one", async (t) => {
+  // Replay through a recording proxy, then judge what replay sent with validate's rules: the
+  // retry of confirm_action is another exchange, and ids numbered per exchange repeated the
+  // first call's id (TOOLS-RETRY-NEW-ID on replay's own traffic).
+  const { url } = await startHttpTarget(t);
+  const own = join(dir, 'replayed.cassette.json');
+  const proxy = spawnTracked(t, node, [cli, 'record', '--no-validate', '--log-level', 'silent', '--upstream', url, '--cassette', own]);
+  const proxyUrl = (await waitForOutput(proxy.stdout!, (s) => s.includes('\n'))).trim();
+  const r = await replayCassette(http, { url: proxyUrl, config: false, timeoutMs: 5000 });
+  t.is(r.outcome, 'passed', found(r).join('\n'));
+  const closed = new Promise((resolve) => proxy.once('close', resolve));
+  proxy.kill('SIGTERM');
+  await closed;
+  const run = validateCassettes([own]);
+  const mine = run.violations.filter((v) => v.direction === 'client-to-server');
+  t.deepEqual(
+    mine.map((v) => `${v.rule} ${v.message}`),
+    [],
+  );
+  const stateless = loadCassette(own).sessions.filter((s) => s.protocol.revision === '2026-07-28');
+  const ids = stateless.flatMap((s) =>
+    s.messages
+      .filter((m) => m.direction === 'client-to-server' && m.json && 'id' in (m.json as object))
+      .map((m) => JSON.stringify((m.json as { id: unknown }).id)),
+  );
+  t.true(ids.length > 3, `requests replayed over stateless HTTP: ${ids.length}`);
+  t.is(new Set(ids).size, ids.length, `ids: ${ids.join(' ')}`);
 });
 
 test('pagination: cursors that are random per server run are followed, so every page replays clean (stdio and HTTP)', async (t) => {
