@@ -13,6 +13,8 @@ import { loadCassette } from '../../../lib/cassette/store.js';
 import type { HarLog } from '../../../lib/export/har/har-types.js';
 import { replayCassette } from '../../../replay/index.js';
 import { runCli } from '../../helpers/har.js';
+import { exampleServer, node, root } from '../../helpers/paths.js';
+import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { recordSessionful, startSessionful } from '../../replay/sessionful.js';
 import { serveArgs, startListening } from '../../replay/serve/helpers.js';
@@ -137,4 +139,30 @@ test('import writes the cassette to stdout without --output, and adds to an exis
   const second = await importTo(exported, 'twice.cassette.json');
   t.is(second.cassette.sessions.length, 2, 'a second import adds its session');
   t.is(loadCassette(path).sessions.length, 2);
+});
+
+test('the stateless HTTP example recording (v2 SDK, 2026-07-28 and 2025-11-25, SSE progress, MRTR) survives export and import, and replays clean against the example server', async (t) => {
+  const example = join(root, 'cassettes', 'examples', 'example-server-http.cassette.json');
+  const har = join(dir, 'example-http.har');
+  const r = await runCli(['export', example, '--format', 'har', '--output', har]);
+  t.is(r.code, 0, r.stderr);
+  const { path, cassette } = await importTo(har, 'example-http.cassette.json');
+  const original = loadCassette(example);
+  t.is(cassette.sessions.length, original.sessions.length, 'each stateless exchange a session of its own');
+  cassette.sessions.forEach((s, i) => {
+    const o = original.sessions[i]!;
+    t.deepEqual(shapeOf(s), shapeOf(o));
+    t.deepEqual(s.protocol, o.protocol);
+    t.is(s.startedAt, o.startedAt);
+    t.deepEqual(
+      s.messages.map((m) => m.t),
+      o.messages.map((m) => m.t),
+    );
+  });
+  const server = spawnTracked(t, node, [exampleServer, 'http', '0']);
+  const url = (await waitForOutput(server.stdout!, (s) => s.includes('\n'))).trim();
+  const replay = await replayCassette(path, { url, config: false, timeoutMs: 10_000 });
+  t.deepEqual(found(replay), []);
+  t.is(replay.outcome, 'passed');
+  t.is(replay.summary.skipped, 0);
 });
