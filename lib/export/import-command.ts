@@ -17,7 +17,7 @@ const SOURCES = ['har'];
 export const IMPORT_COMMAND: CommandModule = {
   name: 'import',
   describe: 'Turn a capture made by another tool into a cassette: --from har (Streamable HTTP traffic saved as HAR)',
-  usage: '$0 import --from har <file> [--output cassette.json]',
+  usage: '$0 import --from har <file> [--output cassette.json] [--label L]',
   positionals: [{ name: 'file' }],
   options: {
     from: { type: 'string', describe: `What the file is: ${SOURCES.join(', ')}` },
