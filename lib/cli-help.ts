@@ -160,6 +160,29 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     exitCodes: [['0', 'listed'], USAGE, BUG],
     docs: 'rules.md',
   },
+  export: {
+    examples: [
+      [
+        '$0 export weather.cassette.json --format har --output weather.har',
+        'an HTTP recording as HAR 1.2, for browser DevTools and HAR viewers',
+      ],
+      ['$0 export cassettes/ --format har > all.har', 'every cassette of a directory, one HAR'],
+    ],
+    exitCodes: [['0', 'written'], ['2', 'usage error (unknown --format), or a cassette or --output that cannot be read or written'], BUG],
+    docs: 'har.md',
+  },
+  import: {
+    examples: [
+      ['$0 import --from har devtools.har --output remote.cassette.json', 'Streamable HTTP traffic saved from the browser, as a cassette'],
+      ['$0 import --from har weather.har > weather.cassette.json', 'the cassette on stdout'],
+    ],
+    exitCodes: [
+      ['0', 'imported (the count of skipped non-MCP entries is on stderr)'],
+      ['2', 'not JSON, not HAR, no MCP exchange, or an MCP body cut short or left out (MCPC_HAR_*); usage error; unreadable file'],
+      BUG,
+    ],
+    docs: 'har.md',
+  },
 };
 
 /** The absolute path of a docs page in the installed package (docs/ ships with it). */

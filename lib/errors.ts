@@ -17,7 +17,12 @@ export type ErrorCode =
   | 'MCPC_FILE_UNREADABLE'
   | 'MCPC_FILE_UNWRITABLE'
   /** `check`: the base build (or the client script run against it) gave no cassette to replay. */
-  | 'MCPC_BASE_BUILD_FAILED';
+  | 'MCPC_BASE_BUILD_FAILED'
+  /** `import --from har`: the file is not JSON or not HAR / holds no MCP exchange / holds an MCP
+   * body cut short or left out. */
+  | 'MCPC_HAR_INVALID'
+  | 'MCPC_HAR_NO_MCP'
+  | 'MCPC_HAR_TRUNCATED';
 
 /** `record`'s status when the session could not be written to the cassette (it stays in its
  * journal): sysexits' EX_CANTCREAT, clear of the codes we give otherwise (1, 2, 70, 126, 127). */

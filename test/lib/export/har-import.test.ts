@@ -1,0 +1,168 @@
+/**
+ * `import --from har` with real peers: a v1 SDK sessionful Streamable HTTP server recorded
+ * through `record --upstream` with the v1 SDK client, exported to HAR and imported back (and the
+ * same traffic as Chrome DevTools would have saved it); the imported cassettes are validated,
+ * replayed against the real server, and served to the real client.
+ */
+import test from 'ava';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Cassette, RecordedSession } from '../../../lib/cassette/cassette.js';
+import { loadCassette } from '../../../lib/cassette/store.js';
+import type { HarLog } from '../../../lib/export/har/har-types.js';
+import { replayCassette } from '../../../replay/index.js';
+import { runCli } from '../../helpers/har.js';
+import { exampleServer, node, root } from '../../helpers/paths.js';
+import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
+import { runV1HttpScenario } from '../../peers/v1-http-client.js';
+import { recordSessionful, startSessionful } from '../../replay/sessionful.js';
+import { serveArgs, startListening } from '../../replay/serve/helpers.js';
+import { chromeShaped } from './chrome-har.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-har-import-'));
+const recorded = join(dir, 'sessionful.cassette.json');
+const exported = join(dir, 'sessionful.har');
+const TOKEN = 'tok-91d2c4e8a7b3f605';
+
+const steps = async (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => ({
+  add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+  announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
+  confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
+});
+const scenario = (url: string) => runV1HttpScenario(url, steps);
+
+test.before(async () => {
+  await recordSessionful(recorded, scenario);
+  const r = await runCli(['export', recorded, '--format', 'har', '--output', exported]);
+  if (r.code !== 0) throw new Error(r.stderr);
+});
+test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What a message is, without where it sits in the file. */
+const shapeOf = (s: RecordedSession) =>
+  s.messages.map((m) => ({ kind: m.kind, direction: m.direction, json: m.json, raw: m.raw, part: m.http?.part, sse: m.http?.sse }));
+
+async function importTo(har: string, name: string): Promise<{ path: string; cassette: Cassette; stderr: string }> {
+  const path = join(dir, name);
+  const r = await runCli(['import', '--from', 'har', har, '--output', path]);
+  if (r.code !== 0) throw new Error(`import exited ${r.code}: ${r.stderr}`);
+  return { path, cassette: loadCassette(path), stderr: r.stderr };
+}
+
+const found = (r: Awaited<ReturnType<typeof replayCassette>>): string[] =>
+  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method} ${i.name ?? ''}: ${d.verdict} ${d.kind}`)));
+
+test('our own HAR imports back into the same session: every message, SSE field, time and exchange as recorded', async (t) => {
+  const { cassette, stderr } = await importTo(exported, 'round-trip.cassette.json');
+  const original = loadCassette(recorded);
+  t.is(cassette.sessions.length, original.sessions.length);
+  const [a, b] = [original.sessions[0]!, cassette.sessions[0]!];
+  t.is(b.mcpSessionId, a.mcpSessionId);
+  t.deepEqual(b.protocol, a.protocol);
+  t.deepEqual(b.serverInfo, a.serverInfo);
+  t.is(b.startedAt, a.startedAt);
+  t.deepEqual(shapeOf(b), shapeOf(a));
+  b.messages.forEach((m, i) => t.true(Math.abs(m.t - a.messages[i]!.t) < 0.01, `message ${m.seq} keeps its time`));
+  t.deepEqual(
+    b.exchanges!.map((x) => [x.method, x.status, x.outcome, x.contentType]),
+    a.exchanges!.map((x) => [x.method, x.status, x.outcome, x.contentType]),
+  );
+  t.regex(stderr, new RegExp(`import: ${a.exchanges!.length} MCP exchanges in 1 session added to .*; 0 entries skipped`));
+});
+
+test('the imported cassette validates like the recording, replays clean against the real server, and serve answers the real client from it', async (t) => {
+  const { path } = await importTo(exported, 'replayable.cassette.json');
+  const validate = async (p: string) => {
+    const r = await runCli(['validate', p, '--format', 'json']);
+    t.is(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { violations: { rule: string }[] }).violations.map((v) => v.rule).sort();
+  };
+  t.deepEqual(await validate(path), await validate(recorded));
+
+  const r = await replayCassette(path, { url: await startSessionful(t), config: false, timeoutMs: 10_000 });
+  t.deepEqual(found(r), []);
+  t.is(r.outcome, 'passed');
+  t.is(r.summary.skipped, 0);
+  t.true(
+    r.sessions[0]!.interactions.some((i) => i.method === 'DELETE'),
+    'the DELETE was replayed',
+  );
+
+  const live = await scenario(await startSessionful(t));
+  const served = await startListening(t, serveArgs(path, ['--listen', '127.0.0.1:0']));
+  const got = await scenario(served.url);
+  t.deepEqual({ add: got.add, confirm: got.confirm }, { add: live.add, confirm: live.confirm });
+  t.deepEqual(got.announce, live.announce);
+  const finished = await served.stop();
+  t.regex(finished.stderr, /ok: \d+ answered from the cassette, 0 unmatched, 0 client answer mismatches/);
+});
+
+test('a HAR as Chrome DevTools saves it: non-MCP entries skipped with a count, events rebuilt from _eventSourceMessages, the live token masked; it validates and replays clean', async (t) => {
+  const ours = JSON.parse(readFileSync(exported, 'utf8')) as HarLog;
+  const chrome = join(dir, 'devtools.har');
+  writeFileSync(chrome, JSON.stringify(chromeShaped(ours, TOKEN)));
+  const { path, cassette, stderr } = await importTo(chrome, 'devtools.cassette.json');
+  t.regex(stderr, /; 3 entries skipped \(not MCP\)/);
+  t.false(readFileSync(path, 'utf8').includes(TOKEN), 'the bearer token in clear in the HAR is masked in the cassette');
+  const s = cassette.sessions[0]!;
+  t.is(cassette.sessions.length, 1);
+  t.is(s.label, 'imported from devtools.har');
+  t.true(s.exchanges!.every((x) => x.requestHeaders.authorization === 'Bearer [REDACTED]'));
+  t.true(
+    s.exchanges!.every((x) => Object.keys(x.requestHeaders).every((n) => n === n.toLowerCase())),
+    'header names lowercased as recorded',
+  );
+  const original = loadCassette(recorded).sessions[0]!;
+  t.deepEqual(shapeOf(s), shapeOf(original), 'the same messages, the SSE ones from _eventSourceMessages');
+  const get = s.exchanges!.find((x) => x.method === 'GET')!;
+  const onGet = s.messages.filter((m) => m.http?.exchange === get.id);
+  const recordedGet = original.messages.filter((m) => m.http?.exchange === original.exchanges!.find((x) => x.method === 'GET')!.id);
+  onGet.forEach((m, i) => t.true(Math.abs(m.t - recordedGet[i]!.t) < 0.01, 'each event at its _eventSourceMessages time'));
+
+  const v = await runCli(['validate', path]);
+  t.is(v.code, 0, v.stderr);
+  const r = await replayCassette(path, { url: await startSessionful(t), config: false, timeoutMs: 10_000 });
+  t.deepEqual(found(r), []);
+  t.is(r.outcome, 'passed');
+});
+
+test('import writes the cassette to stdout without --output, and adds to an existing cassette with it', async (t) => {
+  const r = await runCli(['import', '--from', 'har', exported, '--label', 'from DevTools']);
+  t.is(r.code, 0, r.stderr);
+  const cassette = JSON.parse(r.stdout) as Cassette;
+  t.is(cassette.format, 'mcp-cassette');
+  t.is(cassette.sessions[0]!.label, 'from DevTools');
+  t.regex(r.stderr, /^import: \d+ MCP exchanges in 1 session; 0 entries skipped \(not MCP\)\n$/);
+  const path = join(dir, 'twice.cassette.json');
+  await importTo(exported, 'twice.cassette.json');
+  const second = await importTo(exported, 'twice.cassette.json');
+  t.is(second.cassette.sessions.length, 2, 'a second import adds its session');
+  t.is(loadCassette(path).sessions.length, 2);
+});
+
+test('the stateless HTTP example recording (v2 SDK, 2026-07-28 and 2025-11-25, SSE progress, MRTR) survives export and import, and replays clean against the example server', async (t) => {
+  const example = join(root, 'cassettes', 'examples', 'example-server-http.cassette.json');
+  const har = join(dir, 'example-http.har');
+  const r = await runCli(['export', example, '--format', 'har', '--output', har]);
+  t.is(r.code, 0, r.stderr);
+  const { path, cassette } = await importTo(har, 'example-http.cassette.json');
+  const original = loadCassette(example);
+  t.is(cassette.sessions.length, original.sessions.length, 'each stateless exchange a session of its own');
+  cassette.sessions.forEach((s, i) => {
+    const o = original.sessions[i]!;
+    t.deepEqual(shapeOf(s), shapeOf(o));
+    t.deepEqual(s.protocol, o.protocol);
+    t.is(s.startedAt, o.startedAt);
+    t.deepEqual(
+      s.messages.map((m) => m.t),
+      o.messages.map((m) => m.t),
+    );
+  });
+  const server = spawnTracked(t, node, [exampleServer, 'http', '0']);
+  const url = (await waitForOutput(server.stdout!, (s) => s.includes('\n'))).trim();
+  const replay = await replayCassette(path, { url, config: false, timeoutMs: 10_000 });
+  t.deepEqual(found(replay), []);
+  t.is(replay.outcome, 'passed');
+  t.is(replay.summary.skipped, 0);
+});
