@@ -71,6 +71,20 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     exitCodes: [['0', 'every journal folded (or none to fold)'], ['1', 'a journal could not be read'], USAGE, BUG],
     docs: 'recording.md',
   },
+  export: {
+    examples: [
+      [
+        '$0 export weather.cassette.json --format otlp-json --output traces.jsonl',
+        'OpenTelemetry traces for the Collector otlpjsonfile receiver',
+      ],
+      [
+        '$0 export cassettes/ --format otlp-json --include-payloads',
+        'every cassette of a directory, tool arguments and results on the spans',
+      ],
+    ],
+    exitCodes: [['0', 'the cassettes were exported'], USAGE, BUG],
+    docs: 'telemetry.md',
+  },
   show: {
     examples: [
       ['$0 show weather.cassette.json', 'sessions, peers, protocol revision, messages and violations'],
