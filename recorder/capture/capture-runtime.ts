@@ -99,10 +99,15 @@ export class CaptureRuntime {
   }
 
   /** What --otel sent and lost so far (undefined without --otel). */
-  otelSummary(): { spans: number; dropped: number; exportFailed: number } | undefined {
+  otelSummary(): { spans: number; dropped: number; exportFailed: number; unsent: number } | undefined {
     if (!this.otel) return undefined;
     const c = this.#sdk?.counts;
-    return { spans: c?.queued ?? 0, dropped: this.otel.dropped + (c?.dropped ?? 0), exportFailed: c?.exportFailed ?? 0 };
+    return {
+      spans: c?.queued ?? 0,
+      dropped: this.otel.dropped + (c?.dropped ?? 0),
+      exportFailed: c?.exportFailed ?? 0,
+      unsent: c?.unsent ?? 0,
+    };
   }
 
   /** Sends what is held and stops the SDK (at most 2 s: a collector that is down delays the end

@@ -39,6 +39,9 @@ function positiveInt(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
+/** How long one export may take, retries included, unless the standard variables say otherwise. */
+export const EXPORT_TIMEOUT_MS = 1500;
+
 export interface OtelCounts {
   /** Spans handed to the batch processor. */
   queued: number;
@@ -46,6 +49,8 @@ export interface OtelCounts {
   dropped: number;
   /** Spans in exports that failed (collector down or refusing). */
   exportFailed: number;
+  /** Spans still queued or in an export when the SDK was stopped (the end did not wait for them). */
+  unsent: number;
 }
 
 /** Counts what the processor hands the exporter, so the queue's fill is known exactly. */
@@ -95,9 +100,14 @@ export async function startOtelSdk(options: {
   const resource = resourceFromAttributes({ 'service.name': 'mcp-cassette', 'service.version': packageVersion() }).merge(
     detectResources({ detectors: [envDetector] }),
   );
-  const counts: OtelCounts = { queued: 0, dropped: 0, exportFailed: 0 };
+  const counts: OtelCounts = { queued: 0, dropped: 0, exportFailed: 0, unsent: 0 };
   let warned = false;
-  const exporter = new CountingExporter(new traceMod.OTLPTraceExporter(), (n, error) => {
+  // An export (with its retries) gives up after OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT, or EXPORT_TIMEOUT_MS
+  // when neither is set (the SDK's 10 s would keep the proxy alive that long after its end while
+  // a collector is down).
+  const timeout = (signal: string) =>
+    env[`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`] || env.OTEL_EXPORTER_OTLP_TIMEOUT ? {} : { timeoutMillis: EXPORT_TIMEOUT_MS };
+  const exporter = new CountingExporter(new traceMod.OTLPTraceExporter(timeout('TRACES')), (n, error) => {
     counts.exportFailed += n;
     options.metrics.count('mcp_cassette_otel_spans_lost_total', { reason: 'export_failed' }, n);
     if (!warned) options.onExportError(error?.message ?? 'export failed');
@@ -119,7 +129,7 @@ export async function startOtelSdk(options: {
     resource,
     readers: [
       new PeriodicExportingMetricReader({
-        exporter: new metricMod.OTLPMetricExporter() as PushMetricExporter,
+        exporter: new metricMod.OTLPMetricExporter(timeout('METRICS')) as PushMetricExporter,
         exportIntervalMillis: positiveInt(env.OTEL_METRIC_EXPORT_INTERVAL, 60_000),
       }),
     ],
@@ -182,6 +192,7 @@ export async function startOtelSdk(options: {
       });
       await Promise.race([stop, late]);
       clearTimeout(timer);
+      counts.unsent = exporter.inFlight;
     },
   };
 }
