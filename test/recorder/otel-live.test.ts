@@ -6,7 +6,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { OPERATION_BUCKETS } from '../../recorder/otel/otel-sdk.js';
-import { checkSpan, SPAN_KIND_CLIENT } from '../helpers/otlp-conventions.js';
+import { checkSpan, SPAN_KIND_CLIENT, SPAN_KIND_SERVER } from '../helpers/otlp-conventions.js';
 import { receivedHistograms, receivedSpans, spansOf, startOtlpReceiver, type DecodedSpan } from '../helpers/otlp.js';
 import { startTappedUpstream } from '../helpers/http-taps.js';
 import { byteTap, cli, everythingServer, node } from '../helpers/paths.js';
@@ -112,11 +112,17 @@ test('record --otel over Streamable HTTP with OTEL_EXPORTER_OTLP_PROTOCOL=http/j
   const url = (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
   await runV1HttpScenario(url, async (client) => ({
     add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 }, _meta: { traceparent: TRACEPARENT } }),
+    // The server asks the client (elicitation/create on the GET stream, answered by a POST).
+    confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
   }));
   child.kill('SIGINT');
   await finished;
   const cassette = readCassette(path);
-  await receiver.until((posts) => receivedSpans(posts).some((s) => s.name === 'tools/call add'));
+  await receiver.until(
+    (posts) =>
+      receivedSpans(posts).some((s) => s.name === 'elicitation/create') &&
+      receivedHistograms(posts).some((h) => h.name === 'mcp.server.operation.duration'),
+  );
   t.true(receiver.posts.filter((p) => p.path === '/v1/traces').every((p) => p.contentType.includes('application/json')));
   const spans = receivedSpans(receiver.posts);
   const call = checkRecorded(t, spans, 'http');
@@ -127,6 +133,17 @@ test('record --otel over Streamable HTTP with OTEL_EXPORTER_OTLP_PROTOCOL=http/j
   t.is(call.attributes['server.address'], target.hostname);
   t.is(call.attributes['server.port'], Number(target.port));
   t.is(call.attributes['gen_ai.tool.call.arguments'], undefined, 'payloads only with --include-payloads');
+  // A request the server sends is a SERVER span, timed by mcp.server.operation.duration.
+  const elicit = spans.find((s) => s.name === 'elicitation/create')!;
+  t.is(elicit.kind, SPAN_KIND_SERVER);
+  t.is(elicit.attributes['mcp.session.id'], session.mcpSessionId);
+  t.is(elicit.attributes['server.address'], undefined);
+  t.true(BigInt(elicit.endTimeUnixNano) > BigInt(elicit.startTimeUnixNano), 'from the request to the client answer');
+  const server = receivedHistograms(receiver.posts).filter((h) => h.name === 'mcp.server.operation.duration');
+  t.deepEqual(
+    server.flatMap((h) => h.points.map((p) => [p.attributes['mcp.method.name'], p.count, p.explicitBounds])),
+    [['elicitation/create', 1, OPERATION_BUCKETS]],
+  );
 });
 
 test('record --otel with the collector down (a closed port): traffic is forwarded byte for byte both ways and the proxy ends as usual', async (t) => {
