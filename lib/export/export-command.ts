@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { expandCassettePaths } from '../cassette/directory.js';
 import { loadCassette } from '../cassette/store.js';
@@ -28,6 +29,7 @@ export async function exportCommand(
   let fd = 1;
   if (toFile) {
     try {
+      mkdirSync(dirname(options.output!), { recursive: true });
       fd = openSync(options.output!, 'w');
     } catch (err) {
       throw new CassetteError('MCPC_FILE_UNWRITABLE', `cannot write ${options.output} (${ioReason(err)}); choose another --output`, {

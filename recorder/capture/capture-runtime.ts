@@ -40,7 +40,9 @@ export class CaptureRuntime {
     this.otel = args.otel
       ? new SpanFeed(
           { transport: transport === 'stdio' ? 'stdio' : 'streamable-http', ...(server ? { server } : {}) },
-          args.otel.includePayloads ? args.settings.redaction : undefined,
+          // The frames reach the spans path-redacted already (the filter wrote them so); the
+          // value patterns and credential shapes are applied again to what goes on a span.
+          args.otel.includePayloads ? { ...args.settings.redaction, paths: [] } : undefined,
         )
       : undefined;
   }
