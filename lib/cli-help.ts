@@ -167,9 +167,21 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
         'an HTTP recording as HAR 1.2, for browser DevTools and HAR viewers',
       ],
       ['$0 export cassettes/ --format har > all.har', 'every cassette of a directory, one HAR'],
+      [
+        '$0 export weather.cassette.json --format otlp-json --output traces.jsonl',
+        'OpenTelemetry traces for the Collector otlpjsonfile receiver',
+      ],
+      [
+        '$0 export cassettes/ --format otlp-json --include-payloads',
+        'every cassette of a directory, tool arguments and results on the spans',
+      ],
     ],
-    exitCodes: [['0', 'written'], ['2', 'usage error (unknown --format), or a cassette or --output that cannot be read or written'], BUG],
-    docs: 'har.md',
+    exitCodes: [
+      ['0', 'written'],
+      ['2', 'usage error (no or unknown --format), or a cassette or --output that cannot be read or written'],
+      BUG,
+    ],
+    docs: 'telemetry.md',
   },
   import: {
     examples: [

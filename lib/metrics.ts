@@ -85,6 +85,11 @@ export const METRICS = {
     help: 'Closed cassettes deleted by retention (--keep-files, --keep-age, --keep-bytes)',
     labels: ['rule'],
   },
+  mcp_cassette_otel_spans_lost_total: {
+    kind: 'counter',
+    help: 'record --otel: spans not delivered to the OTLP endpoint, by reason (queue_full: the bounded queue was full; export_failed: the collector was down or refused)',
+    labels: ['reason'],
+  },
   mcp_cassette_recording_paused: {
     kind: 'gauge',
     help: '1 while recording is paused because writes fail (full or unwritable disk), else 0',

@@ -24,6 +24,10 @@ export async function runHttpRecord(
     given ?? (await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) }));
   await capture?.serve(); // before the proxy listens: a metrics address that fails is a usage error
   if (capture?.metricsUrl) logger.info({ metrics: capture.metricsUrl }, 'serving metrics');
+  // Before the proxy listens too: a bad OTEL_EXPORTER_OTLP_PROTOCOL is a usage error.
+  await capture?.startOtel((message) =>
+    logger.warn({ err: message }, 'OpenTelemetry export failed; traffic goes on, spans are counted as lost'),
+  );
   const recorder = await startHttpRecorder({
     cassette: args.cassette,
     upstream: http.upstream,
@@ -60,6 +64,8 @@ export async function runHttpRecord(
   const atWrite = !outcome ? undefined : !outcome.complete ? 'all' : outcome.workers > 1 ? 'cross-session' : undefined;
   const saved = await save(args, recorder.journal, logger, atWrite);
   await capture?.close();
+  const otel = capture?.otelSummary();
+  if (otel) logger.info({ otel }, 'OpenTelemetry spans sent');
   // --fail-on: violations at that level make the run fail (as stored, when judged at write).
   const failed = saved.failed ?? validationFailed;
   return { code: failed ? 1 : 0, signal: null, ...(saved.saved ? {} : { notSaved: true }) };

@@ -193,7 +193,7 @@ export interface SaveResult {
 }
 
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
-  const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio');
+  const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio', args.http?.upstream);
   let logger: Logger | undefined;
   const dir = args.dir ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger) : undefined;
   // A directory's cassettes are folded as they close (recorder/rotation/); its end is the save.
@@ -231,6 +231,13 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     () => capture.metricsUrl && logger!.info({ metrics: capture.metricsUrl }, 'serving metrics'),
     (err: Error) => logger!.error({ err: err.message }, 'metrics not served'),
   );
+  // Nor does OpenTelemetry: spans heard before the SDK loads are held for it.
+  await capture
+    .startOtel((message) => logger!.warn({ err: message }, 'OpenTelemetry export failed; traffic goes on, spans are counted as lost'))
+    .then(
+      () => capture.otel && logger!.info({}, 'sending OpenTelemetry spans and metrics over OTLP'),
+      (err: Error) => logger!.error({ err: err.message }, 'OpenTelemetry not started'),
+    );
   let status: ExitStatus;
   try {
     status = await proxy.done;
@@ -254,6 +261,8 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
     await capture.close();
+    const otel = capture.otelSummary();
+    if (otel) logger.info({ otel }, 'OpenTelemetry spans sent');
   }
   if (!saved.saved) return { ...status, notSaved: true };
   // --fail-on turns a clean server exit into a failure when violations were seen (as stored,

@@ -1,39 +1,77 @@
-/**
- * `mcp-cassette export <cassette|dir...> --format <name> [--output F]`: a cassette in another
- * tool's format. The formats are in formats.ts; this reads the cassettes the way show, replay and
- * serve do (one file, several, or a directory of them) and writes the result.
- */
-import { loadCassetteInput } from '../cassette/cassette-set.js';
-import { writeReportText } from '../cli-output.js';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { CommandModule } from '../command.js';
-import { CassetteError } from '../errors.js';
+import { expandCassettePaths } from '../cassette/directory.js';
+import { loadCassette } from '../cassette/store.js';
+import { CassetteError, ioReason } from '../errors.js';
 import { FORMATS } from './formats.js';
+
+/**
+ * `export <cassette|dir...> --format <name> [--output F]`: turns cassettes into another tool's
+ * format (FORMATS in formats.ts), on stdout unless --output names a file.
+ */
+export async function exportCommand(
+  inputs: string[],
+  options: { format?: string; output?: string; includePayloads: boolean },
+): Promise<number> {
+  const names = Object.keys(FORMATS);
+  if (!options.format)
+    throw new CassetteError('MCPC_USAGE', `export needs --format; one of ${names.join(', ')} (for example --format ${names[0]})`);
+  const load = FORMATS[options.format];
+  if (!load)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `--format ${JSON.stringify(options.format)} is not an export format; use one of ${names.join(', ')}`,
+    );
+  const cassettes = expandCassettePaths(inputs).map((path) => ({ path, cassette: loadCassette(path) }));
+  const format = await load();
+  const toFile = options.output !== undefined && options.output !== '-';
+  let fd = 1;
+  if (toFile) {
+    try {
+      mkdirSync(dirname(options.output!), { recursive: true });
+      fd = openSync(options.output!, 'w');
+    } catch (err) {
+      throw new CassetteError('MCPC_FILE_UNWRITABLE', `cannot write ${options.output} (${ioReason(err)}); choose another --output`, {
+        cause: err,
+      });
+    }
+  }
+  // A reader that stops early (`| head`) closes the pipe: the rest is not wanted, not an error.
+  let closed = false;
+  try {
+    await format.run({ cassettes, includePayloads: options.includePayloads, note: (n) => process.stderr.write(`${n}\n`) }, (text) => {
+      if (closed) return;
+      try {
+        writeSync(fd, text);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+        closed = true;
+      }
+    });
+  } finally {
+    if (toFile) closeSync(fd);
+  }
+  return 0;
+}
 
 export const EXPORT_COMMAND: CommandModule = {
   name: 'export',
-  describe: 'Write a cassette (a file, several, or a directory of them) in another format: --format har',
-  usage: '$0 export <cassette|dir...> --format <name> [--output F]',
+  describe: 'Turn cassettes into another format: HAR 1.2 (har) or OpenTelemetry traces (otlp-json)',
   positionals: [{ name: 'cassette', variadic: true }],
   options: {
-    format: { type: 'string', describe: `Output format: ${Object.keys(FORMATS).join(', ')}` },
-    output: { type: 'string', alias: 'o', describe: 'Write to this file (default: stdout, or -)' },
+    format: { type: 'string', describe: `What to write: ${Object.keys(FORMATS).join(', ')}` },
+    output: { type: 'string', alias: 'o', describe: 'Write to this file instead of stdout' },
+    'include-payloads': {
+      type: 'boolean',
+      default: false,
+      describe: 'otlp-json: put tool arguments and results on the spans (gen_ai.tool.call.arguments/.result), credentials masked',
+    },
   },
-  async handler(args) {
-    const name = args.format === undefined ? undefined : String(args.format);
-    const format = name === undefined ? undefined : FORMATS[name];
-    if (!format) {
-      const known = Object.keys(FORMATS).join(', ');
-      throw new CassetteError(
-        'MCPC_USAGE',
-        name === undefined
-          ? `export needs --format (one of: ${known})`
-          : `unknown export format ${JSON.stringify(name)}; use one of: ${known}`,
-      );
-    }
-    const input = loadCassetteInput((args.cassette as string[]).map(String));
-    const { text, notes } = format.render(input.cassette);
-    writeReportText(args.output === undefined ? undefined : String(args.output), text);
-    for (const note of notes) process.stderr.write(`${note}\n`);
-    return 0;
-  },
+  handler: async (args) =>
+    exportCommand((Array.isArray(args.cassette) ? args.cassette : [args.cassette]).map(String), {
+      ...(args.format !== undefined ? { format: String(args.format) } : {}),
+      ...(args.output !== undefined ? { output: String(args.output) } : {}),
+      includePayloads: Boolean(args['include-payloads']),
+    }),
 };

@@ -1,26 +1,22 @@
 import type { Cassette } from '../cassette/cassette.js';
-import { cassetteToHar } from './har/export-har.js';
 
-/** What an export format makes of a cassette: the text to write, and notes for stderr (what it
- * could not carry over). */
-export interface ExportFormat {
-  describe: string;
-  render(cassette: Cassette): { text: string; notes: string[] };
+/** What an export format gets: the cassettes named on the command line, read, and the options. */
+export interface ExportInput {
+  cassettes: { path: string; cassette: Cassette }[];
+  includePayloads: boolean;
+  /** Notes for stderr: what the format could not carry over. */
+  note(text: string): void;
 }
 
-/** `export --format <name>`: every format, by name. */
-export const FORMATS: Readonly<Record<string, ExportFormat>> = {
-  har: {
-    describe: 'HAR 1.2 (HTTP Archive): one entry per HTTP exchange, SSE events in _eventSourceMessages; stdio as synthetic entries',
-    render(cassette) {
-      const { har, left } = cassetteToHar(cassette);
-      const notes =
-        left > 0
-          ? [
-              `export: ${left} stdio frame${left === 1 ? '' : 's'} left out (stderr lines, or frames that are no JSON-RPC request, notification or answer to one); see docs/har.md`,
-            ]
-          : [];
-      return { text: `${JSON.stringify(har, null, 2)}\n`, notes };
-    },
-  },
+/** One export format: writes its output through `write` (a file or stdout). */
+export interface ExportFormat {
+  describe: string;
+  run(input: ExportInput, write: (text: string) => void): Promise<void> | void;
+}
+
+/** Every format of `export --format`, by name, each loaded only when asked for. A new format is
+ * its module and a line here. */
+export const FORMATS: Readonly<Record<string, () => Promise<ExportFormat>>> = {
+  har: async () => (await import('./har/export-har.js')).HAR_FORMAT,
+  'otlp-json': async () => (await import('../telemetry/otlp-export.js')).OTLP_JSON_FORMAT,
 };

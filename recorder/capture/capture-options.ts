@@ -7,6 +7,7 @@ import type { Severity } from '../../lib/violation.js';
 import { CAPTURE_LEVELS, type CaptureLevel } from './capture-level.js';
 import type { CaptureSettings } from './frame-transform.js';
 import type { SamplingSettings } from './sampling.js';
+import { otlpProtocol } from '../otel/otlp-protocol.js';
 
 /** The production-capture options of `record` (sampling, capture level, redaction, metrics),
  * merged into RECORD_OPTIONS. */
@@ -39,6 +40,17 @@ export const CAPTURE_OPTIONS: Record<string, OptionSpec> = {
     describe: 'Mask bearer tokens, JWTs, AWS keys, private key blocks and sk- style keys everywhere (--no-redact-secrets keeps them)',
     default: true,
   },
+  otel: {
+    type: 'boolean',
+    describe:
+      'Send OpenTelemetry spans and duration metrics (MCP semantic conventions) over OTLP, set by the OTEL_EXPORTER_OTLP_* variables',
+    default: false,
+  },
+  'include-payloads': {
+    type: 'boolean',
+    describe: 'With --otel: put tool arguments and results on the spans (gen_ai.tool.call.arguments/.result), redacted as the cassette is',
+    default: false,
+  },
   'metrics-listen': {
     type: 'string',
     describe: 'Serve Prometheus metrics at /metrics and a health check at /healthz on host:port (a bare port binds 127.0.0.1)',
@@ -49,6 +61,8 @@ export interface CaptureArgs {
   settings: CaptureSettings;
   sampling?: SamplingSettings;
   metricsListen?: { host: string; port: number };
+  /** record --otel; `includePayloads`: tool arguments and results on the spans. */
+  otel?: { includePayloads: boolean };
 }
 
 const KEEP_LEVELS = ['error', 'warning', 'info', 'none'];
@@ -82,6 +96,13 @@ export function captureArgsFrom(parsed: ParsedOptions): CaptureArgs {
       throw new CassetteError('MCPC_USAGE', `--keep-violations must be one of ${KEEP_LEVELS.join(', ')} (got ${JSON.stringify(keep)})`);
     args.sampling = { fraction, keepViolations: keep as Severity | 'none' };
   }
+  if (parsed.otel === true) {
+    // A protocol we cannot speak is a usage error now, before the server starts.
+    otlpProtocol('TRACES');
+    otlpProtocol('METRICS');
+    args.otel = { includePayloads: parsed['include-payloads'] === true };
+  } else if (parsed['include-payloads'] === true)
+    throw new CassetteError('MCPC_USAGE', '--include-payloads puts payloads on OpenTelemetry spans; add --otel to send them');
   if (parsed['metrics-listen'] !== undefined) args.metricsListen = parseHostPort(String(parsed['metrics-listen']), '--metrics-listen');
   return args;
 }

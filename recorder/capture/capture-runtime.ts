@@ -6,6 +6,8 @@ import { isPassThrough } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
 import { DeferredMetrics } from '../metrics/deferred-metrics.js';
 import { sampleSessions, type SampleOutcome } from './sampling.js';
+import { SpanFeed } from '../otel/span-feed.js';
+import type { OtelSdk } from '../otel/otel-sdk.js';
 
 /**
  * Production capture for one `record` run: the journal filter (redaction, capture level), the
@@ -19,14 +21,38 @@ export class CaptureRuntime {
   metricsUrl: string | undefined;
 
   readonly metrics: MetricsSink;
+  /** record --otel: the spans of what is written; the SDK joins it in serve(). */
+  readonly otel: SpanFeed | undefined;
+  #sdk: OtelSdk | undefined;
 
   /** `metrics`: where the proxy's parts report; with --metrics-listen a sink that holds what
    * comes before `serve()` has loaded prom-client (the stdio proxy spawns its server first). */
   constructor(
     readonly args: CaptureArgs,
     readonly transport: 'stdio' | 'http',
+    /** HTTP: the upstream endpoint (the spans' server.address and server.port). */
+    upstream?: URL,
   ) {
     this.metrics = args.metricsListen ? new DeferredMetrics() : NO_METRICS;
+    const server = upstream
+      ? { address: upstream.hostname, port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)) }
+      : undefined;
+    this.otel = args.otel
+      ? new SpanFeed(
+          { transport: transport === 'stdio' ? 'stdio' : 'streamable-http', ...(server ? { server } : {}) },
+          // The frames reach the spans path-redacted already (the filter wrote them so); the
+          // value patterns and credential shapes are applied again to what goes on a span.
+          args.otel.includePayloads ? { ...args.settings.redaction, paths: [] } : undefined,
+        )
+      : undefined;
+  }
+
+  /** Loads the OpenTelemetry SDK when --otel asks for it (never otherwise: cold start is unchanged). */
+  async startOtel(onExportError: (message: string) => void): Promise<void> {
+    if (!this.otel || this.#sdk) return;
+    const { startOtelSdk } = await import('../otel/otel-sdk.js');
+    this.#sdk = await startOtelSdk({ metrics: this.metrics, onExportError });
+    this.otel.connect(this.#sdk);
   }
 
   /** Starts the metrics endpoint when asked for (prom-client is loaded only then). */
@@ -43,8 +69,8 @@ export class CaptureRuntime {
   /** Puts the filter on a new journal (nothing when frames go to disk as they are and nobody
    * wants metrics). */
   attach(journal: JournalSink): void {
-    if (isPassThrough(this.args.settings) && !this.metrics.enabled) return;
-    journal.filter = new CaptureFilter(this.args.settings, this.metrics, this.transport);
+    if (isPassThrough(this.args.settings) && !this.metrics.enabled && !this.otel) return;
+    journal.filter = new CaptureFilter(this.args.settings, this.metrics, this.transport, this.otel?.observer());
   }
 
   /** The sessions of a folded journal that the cassette keeps (all without --sample). */
@@ -60,9 +86,11 @@ export class CaptureRuntime {
 
   /** The summary's fields on sampling (none without --sample). */
   summary(): Record<string, unknown> {
-    if (!this.args.sampling) return {};
+    const otel = this.otelSummary();
+    if (!this.args.sampling) return otel ? { otel } : {};
     const s = this.sampled;
     return {
+      ...(otel ? { otel } : {}),
       sampling: {
         fraction: this.args.sampling.fraction,
         kept: s.kept,
@@ -72,7 +100,25 @@ export class CaptureRuntime {
     };
   }
 
-  close(): Promise<void> {
+  /** What --otel sent and lost so far (undefined without --otel). */
+  otelSummary(): { spans: number; dropped: number; exportFailed: number; unsent: number } | undefined {
+    if (!this.otel) return undefined;
+    const c = this.#sdk?.counts;
+    return {
+      spans: c?.queued ?? 0,
+      dropped: this.otel.dropped + (c?.dropped ?? 0),
+      exportFailed: c?.exportFailed ?? 0,
+      unsent: c?.unsent ?? 0,
+    };
+  }
+
+  /** Sends what is held and stops the SDK (at most 2 s: a collector that is down delays the end
+   * no longer), then the metrics endpoint. */
+  async close(): Promise<void> {
+    if (this.otel && this.#sdk) {
+      this.otel.drain();
+      await this.#sdk.shutdown(2000);
+    }
     return this.#close();
   }
 }

@@ -6,6 +6,7 @@ import { noRedactionCounts, type RedactionCounts } from '../../lib/payload-redac
 import { redactEventFields, transformFrame, type CaptureSettings } from './frame-transform.js';
 import { OperationTimer } from './operation-metrics.js';
 import { SseEvents } from './sse-events.js';
+import type { FrameObserver } from './frame-observer.js';
 
 type Stdio = 'stdin' | 'stdout' | 'stderr';
 
@@ -56,6 +57,8 @@ export class CaptureFilter implements JournalFilter {
     private readonly settings: CaptureSettings,
     private readonly metrics: MetricsSink,
     transport: 'stdio' | 'http',
+    /** Hears every frame as it is written (record --otel). */
+    private readonly observer?: FrameObserver,
   ) {
     this.#timer = new OperationTimer(metrics, transport);
   }
@@ -130,6 +133,7 @@ export class CaptureFilter implements JournalFilter {
       }
     }
     const fields = redactEventFields(this.settings, record, this.#counts) as JournalEvent;
+    this.observer?.event(fields);
     this.#report();
     return { before, event: fields };
   }
@@ -169,6 +173,7 @@ export class CaptureFilter implements JournalFilter {
 
   /** One stdio line (a trailing CR kept as it was), with its newline unless it ended the stream. */
   #line(c: Stdio, line: Buffer, t: number, newline: boolean): JournalChunk {
+    this.observer?.line();
     const cr = line.length > 0 && line[line.length - 1] === 0x0d;
     let frame = cr ? line.subarray(0, -1) : line;
     if (this.settings.redaction.secrets) {
@@ -237,8 +242,11 @@ export class CaptureFilter implements JournalFilter {
     const payload = sse ? SseEvents.data(frame) : undefined;
     if (sse && payload === undefined) return transformFrame(this.settings, frame, false, this.#counts).data; // no data lines
     const result = transformFrame(this.settings, payload ?? frame, json, this.#counts);
-    if (direction && this.metrics.enabled)
-      this.#timer.frame(direction, result.parsed ? result.json : parseOrUndefined(payload ?? frame), t, x);
+    if (direction && (this.metrics.enabled || this.observer)) {
+      const json = result.parsed ? result.json : parseOrUndefined(payload ?? frame);
+      if (this.metrics.enabled) this.#timer.frame(direction, json, t, x);
+      this.observer?.frame(direction, json, x);
+    }
     if (!sse) return result.data;
     // Data unchanged: the event's other fields may still hold a secret, masked in its bytes.
     if (result.data === payload) return transformFrame(this.settings, frame, false, this.#counts).data;

@@ -1,5 +1,6 @@
 import type { Cassette } from '../../cassette/cassette.js';
 import { packageVersion } from '../../version.js';
+import type { ExportFormat } from '../formats.js';
 import { httpEntries } from './export-http.js';
 import { stdioEntries } from './export-stdio.js';
 import type { HarEntry, HarLog } from './har-types.js';
@@ -39,3 +40,19 @@ export function cassetteToHar(cassette: Cassette): HarExport {
   entries.sort((a, b) => a.startedDateTime.localeCompare(b.startedDateTime));
   return { har: { log: { version: '1.2', creator: { name: 'mcp-cassette', version: packageVersion() }, pages, entries } }, left };
 }
+
+/** `export --format har`: every cassette named, as one HAR whose pages are their sessions in the
+ * order they started. */
+export const HAR_FORMAT: ExportFormat = {
+  describe: 'HAR 1.2 (HTTP Archive): one entry per HTTP exchange, SSE events in _eventSourceMessages; stdio as synthetic entries',
+  run(input, write) {
+    const all = input.cassettes.map((c) => c.cassette);
+    const sessions = all.flatMap((c) => c.sessions).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const { har, left } = cassetteToHar({ ...all[0]!, sessions });
+    if (left > 0)
+      input.note(
+        `export: ${left} stdio frame${left === 1 ? '' : 's'} left out (stderr lines, or frames that are no JSON-RPC request, notification or answer to one); see docs/har.md`,
+      );
+    write(`${JSON.stringify(har, null, 2)}\n`);
+  },
+};

@@ -191,7 +191,7 @@ test('export reads a directory of cassettes and several files as one; an unknown
   t.is(har.log.pages.length, sessions);
   const bad = await runCli(['export', recorded, '--format', 'pcap']);
   t.is(bad.code, 2);
-  t.regex(bad.stderr, /unknown export format "pcap"; use one of: har/);
+  t.regex(bad.stderr, /--format "pcap" is not an export format; use one of har, otlp-json/);
   t.false(bad.stderr.includes('    at '), 'no stack trace');
   const none = await runCli(['export', recorded]);
   t.is(none.code, 2);
