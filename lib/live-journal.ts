@@ -8,11 +8,9 @@
  * without its bytes (see LiveTap).
  */
 
-/** One batch (an item of the array the proxy posts to the worker). */
-export interface LiveJournalInput {
-  type: 'journal';
-  bytes: Uint8Array;
-}
+/** One batch (an item of the array the proxy posts to the worker): HTTP journal records, or
+ * stdio chunks in the binary form of lib/live-stdio.ts. */
+export type LiveJournalInput = { type: 'journal'; bytes: Uint8Array } | { type: 'stdio'; bytes: Uint8Array };
 
 /** A record as the worker's HTTP framer reads it: a chunk carries `data`, or only `n` bytes. */
 export type LiveRecord = { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; n?: number; [k: string]: unknown };
@@ -28,18 +26,33 @@ export class LiveJournalBuffer {
   #used = 0;
   #full: LiveJournalInput[] = [];
 
+  constructor(private readonly type: LiveJournalInput['type'] = 'journal') {}
+
   /** Appends one record (its line, and a chunk's bytes and newline). */
   append(...parts: Uint8Array[]): void {
     let size = 0;
     for (const part of parts) size += part.length;
+    let at = this.reserve(size);
+    for (const part of parts) {
+      this.#buf.set(part, at);
+      at += part.length;
+    }
+  }
+
+  /** Room for `size` bytes in one buffer: the buffer to write them into and where, taken. */
+  reserve(size: number): number {
     if (this.#used + size > this.#buf.length) {
       this.#close();
       if (size > this.#buf.length) this.#buf = Buffer.allocUnsafeSlow(size);
     }
-    for (const part of parts) {
-      this.#buf.set(part, this.#used);
-      this.#used += part.length;
-    }
+    const at = this.#used;
+    this.#used += size;
+    return at;
+  }
+
+  /** The buffer `reserve` handed room in (valid until the next `reserve` or `take`). */
+  get buffer(): Buffer {
+    return this.#buf;
   }
 
   /** The records so far, one input per buffer (their memory is the caller's to transfer). */
@@ -52,7 +65,7 @@ export class LiveJournalBuffer {
 
   #close(): void {
     if (this.#used === 0) return;
-    this.#full.push({ type: 'journal', bytes: new Uint8Array(this.#buf.buffer, this.#buf.byteOffset, this.#used) });
+    this.#full.push({ type: this.type, bytes: new Uint8Array(this.#buf.buffer, this.#buf.byteOffset, this.#used) } as LiveJournalInput);
     this.#buf = Buffer.allocUnsafeSlow(BLOCK);
     this.#used = 0;
   }

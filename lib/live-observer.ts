@@ -34,14 +34,9 @@ export interface LiveWorkerSpec {
   workers?: number;
 }
 
-/** Main thread → worker (sent in batches, one array per event-loop turn). */
+/** Main thread → worker, besides the traffic itself (lib/live-journal.ts, lib/live-stdio.ts):
+ * sent in batches, one array per flush. */
 export type LiveWorkerInput =
-  | { type: 'chunk'; channel: 'stdin' | 'stdout' | 'stderr'; data: Uint8Array; t: number }
-  | { type: 'end'; channel: 'stdin' | 'stdout' | 'stderr'; t: number }
-  /** `n` more bytes of a line already past the live size limit: counted there, never copied. */
-  | { type: 'skip'; channel: 'stdin' | 'stdout' | 'stderr'; n: number; t: number }
-  /** HTTP: a journal record (an event, or a body chunk of exchange `x`). */
-  | { type: 'record'; record: { t: number; ev?: string; c?: string; x?: number; data?: Uint8Array; [k: string]: unknown } }
   /** The session is over; stdio: how it ended, as the cassette will say (for the session-end rules). */
   | { type: 'finish'; end?: Partial<Pick<SessionEnd, 'initiatedBy' | 'exitCode' | 'signal'>> }
   /** After `finish`: the proxy will wait no longer; log what became of the alerts and say done. */

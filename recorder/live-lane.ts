@@ -11,6 +11,8 @@ export class LiveLane {
   batch: (LiveWorkerInput | LiveJournalInput)[] = [];
   /** HTTP: the records since the last flush, in the journal's format (one item of the batch). */
   journal = new LiveJournalBuffer();
+  /** stdio: the chunks since the last flush (lib/live-stdio.ts). */
+  stdio = new LiveJournalBuffer('stdio');
   transfer: ArrayBuffer[] = [];
   worker: Worker | undefined;
   /** The worker's verdict on its sessions, which comes before its last alerts are delivered. */
@@ -59,11 +61,13 @@ export class LiveLane {
     this.worker.postMessage(batch, transfer);
   }
 
-  /** Moves the HTTP records gathered so far into the batch (one item per buffer). */
+  /** Moves the records and chunks gathered so far into the batch (one item per buffer). */
   #seal(): void {
-    for (const journal of this.journal.take()) {
-      this.batch.push(journal);
-      this.transfer.push(journal.bytes.buffer as ArrayBuffer);
+    for (const buffer of [this.journal, this.stdio]) {
+      for (const input of buffer.take()) {
+        this.batch.push(input);
+        this.transfer.push(input.bytes.buffer as ArrayBuffer);
+      }
     }
   }
 
@@ -72,6 +76,7 @@ export class LiveLane {
     this.batch = [];
     this.transfer = [];
     this.journal = new LiveJournalBuffer();
+    this.stdio = new LiveJournalBuffer('stdio');
     void this.worker?.terminate();
   }
 }

@@ -2,11 +2,10 @@ import type { SessionEnd } from '../lib/cassette/cassette.js';
 import type { JournalChunk, JournalEvent, JournalRecord, JournalSink } from '../lib/cassette/journal.js';
 import type { LiveWorkerInput, LiveWorkerSpec } from '../lib/live-observer.js';
 import { skipLine } from '../lib/live-journal.js';
+import { appendStdio, type StdioChannel } from '../lib/live-stdio.js';
 import { liveValidationStats, maxBacklogBytes } from '../lib/live-stats.js';
 import { LiveLane } from './live-lane.js';
 import { LiveRouter } from './live-route.js';
-
-type StdioChannel = 'stdin' | 'stdout' | 'stderr';
 
 /** How long the end of a session waits for the last verdicts and alerts. Hosts send SIGTERM a
  * couple of seconds after closing stdin (and SIGKILL soon after): the cassette must be written
@@ -153,14 +152,14 @@ export class LiveTap {
     const nl = data.lastIndexOf(0x0a);
     this.#lineBytes[channel] = nl === -1 ? before + data.length : data.length - nl - 1;
     if (nl === -1 && before > LIVE_MAX_FRAME) {
-      this.#post({ type: 'skip', channel, n: data.length, t });
+      appendStdio(this.#lanes[0]!.stdio, 'skip', channel, t, undefined, data.length);
+      this.#schedule();
       return;
     }
     if (!this.#settle(data.length)) return;
-    // A copy: stream chunks may share pooled memory or still be queued for writing, and the
-    // worker needs bytes of its own. The copy itself is then moved to the worker, not cloned.
-    const copy = new Uint8Array(data);
-    this.#lanes[0]!.push({ type: 'chunk', channel, data: copy, t }, copy.buffer);
+    // Copied into the batch's buffer (stream chunks may share pooled memory or still be queued for
+    // writing, and the worker needs bytes of its own), which is then moved to the worker.
+    appendStdio(this.#lanes[0]!.stdio, 'chunk', channel, t, data);
     this.#schedule();
   }
 
@@ -222,11 +221,8 @@ export class LiveTap {
   }
 
   end(channel: StdioChannel, t: number): void {
-    if (!this.#disabled) this.#post({ type: 'end', channel, t });
-  }
-
-  #post(input: LiveWorkerInput): void {
-    this.#lanes[0]!.push(input);
+    if (this.#disabled) return;
+    appendStdio(this.#lanes[0]!.stdio, 'end', channel, t);
     this.#schedule();
   }
 

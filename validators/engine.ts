@@ -6,6 +6,7 @@ import { judgesRevision, severityOf, specLink, type Observed, type Report, type 
 import { MODERN_REVISION, SessionState } from './session-state.js';
 import type { ServerContext } from './server-context.js';
 import { MAX_JSON_DEPTH } from '../lib/json-depth.js';
+import { UnchangedInputs } from './unchanged.js';
 
 /** The catalogue entry a too-deep frame's notice cites (RULES.md §21). */
 export const TOO_DEEP = { id: 'PROXY-SCHEMA-BOUNDS', source: 'basic/index.mdx §Composition-Keyword Resource Use' } as const;
@@ -17,6 +18,9 @@ export interface ValidateOptions {
   rules: readonly Rule[];
   /** Called when a rule throws: a validator bug is reported and validation goes on. */
   onRuleError?: (rule: string, err: unknown) => void;
+  /** Runs the `resultOnly` rules on every message, even on a result identical to the last one
+   * (the tests compare both ways; validators/unchanged.ts). */
+  rerunUnchanged?: boolean;
 }
 
 /**
@@ -68,6 +72,8 @@ export class SessionValidator {
   };
   /** The plans of this session's transport, by era and revision (both may change within a session). */
   readonly #plans: Partial<Record<EraKey, Map<string, Plan>>> = {};
+  /** The `resultOnly` rules' last results and reports (undefined: `rerunUnchanged`). */
+  readonly #unchanged: UnchangedInputs | undefined;
   /** HTTP: the revision of each exchange's first message, for the exchange rules. */
   readonly #exchangeRevision = new Map<number, string | undefined>();
   /** The exchange and session-end rules of this session's transport. */
@@ -81,6 +87,7 @@ export class SessionValidator {
     context?: ServerContext,
   ) {
     this.#state = new SessionState(session, context);
+    this.#unchanged = options.rerunUnchanged ? undefined : new UnchangedInputs();
   }
 
   /** HTTP: an exchange's envelope (headers), known before or while its messages are judged. */
@@ -103,10 +110,13 @@ export class SessionValidator {
     const report = this.#report;
     this.#out = out;
     this.#o = o;
+    const unchanged = this.#unchanged;
     for (let i = 0; i < checks.length; i++) {
-      this.#rule = rules[i];
+      const rule = rules[i]!;
+      this.#rule = rule;
       try {
-        checks[i]!(o, report, state);
+        if (rule.resultOnly && unchanged) unchanged.run(rule, checks[i]!, o, report, state);
+        else checks[i]!(o, report, state);
       } catch (err) {
         this.options.onRuleError?.(rules[i]!.id, err);
       }

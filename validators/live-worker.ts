@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { StdioFramer } from '../lib/framing/stdio-framer.js';
 import type { LiveRef, LiveWorkerInput, LiveWorkerOutput } from '../lib/live-observer.js';
 import { readLiveJournal, type LiveJournalInput } from '../lib/live-journal.js';
+import { readLiveStdio, type StdioChannel, type StdioOp } from '../lib/live-stdio.js';
 import { createLogger, type LogFormat } from '../lib/log.js';
 import { textRedactor } from '../lib/payload-redact.js';
 import type { Severity, Violation } from '../lib/violation.js';
@@ -138,6 +139,13 @@ const httpFramer = new HttpLiveFramer(
   },
 );
 
+/** stdio: one operation of a batch (lib/live-stdio.ts). */
+const onStdio = (op: StdioOp, channel: StdioChannel, t: number, n: number, data: Buffer | undefined): void => {
+  if (op === 'chunk') framer.push(channel, data!, t);
+  else if (op === 'skip') framer.skip(channel, n, t);
+  else framer.end(channel, t);
+};
+
 const send = (out: LiveWorkerOutput): void => port.postMessage(out);
 /** Settles when the proxy will wait no longer for the last alerts. */
 let stopWaiting: () => void = () => {};
@@ -146,21 +154,13 @@ const deadline = new Promise<void>((r) => (stopWaiting = r));
 port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
   let processed = 0;
   for (const input of batch) {
-    if (input.type === 'chunk') {
-      framer.push(input.channel, Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength), input.t);
-      processed += input.data.byteLength;
-    } else if (input.type === 'skip') {
-      framer.skip(input.channel, input.n, input.t);
-    } else if (input.type === 'end') {
-      framer.end(input.channel, input.t);
+    if (input.type === 'stdio') {
+      processed += readLiveStdio(input.bytes, onStdio);
     } else if (input.type === 'journal') {
       processed += readLiveJournal(input.bytes, (record) => httpFramer.push(record));
     } else if (input.type === 'deadline') {
       stopWaiting();
       return;
-    } else if (input.type === 'record') {
-      httpFramer.push(input.record);
-      if (input.record.data) processed += input.record.data.byteLength;
     } else {
       framer.endAll();
       // Session-end verdicts: stdio ones carry their seq; HTTP ones are placed by their message.

@@ -114,6 +114,11 @@ export interface Rule extends RuleInfo {
    * which `check` could report or change rule-private state.
    */
   on?: readonly Interest[];
+  /** The rule's verdict on a message depends only on the message's `result`, the request method
+   * it answers, and the revision and era it is judged by (no session state, no raw bytes): a
+   * result identical to the last one it judged in the session is not judged again, its reports
+   * are repeated (validators/unchanged.ts). */
+  resultOnly?: true;
   check(o: Observed, report: Report, state: SessionState): void;
 }
 

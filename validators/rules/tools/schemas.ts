@@ -12,6 +12,7 @@ export const schemaRules: Rule[] = [
     source: 'server/tools.mdx §Tool',
     title: '`inputSchema` is a JSON Schema object whose root has type "object"',
     on: ['result tools/list'],
+    resultOnly: true,
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         const s = t.inputSchema;
@@ -36,6 +37,7 @@ export const schemaRules: Rule[] = [
     source: 'basic/index.mdx §JSON Schema Usage',
     title: '`inputSchema` and `outputSchema` are valid in their dialect (2020-12 by default)',
     on: ['result tools/list'],
+    resultOnly: true,
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         for (const key of ['inputSchema', 'outputSchema'] as const) {
@@ -56,6 +58,7 @@ export const schemaRules: Rule[] = [
     revisions: since('2025-11-25'),
     title: 'Tool schemas use a JSON Schema dialect clients support (2020-12 must be supported)',
     on: ['result tools/list'],
+    resultOnly: true,
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         for (const key of ['inputSchema', 'outputSchema'] as const) {
@@ -79,6 +82,7 @@ export const schemaRules: Rule[] = [
     revisions: since('2025-11-25'),
     title: 'A tool without parameters uses {"type":"object","additionalProperties":false}',
     on: ['result tools/list'],
+    resultOnly: true,
     check(o, report) {
       listedTools(o).forEach((t, i) => {
         const s = t.inputSchema;
