@@ -9,6 +9,7 @@ import { REPLAY_COMMAND } from '../replay/replay-command.js';
 import { PROBE_COMMAND } from '../validators/probes/probe-command.js';
 import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import { CHECK_COMMAND } from '../check/check-command.js';
+import { VIEW_COMMAND } from './view/view-command.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
@@ -29,6 +30,7 @@ const COMMANDS: readonly CommandModule<CliHooks>[] = [
   REPLAY_COMMAND,
   SERVE_COMMAND,
   CHECK_COMMAND,
+  VIEW_COMMAND,
   RULES_COMMAND,
 ];
 
@@ -108,7 +110,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
   return (
     cli
       // Names the commands in its own order, kept word for word: a new command belongs here too.
-      .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, check, rules, wrap or unwrap')
+      .demandCommand(1, 'Name a command: record, recover, show, validate, replay, serve, probe, check, view, rules, wrap or unwrap')
       .recommendCommands()
       .example('$0 record -c weather.cassette.json -- node weather-server.js', 'record a stdio server, validating live')
       .example('$0 replay weather.cassette.json -- node weather-server.js', 'replay it against a new build')
