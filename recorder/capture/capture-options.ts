@@ -43,12 +43,19 @@ export const CAPTURE_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     describe: 'Serve Prometheus metrics at /metrics and a health check at /healthz on host:port (a bare port binds 127.0.0.1)',
   },
+  ui: {
+    type: 'string',
+    describe:
+      'Serve a browser view of the traffic as it flows on host:port (a bare port binds 127.0.0.1; 0 picks one); its URL, with a token, goes to stderr',
+  },
 };
 
 export interface CaptureArgs {
   settings: CaptureSettings;
   sampling?: SamplingSettings;
   metricsListen?: { host: string; port: number };
+  /** `--ui`: where the live view listens. */
+  uiListen?: { host: string; port: number };
 }
 
 const KEEP_LEVELS = ['error', 'warning', 'info', 'none'];
@@ -83,5 +90,6 @@ export function captureArgsFrom(parsed: ParsedOptions): CaptureArgs {
     args.sampling = { fraction, keepViolations: keep as Severity | 'none' };
   }
   if (parsed['metrics-listen'] !== undefined) args.metricsListen = parseHostPort(String(parsed['metrics-listen']), '--metrics-listen');
+  if (parsed.ui !== undefined) args.uiListen = parseHostPort(String(parsed.ui), '--ui');
   return args;
 }

@@ -6,6 +6,9 @@ import { isPassThrough } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
 import { DeferredMetrics } from '../metrics/deferred-metrics.js';
 import { sampleSessions, type SampleOutcome } from './sampling.js';
+import { liveFeed } from '../../lib/view/live-feed.js';
+import { LiveSource } from '../../lib/view/live-source.js';
+import { startViewServer, type ViewServer } from '../../lib/view/view-server.js';
 
 /**
  * Production capture for one `record` run: the journal filter (redaction, capture level), the
@@ -27,10 +30,25 @@ export class CaptureRuntime {
     readonly transport: 'stdio' | 'http',
   ) {
     this.metrics = args.metricsListen ? new DeferredMetrics() : NO_METRICS;
+    if (args.uiListen) this.#ui = { source: new LiveSource(`record ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (live)`) };
   }
 
-  /** Starts the metrics endpoint when asked for (prom-client is loaded only then). */
+  /** --ui: the live view's traffic (bounded, lib/view/live-source.ts) and its server. */
+  #ui: { source: LiveSource; server?: ViewServer } | undefined;
+
+  /** Starts the live view (--ui) and the metrics endpoint when asked for (prom-client is loaded
+   * only then). The view's URL goes to stderr: stdout of a stdio record is the protocol's. */
   async serve(): Promise<void> {
+    if (this.#ui && !this.#ui.server) {
+      const listen = this.args.uiListen!;
+      const view = await startViewServer(this.#ui.source, { host: listen.host, port: listen.port, option: '--ui' });
+      this.#ui.server = view;
+      process.stderr.write(`mcp-cassette: live view at ${view.url}\n`);
+    }
+    await this.#serveMetrics();
+  }
+
+  async #serveMetrics(): Promise<void> {
     if (!this.args.metricsListen || !(this.metrics instanceof DeferredMetrics)) return;
     const { PrometheusMetrics, serveMetrics } = await import('../metrics/prometheus.js');
     const prometheus = new PrometheusMetrics(this.transport);
@@ -41,8 +59,16 @@ export class CaptureRuntime {
   }
 
   /** Puts the filter on a new journal (nothing when frames go to disk as they are and nobody
-   * wants metrics). */
+   * wants metrics), and with --ui feeds the live view what the journal hears. */
   attach(journal: JournalSink): void {
+    if (this.#ui) {
+      const feed = liveFeed(this.#ui.source, this.transport === 'http' ? 'streamable-http' : 'stdio', this.#ui.source.title);
+      const before = journal.onRecord;
+      journal.onRecord = (record, line) => {
+        before?.(record, line);
+        feed(record);
+      };
+    }
     if (isPassThrough(this.args.settings) && !this.metrics.enabled) return;
     journal.filter = new CaptureFilter(this.args.settings, this.metrics, this.transport);
   }
@@ -72,7 +98,8 @@ export class CaptureRuntime {
     };
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.#ui?.server?.close();
     return this.#close();
   }
 }

@@ -42,25 +42,23 @@ export function rawGet(url: URL, headers: Record<string, string> = {}): Promise<
  * CLI in front of defect-server.ts, whose `fail` tool fails as a JSON-RPC error (TOOLS-ERR-EXECUTION,
  * a warning at /error of the answer). The live validator stores the violation in the cassette.
  */
-export async function recordDefectCassette(cassette: string): Promise<void> {
-  const transport = new StdioClientTransport({
+/** The official v1 SDK's stdio transport, its server command the real `record` CLI (options
+ * `extra`) in front of `server`. */
+export function recordingTransport(cassette: string, extra: string[], server: string[], stderr: 'pipe' | 'ignore'): StdioClientTransport {
+  return new StdioClientTransport({
     command: node,
-    args: [
-      cli,
-      'record',
-      '--cassette',
-      cassette,
-      '--log-level',
-      'error',
-      '--',
-      node,
-      defectServer,
-      'stdio',
-      '--defect',
-      'failure-as-error',
-    ],
-    stderr: 'ignore',
+    args: [cli, 'record', '--cassette', cassette, ...extra, '--', node, ...server],
+    stderr,
   });
+}
+
+export async function recordDefectCassette(cassette: string): Promise<void> {
+  const transport = recordingTransport(
+    cassette,
+    ['--log-level', 'error'],
+    [defectServer, 'stdio', '--defect', 'failure-as-error'],
+    'ignore',
+  );
   const client = new Client({ name: 'view-test-client', version: '1.0.0' });
   await client.connect(transport);
   await client.listTools();
