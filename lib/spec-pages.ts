@@ -64,9 +64,10 @@ export function specLink(source: string, revision?: string): string {
 const links = new Map<string, string>();
 
 /** A stored violation's `spec` link moved to the page of the session's revision (a recorder that
- * did not know the revision yet linked 2026-07-28); links elsewhere are kept as they are. */
+ * did not know the revision yet linked 2026-07-28); kept as it is when the revision is unknown or
+ * the link points elsewhere. */
 export function specLinkFor(stored: string, revision: string | undefined): string {
-  if (!stored.startsWith(SPEC_ROOT)) return stored;
+  if (revision === undefined || !stored.startsWith(SPEC_ROOT)) return stored;
   const [, ...page] = stored.slice(SPEC_ROOT.length).split('/');
   return pageLink(page.join('/'), revision);
 }
