@@ -25,6 +25,10 @@ withBrowser('a directory of cassettes: sessions, paired messages, violations wit
   t.is(url.hostname, '127.0.0.1');
 
   const page = await newPage(await openBrowser(t));
+  // Without the token the browser gets nothing but the refusal.
+  const bare = new URL(url.href);
+  bare.search = '';
+  t.is((await page.goto(bare.href))?.status(), 401);
   await page.goto(url.href);
   await page.waitForSelector('nav button.session');
   // Landmarks and labels.
