@@ -7,15 +7,17 @@
 import type { HttpExchange } from '../cassette/cassette.js';
 import type { RecordedMessage } from '../message.js';
 import { isObject } from '../plain-object.js';
-import { attachViolations, rowsOf, type SessionDetail, type SessionView } from './view-model.js';
+import type { Violation } from '../violation.js';
+import { attachViolations, rowsOf, type SessionDetail, type SessionView, violationView } from './view-model.js';
 import type { Overview, ViewSource } from './view-source.js';
 
 /** Messages kept across all sessions. */
 export const LIVE_CAPACITY = 2000;
 /** Frame bytes kept across all sessions (a message larger than this alone is kept as its size). */
 export const LIVE_MAX_BYTES = 64 * 1024 * 1024;
-/** Exchanges kept per HTTP session. */
+/** Exchanges kept per HTTP session, and violations per session. */
 const EXCHANGES_KEPT = 500;
+const VIOLATIONS_KEPT = 1000;
 
 export interface LiveSessionInfo {
   key: string;
@@ -28,6 +30,7 @@ interface LiveSession extends LiveSessionInfo {
   index: number;
   messages: RecordedMessage[];
   exchanges: HttpExchange[];
+  violations: Violation[];
   seen: number;
   revision?: string;
   client?: string;
@@ -58,7 +61,13 @@ export class LiveSource implements ViewSource {
     const s = this.#sessions[index];
     if (!s) return undefined;
     const rows = rowsOf(s.messages);
-    return { session: this.#view(s), rows, exchanges: s.exchanges, loose: attachViolations(rows, []) };
+    const loose = attachViolations(
+      rows,
+      s.violations.map((v) => violationView(v, s.revision)),
+    );
+    // A violation whose message left the ring is not shown: it would point at nothing.
+    const first = s.messages[0]?.seq ?? Infinity;
+    return { session: this.#view(s), rows, exchanges: s.exchanges, loose: loose.filter((v) => v.seq === 0 || v.seq >= first) };
   }
 
   message(index: number, seq: number): RecordedMessage | undefined {
@@ -97,13 +106,15 @@ export class LiveSource implements ViewSource {
       ...(last ? { durationMs: last.t } : {}),
       messages: s.seen,
       counts,
+      violations: s.violations.length,
+      errors: s.violations.filter((v) => v.severity === 'error').length,
     };
   }
 
   #sessionFor(info: LiveSessionInfo): LiveSession {
     let s = this.#byKey.get(info.key);
     if (!s) {
-      s = { ...info, index: this.#sessions.length, messages: [], exchanges: [], seen: 0 };
+      s = { ...info, index: this.#sessions.length, messages: [], exchanges: [], violations: [], seen: 0 };
       this.#sessions.push(s);
       this.#byKey.set(info.key, s);
     }
@@ -137,6 +148,15 @@ export class LiveSource implements ViewSource {
     if (at >= 0) s.exchanges[at] = x;
     else s.exchanges.push(x);
     if (s.exchanges.length > EXCHANGES_KEPT) s.exchanges.splice(0, s.exchanges.length - EXCHANGES_KEPT);
+    this.#changed();
+  }
+
+  /** A violation of the live validator, on the message `seq` of the session `key`. */
+  violation(key: string, seq: number, v: Violation): void {
+    const s = this.#byKey.get(key);
+    if (!s) return;
+    s.violations.push({ ...v, seq });
+    if (s.violations.length > VIOLATIONS_KEPT) s.violations.shift();
     this.#changed();
   }
 

@@ -1,6 +1,8 @@
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { JournalSink } from '../../lib/cassette/journal.js';
+import type { LiveRef } from '../../lib/live-observer.js';
 import { NO_METRICS, type MetricsSink } from '../../lib/metrics.js';
+import type { Violation } from '../../lib/violation.js';
 import type { CaptureArgs } from './capture-options.js';
 import { isPassThrough } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
@@ -66,7 +68,14 @@ export class CaptureRuntime {
       const before = journal.onRecord;
       journal.onRecord = (record, line) => {
         before?.(record, line);
-        feed(record);
+        feed.record(record);
+      };
+      // The live validator's violations reach the journal as events that onRecord does not hear.
+      const event = journal.event.bind(journal);
+      journal.event = (ev, fields, hold) => {
+        if (ev === 'violation' && fields?.violation)
+          feed.violation({ ...(fields.violation as Violation), ...(fields.ref ? { ref: fields.ref as LiveRef } : {}) });
+        event(ev, fields, hold);
       };
     }
     if (isPassThrough(this.args.settings) && !this.metrics.enabled) return;

@@ -2,7 +2,7 @@
  * report) in main. A live view (record --ui) refreshes on each server-sent `change`. */
 import { html } from 'htm/preact';
 import { render } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, listen } from './api.js';
 import { ReplayView } from './replay-view.js';
 import { Timeline } from './timeline.js';
@@ -31,12 +31,18 @@ function SessionNav({ sessions, current, onPick }: { sessions: SessionView[]; cu
 function App() {
   const [overview, setOverview] = useState<Overview | undefined>();
   const [current, setCurrent] = useState(0);
+  /** A live view follows the newest session until one is picked. */
+  const picked = useRef(false);
   const [detail, setDetail] = useState<SessionDetail | undefined>();
   const [error, setError] = useState<string | undefined>();
   const refresh = useCallback(async (index: number) => {
     try {
       const o = await getJson<Overview>('api/overview');
       setOverview(o);
+      if (o.kind === 'live' && !picked.current && o.sessions.length - 1 > index) {
+        setCurrent(o.sessions.length - 1);
+        return;
+      }
       if (o.kind !== 'replay' && o.sessions.length > index) setDetail(await getJson<SessionDetail>('api/session', { i: index }));
     } catch (err) {
       setError((err as Error).message);
@@ -51,7 +57,14 @@ function App() {
       <h1>mcp-cassette ${live ? 'live view' : 'view'}</h1>
       <p class="source">${overview?.title ?? ''}${live ? ` (last ${live.capacity} messages kept${live.dropped ? `, ${live.dropped} older dropped` : ''})` : ''}</p>
     </header>
-    ${overview && overview.kind !== 'replay' ? html`<${SessionNav} sessions=${overview.sessions} current=${current} onPick=${setCurrent} />` : null}
+    ${
+      overview && overview.kind !== 'replay'
+        ? html`<${SessionNav} sessions=${overview.sessions} current=${current} onPick=${(i: number) => {
+            picked.current = true;
+            setCurrent(i);
+          }} />`
+        : null
+    }
     <main>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       ${!overview && !error ? html`<p aria-busy="true">loading…</p>` : null}

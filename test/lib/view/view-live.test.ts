@@ -10,10 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'puppeteer-core';
 import { BROWSER_HINT, chromiumPath, newPage, openBrowser, screenshot, texts } from '../../helpers/browser.js';
-import { cli, everythingServer, exampleServer, node } from '../../helpers/paths.js';
+import { cli, everythingServer, node } from '../../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
 import { tempDir } from '../../helpers/tmp.js';
-import { endStdio, recordingTransport } from '../../helpers/view.js';
+import { defectServer, endStdio, recordingTransport } from '../../helpers/view.js';
 
 const withBrowser = chromiumPath ? test : test.skip;
 if (!chromiumPath) console.log(`# ${BROWSER_HINT}`);
@@ -67,13 +67,32 @@ withBrowser('record --ui over stdio: the SDK client’s traffic appears on the o
   await page.click(`li.row[data-seq="${seq}"] > .row-head`);
   await page.waitForSelector(`li.row[data-seq="${seq}"] .json-viewer`);
   t.true((await texts(page, `li.row[data-seq="${seq}"] .json-viewer`))[0]!.includes('result'));
+  // The live validator's verdicts follow: server-everything's get-env takes no parameters and says
+  // so explicitly (TOOLS-NOPARAM, info) in its tools/list answer.
+  await client.listTools();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('li.row.has-info .row-head')].some((e) => e.textContent!.includes('tools/list')),
+  );
+  const flagged = await page.$$eval('li.row.has-info', (els) => els.map((e) => e.getAttribute('data-seq')));
+  await page.click(`li.row[data-seq="${flagged[0]}"] > .row-head`);
+  const v = await texts(page, `li.row[data-seq="${flagged[0]}"] .violation`);
+  t.true(
+    v.some((x) => /info TOOLS-NOPARAM\s*get-env takes no parameters.*\/result\/tools\/\d+\/inputSchema/.test(x)),
+    v.join('\n'),
+  );
+  t.is(
+    await page.$eval(`li.row[data-seq="${flagged[0]}"] .violation a`, (a) => (a as HTMLAnchorElement).href),
+    'https://modelcontextprotocol.io/specification/2025-11-25/server/tools',
+  );
   await screenshot(page, 'live-stdio');
   await endStdio(transport);
 });
 
-withBrowser('record --ui over Streamable HTTP: exchanges with status and headers, messages as they flow', async (t) => {
+withBrowser('record --ui over Streamable HTTP: exchanges with status and headers, messages and violations as they flow', async (t) => {
   const dir = tempDir(t, 'mcpc-view-live-http-');
-  const upstreamProc = spawnTracked(t, node, [exampleServer, 'http', '0']);
+  // defect-server.ts over HTTP: `Bearer failure-as-error` makes its listed `fail` tool fail as a
+  // JSON-RPC error (TOOLS-ERR-EXECUTION); initialize opens a 2025-11-25 session (Mcp-Session-Id).
+  const upstreamProc = spawnTracked(t, node, [defectServer, 'http']);
   const upstream = (await waitForOutput(upstreamProc.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
   const recorder = spawnTracked(t, node, [
     cli,
@@ -98,7 +117,9 @@ withBrowser('record --ui over Streamable HTTP: exchanges with status and headers
   await page.goto(url);
   await page.waitForSelector('main');
   const client = new Client({ name: 'live-http-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(proxyUrl)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(proxyUrl), { requestInit: { headers: { authorization: 'Bearer failure-as-error' } } }),
+  );
   t.teardown(() => client.close().catch(() => undefined));
   await client.listTools();
   await page.waitForFunction(() =>
@@ -110,6 +131,17 @@ withBrowser('record --ui over Streamable HTTP: exchanges with status and headers
     rows.join('\n'),
   );
   t.true((await texts(page, 'ul.exchanges .exchange')).some((x) => /POST \S+ → 200/.test(x)));
+  await client.callTool({ name: 'fail', arguments: {} }).catch(() => undefined);
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('li.row.has-warning .row-head')].some((e) => e.textContent!.includes('tools/call fail')),
+  );
+  const flagged = await page.$$eval('li.row.has-warning', (els) => els.map((e) => e.getAttribute('data-seq')));
+  await page.click(`li.row[data-seq="${flagged[0]}"] > .row-head`);
+  t.true(
+    (await texts(page, `li.row[data-seq="${flagged[0]}"] .violation`)).some((x) =>
+      /warning TOOLS-ERR-EXECUTION\s*fail is a listed tool.*\/error/.test(x),
+    ),
+  );
   await screenshot(page, 'live-http');
   await client.close();
   recorder.kill('SIGINT');
