@@ -11,6 +11,7 @@ import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import { CHECK_COMMAND } from '../check/check-command.js';
 import { EXPORT_COMMAND } from './export/export-command.js';
 import { IMPORT_COMMAND } from './export/import-command.js';
+import { VIEW_COMMAND } from './view/view-command.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
 import { CassetteError } from './errors.js';
@@ -33,6 +34,7 @@ const COMMANDS: readonly CommandModule<CliHooks>[] = [
   CHECK_COMMAND,
   EXPORT_COMMAND,
   IMPORT_COMMAND,
+  VIEW_COMMAND,
   RULES_COMMAND,
 ];
 
@@ -114,7 +116,7 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
       // Names the commands in its own order, kept word for word: a new command belongs here too.
       .demandCommand(
         1,
-        'Name a command: record, recover, show, validate, replay, serve, probe, check, export, import, rules, wrap or unwrap',
+        'Name a command: record, recover, show, validate, replay, serve, probe, check, export, import, view, rules, wrap or unwrap',
       )
       .recommendCommands()
       .example('$0 record -c weather.cassette.json -- node weather-server.js', 'record a stdio server, validating live')

@@ -338,7 +338,14 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       ...options.live,
       data: { ...options.live.data, sessionId, transport: 'streamable-http', target: { url: options.upstream.href, listen: url } },
     });
-    journal.onRecord = (record, line) => live!.record(record, line);
+    // After onJournal: a hook it set (the --ui view) hears the records too.
+    const before = journal.onRecord;
+    journal.onRecord = before
+      ? (record, line) => {
+          live!.record(record, line);
+          before(record, line);
+        }
+      : (record, line) => live!.record(record, line);
   }
 
   return {

@@ -226,10 +226,11 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   // Everything below runs after the server was spawned and its pipes connected.
   logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
   logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
-  // Metrics never stop the traffic: the server runs already, so a failure is logged, not fatal.
+  // Metrics and the --ui view never stop the traffic: the server runs already, so a failure is
+  // logged, not fatal.
   await capture.serve().then(
     () => capture.metricsUrl && logger!.info({ metrics: capture.metricsUrl }, 'serving metrics'),
-    (err: Error) => logger!.error({ err: err.message }, 'metrics not served'),
+    (err: Error) => logger!.error({ err: err.message }, 'metrics or live view not served'),
   );
   // Nor does OpenTelemetry: spans heard before the SDK loads are held for it.
   await capture

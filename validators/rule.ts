@@ -3,10 +3,10 @@ import type { RecordedMessage } from '../lib/message.js';
 import type { Severity } from '../lib/violation.js';
 import type { Point, SessionDigest } from './recording.js';
 import type { SessionState } from './session-state.js';
-import { SPEC_PAGES } from './spec-pages.js';
+import { SPEC_BASE, SPEC_ROOT, specLink } from '../lib/spec-pages.js';
 import { isObject } from '../lib/plain-object.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
-export { isObject };
+export { isObject, SPEC_BASE, SPEC_ROOT, specLink };
 
 /** Which traffic a rule judges: every revision, the 2025 handshake era, or 2026-07-28. */
 export type Era = 'all' | 'legacy' | 'modern';
@@ -189,26 +189,3 @@ export function severityOf(rule: RuleInfo): Severity {
       return 'error';
   }
 }
-
-export const SPEC_ROOT = 'https://modelcontextprotocol.io/specification/';
-export const SPEC_BASE = `${SPEC_ROOT}2026-07-28/`;
-
-/**
- * `basic/index.mdx §Requests` → a link to that page: in the revision of the traffic the finding is
- * about when that revision has the page (validators/spec-pages.ts), else in 2026-07-28, whose
- * pages the catalogue cites.
- */
-export function specLink(source: string, revision?: string): string {
-  const key = revision === undefined || !Object.hasOwn(SPEC_PAGES, revision) ? source : `${revision} ${source}`;
-  let link = links.get(key);
-  if (link === undefined) {
-    const page = source
-      .split(/[;§ ]/)[0]!
-      .replace(/\.mdx$/, '')
-      .replace(/\/index$/, '');
-    const own = key !== source && SPEC_PAGES[revision!]!.has(page);
-    links.set(key, (link = `${own ? `${SPEC_ROOT}${revision}/` : SPEC_BASE}${page}`));
-  }
-  return link;
-}
-const links = new Map<string, string>();

@@ -55,6 +55,11 @@ export const CAPTURE_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     describe: 'Serve Prometheus metrics at /metrics and a health check at /healthz on host:port (a bare port binds 127.0.0.1)',
   },
+  ui: {
+    type: 'string',
+    describe:
+      'Serve a browser view of the traffic as it flows on host:port (a bare port binds 127.0.0.1; 0 picks one); its URL, with a token, goes to stderr',
+  },
 };
 
 export interface CaptureArgs {
@@ -63,6 +68,8 @@ export interface CaptureArgs {
   metricsListen?: { host: string; port: number };
   /** record --otel; `includePayloads`: tool arguments and results on the spans. */
   otel?: { includePayloads: boolean };
+  /** `--ui`: where the live view listens. */
+  uiListen?: { host: string; port: number };
 }
 
 const KEEP_LEVELS = ['error', 'warning', 'info', 'none'];
@@ -104,5 +111,6 @@ export function captureArgsFrom(parsed: ParsedOptions): CaptureArgs {
   } else if (parsed['include-payloads'] === true)
     throw new CassetteError('MCPC_USAGE', '--include-payloads puts payloads on OpenTelemetry spans; add --otel to send them');
   if (parsed['metrics-listen'] !== undefined) args.metricsListen = parseHostPort(String(parsed['metrics-listen']), '--metrics-listen');
+  if (parsed.ui !== undefined) args.uiListen = parseHostPort(String(parsed.ui), '--ui');
   return args;
 }

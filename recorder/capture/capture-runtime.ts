@@ -1,6 +1,8 @@
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { JournalSink } from '../../lib/cassette/journal.js';
+import type { LiveRef } from '../../lib/live-observer.js';
 import { NO_METRICS, type MetricsSink } from '../../lib/metrics.js';
+import type { Violation } from '../../lib/violation.js';
 import type { CaptureArgs } from './capture-options.js';
 import { isPassThrough } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
@@ -8,6 +10,9 @@ import { DeferredMetrics } from '../metrics/deferred-metrics.js';
 import { sampleSessions, type SampleOutcome } from './sampling.js';
 import { SpanFeed } from '../otel/span-feed.js';
 import type { OtelSdk } from '../otel/otel-sdk.js';
+import { liveFeed } from '../../lib/view/live-feed.js';
+import { LiveSource } from '../../lib/view/live-source.js';
+import { startViewServer, type ViewServer } from '../../lib/view/view-server.js';
 
 /**
  * Production capture for one `record` run: the journal filter (redaction, capture level), the
@@ -45,7 +50,11 @@ export class CaptureRuntime {
           args.otel.includePayloads ? { ...args.settings.redaction, paths: [] } : undefined,
         )
       : undefined;
+    if (args.uiListen) this.#ui = { source: new LiveSource(`record ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (live)`) };
   }
+
+  /** --ui: the live view's traffic (bounded, lib/view/live-source.ts) and its server. */
+  #ui: { source: LiveSource; server?: ViewServer } | undefined;
 
   /** Loads the OpenTelemetry SDK when --otel asks for it (never otherwise: cold start is unchanged). */
   async startOtel(onExportError: (message: string) => void): Promise<void> {
@@ -55,8 +64,19 @@ export class CaptureRuntime {
     this.otel.connect(this.#sdk);
   }
 
-  /** Starts the metrics endpoint when asked for (prom-client is loaded only then). */
+  /** Starts the live view (--ui) and the metrics endpoint when asked for (prom-client is loaded
+   * only then). The view's URL goes to stderr: stdout of a stdio record is the protocol's. */
   async serve(): Promise<void> {
+    if (this.#ui && !this.#ui.server) {
+      const listen = this.args.uiListen!;
+      const view = await startViewServer(this.#ui.source, { host: listen.host, port: listen.port, option: '--ui' });
+      this.#ui.server = view;
+      process.stderr.write(`mcp-cassette: live view at ${view.url}\n`);
+    }
+    await this.#serveMetrics();
+  }
+
+  async #serveMetrics(): Promise<void> {
     if (!this.args.metricsListen || !(this.metrics instanceof DeferredMetrics)) return;
     const { PrometheusMetrics, serveMetrics } = await import('../metrics/prometheus.js');
     const prometheus = new PrometheusMetrics(this.transport);
@@ -67,8 +87,23 @@ export class CaptureRuntime {
   }
 
   /** Puts the filter on a new journal (nothing when frames go to disk as they are and nobody
-   * wants metrics). */
+   * wants metrics or spans), and with --ui feeds the live view what the journal hears. */
   attach(journal: JournalSink): void {
+    if (this.#ui) {
+      const feed = liveFeed(this.#ui.source, this.transport === 'http' ? 'streamable-http' : 'stdio', this.#ui.source.title);
+      const before = journal.onRecord;
+      journal.onRecord = (record, line) => {
+        before?.(record, line);
+        feed.record(record);
+      };
+      // The live validator's violations reach the journal as events that onRecord does not hear.
+      const event = journal.event.bind(journal);
+      journal.event = (ev, fields, hold) => {
+        if (ev === 'violation' && fields?.violation)
+          feed.violation({ ...(fields.violation as Violation), ...(fields.ref ? { ref: fields.ref as LiveRef } : {}) });
+        event(ev, fields, hold);
+      };
+    }
     if (isPassThrough(this.args.settings) && !this.metrics.enabled && !this.otel) return;
     journal.filter = new CaptureFilter(this.args.settings, this.metrics, this.transport, this.otel?.observer());
   }
@@ -113,12 +148,13 @@ export class CaptureRuntime {
   }
 
   /** Sends what is held and stops the SDK (at most 2 s: a collector that is down delays the end
-   * no longer), then the metrics endpoint. */
+   * no longer), then the live view and the metrics endpoint. */
   async close(): Promise<void> {
     if (this.otel && this.#sdk) {
       this.otel.drain();
       await this.#sdk.shutdown(2000);
     }
+    await this.#ui?.server?.close();
     return this.#close();
   }
 }

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
-import { collect, spawnTracked } from '../helpers/proc.js';
+import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { tempDir } from '../helpers/tmp.js';
 
 // What a user gets from `npm install mcp-cassette`: the package is packed exactly as it would be
@@ -100,6 +100,16 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
     ),
   );
   t.is(replay.code, 0, replay.stdout.toString('utf8') + replay.stderr);
+  // The view's page is bundled into the package (dist/lib/view/ui/) and served offline.
+  const view = spawnTracked(t, node, [bin, 'view', join(root, 'cassettes', 'examples', 'example-server.cassette.json')], { cwd: consumer });
+  const url = new URL((await waitForOutput(view.stdout!, (s) => s.includes('\n'))).split('\n')[0]!);
+  const page = await fetch(url);
+  t.is(page.status, 200);
+  const script = /src="(app\.js\?token=[^"]+)"/.exec(await page.text())?.[1];
+  const bundle = await fetch(new URL(script ?? 'app.js', url));
+  t.is(bundle.status, 200);
+  t.true((await bundle.text()).length > 10_000, 'the bundled page (Preact and the view) is served from the package');
+  view.kill('SIGTERM');
   // The runtime only: no tests, fixtures, example cassettes or source maps.
   const { readdirSync } = await import('node:fs');
   t.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'docs', 'lib', 'package.json', 'replay']);

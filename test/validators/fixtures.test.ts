@@ -6,7 +6,7 @@ import { RULES } from '../../validators/rules/index.js';
 import { validateRecordings } from '../../validators/recording.js';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import { SessionState } from '../../validators/session-state.js';
-import { SPEC_PAGES } from '../../validators/spec-pages.js';
+import { SPEC_PAGES } from '../../lib/spec-pages.js';
 import { findingLines, fixtureFindings, fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { RULES_FILE_HINT, rulesFile } from '../helpers/paths.js';
 

@@ -1,0 +1,2 @@
+/** esbuild bundles the stylesheet the page imports into app.css. */
+declare module '*.css';
