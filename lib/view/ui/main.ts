@@ -20,7 +20,7 @@ function SessionNav({ sessions, current, onPick }: { sessions: SessionView[]; cu
             onClick=${() => onPick(s.index)}>
             <strong>#${s.index + 1}${s.label ? ` ${s.label}` : ''}</strong> ${s.transport} ${s.revision ?? ''}
             <br /><small>${s.client ?? '?'} → ${s.server ?? '?'}</small>
-            <br /><small>${s.messages} messages${s.durationMs !== undefined ? `, ${Math.round(s.durationMs)} ms` : ''}${s.violations !== undefined ? `, ${s.violations} violations` : ''}</small>
+            <br /><small>${s.messages} message${s.messages === 1 ? '' : 's'}${s.durationMs !== undefined ? `, ${Math.round(s.durationMs)} ms` : ''}${s.violations !== undefined ? `, ${s.violations} violation${s.violations === 1 ? '' : 's'}` : ''}</small>
           </button>
         </li>`,
       )}
