@@ -9,7 +9,7 @@ import type { JournalChunk, JournalRecord } from '../cassette/journal.js';
 import { StdioFramer } from '../framing/stdio-framer.js';
 import { SseSplitter } from '../framing/sse-splitter.js';
 import type { LiveRef } from '../live-observer.js';
-import { frameToMessage } from '../message.js';
+import { frameToMessage, type RecordedMessage } from '../message.js';
 import type { Violation } from '../violation.js';
 import type { LiveSessionInfo, LiveSource } from './live-source.js';
 
@@ -44,12 +44,18 @@ export interface LiveFeed {
 /** Where the last HTTP messages went, by `x:k`, for the violations that name them by ref. */
 const REFS_KEPT = 10_000;
 
+/** What a message becomes before the view keeps it: the recorder's capture filter (credentials
+ * and --redact-path/--redact-value masked, the capture level applied), so the page shows what
+ * the cassette will hold and never more. */
+export type MessageMask = (m: RecordedMessage) => RecordedMessage;
+
 /** One journal's records, for one live source. */
-export function liveFeed(source: LiveSource, transport: 'stdio' | 'streamable-http', target: string): LiveFeed {
+export function liveFeed(source: LiveSource, transport: 'stdio' | 'streamable-http', target: string, mask?: MessageMask): LiveFeed {
   const startedAt = new Date().toISOString();
+  const add = (info: LiveSessionInfo, m: RecordedMessage): void => source.add(info, mask ? mask(m) : m);
   if (transport === 'stdio') {
     const info: LiveSessionInfo = { key: `stdio ${startedAt}`, transport, target, startedAt };
-    const framer = new StdioFramer((m) => source.add(info, m));
+    const framer = new StdioFramer((m) => add(info, m));
     return {
       record(r) {
         if (isChunk(r) && (r.c === 'stdin' || r.c === 'stdout' || r.c === 'stderr')) framer.push(r.c, r.data, r.t);
@@ -73,7 +79,7 @@ export function liveFeed(source: LiveSource, transport: 'stdio' | 'streamable-ht
     refs.set(`${e.x.id}:${e.k++}`, { key: e.info.key, seq });
     if (refs.size > REFS_KEPT) refs.delete(refs.keys().next().value!);
     const direction = part === 'request' ? 'client-to-server' : 'server-to-client';
-    source.add(e.info, frameToMessage(data, { seq, t, direction, channel: 'http', terminated: true, http: { exchange: e.x.id, part } }));
+    add(e.info, frameToMessage(data, { seq, t, direction, channel: 'http', terminated: true, http: { exchange: e.x.id, part } }));
   };
   const record = (r: JournalRecord): void => {
     if (isChunk(r)) {

@@ -4,7 +4,7 @@ import type { LiveRef } from '../../lib/live-observer.js';
 import { NO_METRICS, type MetricsSink } from '../../lib/metrics.js';
 import type { Violation } from '../../lib/violation.js';
 import type { CaptureArgs } from './capture-options.js';
-import { isPassThrough } from './frame-transform.js';
+import { isPassThrough, maskedMessage } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
 import { DeferredMetrics } from '../metrics/deferred-metrics.js';
 import { sampleSessions, type SampleOutcome } from './sampling.js';
@@ -90,7 +90,12 @@ export class CaptureRuntime {
    * wants metrics or spans), and with --ui feeds the live view what the journal hears. */
   attach(journal: JournalSink): void {
     if (this.#ui) {
-      const feed = liveFeed(this.#ui.source, this.transport === 'http' ? 'streamable-http' : 'stdio', this.#ui.source.title);
+      const feed = liveFeed(
+        this.#ui.source,
+        this.transport === 'http' ? 'streamable-http' : 'stdio',
+        this.#ui.source.title,
+        isPassThrough(this.args.settings) ? undefined : (m) => maskedMessage(this.args.settings, m),
+      );
       const before = journal.onRecord;
       journal.onRecord = (record, line) => {
         before?.(record, line);

@@ -1,6 +1,14 @@
 import { isUtf8 } from 'node:buffer';
-import { needsParsing, redactJson, redactText, type PayloadRedaction, type RedactionCounts } from '../../lib/payload-redact.js';
+import {
+  needsParsing,
+  noRedactionCounts,
+  redactJson,
+  redactText,
+  type PayloadRedaction,
+  type RedactionCounts,
+} from '../../lib/payload-redact.js';
 import { maskSecretsInBytes } from '../../lib/secret-text.js';
+import { frameToMessage, messageBytes, type RecordedMessage } from '../../lib/message.js';
 import { reduceJson, reduceText, type CaptureLevel } from './capture-level.js';
 
 /** What the recorder does to each frame before it reaches the disk. */
@@ -73,4 +81,17 @@ export function redactEventFields(s: CaptureSettings, value: unknown, counts: Re
     return out;
   }
   return value;
+}
+
+/** A recorded message as the cassette will keep it (the live view shows no more than that). */
+export function maskedMessage(s: CaptureSettings, m: RecordedMessage): RecordedMessage {
+  const { data } = transformFrame(s, messageBytes(m), m.channel !== 'stderr', noRedactionCounts());
+  return frameToMessage(data, {
+    seq: m.seq,
+    t: m.t,
+    direction: m.direction,
+    channel: m.channel,
+    terminated: !m.unterminated,
+    ...(m.http ? { http: m.http } : {}),
+  });
 }

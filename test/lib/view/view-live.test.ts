@@ -84,6 +84,31 @@ withBrowser('record --ui over stdio: the SDK client’s traffic appears on the o
     await page.$eval(`li.row[data-seq="${flagged[0]}"] .violation a`, (a) => (a as HTMLAnchorElement).href),
     'https://modelcontextprotocol.io/specification/2025-11-25/server/tools',
   );
+  // The page shows what the cassette will keep: a credential the client sent (and the server
+  // echoed) is masked here too, as the recorder masks it by default.
+  const secret = 'sk-live0view0secret0000000000';
+  await client.callTool({ name: 'echo', arguments: { message: `key ${secret}` } });
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('ol.timeline > li > .row-head')].filter((e) => e.textContent!.includes('tools/call echo')).length === 4,
+  );
+  const echoes = await page.$$eval('ol.timeline > li', (els) =>
+    els.filter((e) => /tools\/call echo/.test(e.querySelector('.row-head')!.textContent!)).map((e) => e.getAttribute('data-seq')!),
+  );
+  const token = new URL(url).searchParams.get('token')!;
+  const shown: string[] = [];
+  for (const [seq, pointer] of [
+    [echoes[2]!, '/params/arguments/message'],
+    [echoes[3]!, '/result/content/0/text'],
+  ] as const) {
+    const r = await fetch(`${new URL(url).origin}/api/node?token=${token}&i=0&seq=${seq}&p=${encodeURIComponent(pointer)}`);
+    t.is(r.status, 200, `${seq} ${pointer}`);
+    shown.push(await r.text());
+  }
+  t.true(
+    shown.every((x) => x.includes('[REDACTED]') && !x.includes(secret)),
+    shown.join('\n'),
+  );
   await screenshot(page, 'live-stdio');
   await endStdio(transport);
 });
