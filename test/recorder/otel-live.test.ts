@@ -70,6 +70,17 @@ test('record --otel over stdio: a real server and a real SDK client whose tools/
   const spans = receivedSpans(receiver.posts);
   const call = checkRecorded(t, spans, 'stdio');
   t.is(call.attributes['mcp.protocol.version'], cassette.sessions[0]!.protocol.revision);
+  // The live validator's verdict rides on the span of the message it judged: server-everything's
+  // get-env says explicitly that it takes no parameters (TOOLS-NOPARAM, info) in tools/list.
+  const stored = (cassette.sessions[0]!.violations ?? []).filter((v) => v.rule === 'TOOLS-NOPARAM');
+  t.true(stored.length > 0, 'the recording has the verdict the span should carry');
+  const list = spans.find((s) => s.attributes['mcp.method.name'] === 'tools/list')!;
+  const events = list.events.filter((e) => e.attributes['mcp_cassette.rule.id'] === 'TOOLS-NOPARAM');
+  t.deepEqual(
+    events.map((e) => [e.name, e.attributes['mcp_cassette.severity'], e.attributes['mcp_cassette.message']]),
+    stored.map((v) => ['mcp_cassette.violation', 'info', v.message]),
+    JSON.stringify(list.events),
+  );
   t.deepEqual(JSON.parse(String(call.attributes['gen_ai.tool.call.arguments'])), { message: 'hello' });
   // Live and export give the same spans (names, kinds, attributes) for the same traffic.
   const { stdout } = await run(node, [cli, 'export', path, '--format', 'otlp-json', '--include-payloads']);
@@ -133,6 +144,14 @@ test('record --otel over Streamable HTTP with OTEL_EXPORTER_OTLP_PROTOCOL=http/j
   t.is(call.attributes['server.address'], target.hostname);
   t.is(call.attributes['server.port'], Number(target.port));
   t.is(call.attributes['gen_ai.tool.call.arguments'], undefined, 'payloads only with --include-payloads');
+  // Every verdict the live validator stored on a message is an event on a span, once.
+  const onMessages = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => v.seq > 0);
+  const verdictEvents = spans.flatMap((s) => s.events.filter((e) => e.name === 'mcp_cassette.violation'));
+  t.true(onMessages.length > 0, 'the recording has verdicts on messages');
+  t.deepEqual(
+    verdictEvents.map((e) => `${String(e.attributes['mcp_cassette.rule.id'])} ${String(e.attributes['mcp_cassette.message'])}`).sort(),
+    onMessages.map((v) => `${v.rule} ${v.message}`).sort(),
+  );
   // A request the server sends is a SERVER span, timed by mcp.server.operation.duration.
   const elicit = spans.find((s) => s.name === 'elicitation/create')!;
   t.is(elicit.kind, SPAN_KIND_SERVER);
