@@ -24,7 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import { benchDir, cli, ended, firstLine, memory, node, sleep, start, stop } from './proc.js';
+import { benchDir, cli, ended, firstLine, memory, node, start, stop } from './proc.js';
 import { section, type Section } from './report.js';
 import { fmt, int } from './stats.js';
 
