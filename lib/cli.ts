@@ -32,6 +32,7 @@ const recordHooks: RecordHooks = {
     },
     workers: args.validateWorkers,
   }),
+  judgeAtWriteModule: new URL('../validators/judge-at-write.js', import.meta.url).href,
   judgeAtWrite: async (sessions, scope, options) =>
     (await import('../validators/judge-at-write.js')).judgeAtWrite(sessions, scope, options),
 };

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { CassetteError, ioReason } from '../../lib/errors.js';
 import type { JournalHeader, JournalSink } from '../../lib/cassette/journal.js';
 import type { Logger } from '../../lib/log.js';
-import { CassetteDir } from './cassette-dir.js';
+import { CassetteDir, type FoldSettings } from './cassette-dir.js';
 import { recordingCounters, type RecordingCounters } from './counters.js';
 import type { DirArgs } from './dir-args.js';
 import { RotatingJournal } from './rotating-journal.js';
@@ -20,9 +20,15 @@ export interface DirRecording {
 
 /**
  * Starts recording into a directory. `logger()` gives the logger once it exists (the stdio proxy
- * spawns its server before the logger is made).
+ * spawns its server before the logger is made). `fold`: --sample and judge-at-write for each
+ * cassette as it closes; `summary()`: fields added to the `recording stopped` line.
  */
-export function startDirRecording(args: DirArgs, logger: () => Logger | undefined): DirRecording {
+export function startDirRecording(
+  args: DirArgs,
+  logger: () => Logger | undefined,
+  fold: FoldSettings = {},
+  summary: () => Record<string, unknown> = () => ({}),
+): DirRecording {
   try {
     mkdirSync(args.dir, { recursive: true });
   } catch (err) {
@@ -35,7 +41,7 @@ export function startDirRecording(args: DirArgs, logger: () => Logger | undefine
   const counters = recordingCounters;
   const info = (fields: Record<string, unknown>, message: string): void => logger()?.info(fields, message);
   const warn = (fields: Record<string, unknown>, message: string): void => logger()?.warn(fields, message);
-  const dir = new CassetteDir({ dir: args.dir, retention: args.retention, counters, info, warn });
+  const dir = new CassetteDir({ dir: args.dir, retention: args.retention, counters, info, warn, fold });
   return {
     counters,
     openJournal(_cassette, header, t0) {
@@ -60,7 +66,7 @@ export function startDirRecording(args: DirArgs, logger: () => Logger | undefine
     },
     async finish() {
       const left = await dir.drain();
-      logger()?.info({ dir: args.dir, ...counters }, 'recording stopped');
+      logger()?.info({ dir: args.dir, ...counters, ...summary() }, 'recording stopped');
       if (left > 0) {
         process.stderr.write(
           `mcp-cassette: ${left} closed journal(s) in ${args.dir} could not be written as cassettes yet; once there is room, run:\n  mcp-cassette recover ${args.dir}\n`,
