@@ -207,12 +207,11 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
       })
     : undefined;
   const dir = args.dir
-    ? (await import('./rotation/dir-recording.js')).startDirRecording(
-        args.dir,
-        () => logger,
-        folds!.fold,
-        () => capture.summary(),
-      )
+    ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger, {
+        fold: folds!.fold,
+        summary: () => capture.summary(),
+        metrics: capture.metrics,
+      })
     : undefined;
   // A directory's cassettes are folded as they close (recorder/rotation/); its end is the save.
   const finishDir = async (): Promise<SaveResult> => {

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { RecordingCounters } from './counters.js';
+import type { MetricsSink } from '../../lib/metrics.js';
 import type { SamplingSettings } from '../capture/sampling.js';
 import type { FoldJob, FoldJudge, FoldResult } from './fold-worker.js';
 import { prune, type RetentionPolicy } from './retention.js';
@@ -15,6 +16,8 @@ export interface CassetteDirOptions {
   /** What each fold also does: `--sample`, and judge-at-write (asked when the fold starts, since
    * whether live validation shed is known only then). */
   fold?: FoldSettings;
+  /** Where cassettes rotated and pruned are counted. */
+  metrics?: MetricsSink;
 }
 
 export interface FoldSettings {
@@ -45,7 +48,7 @@ export class CassetteDir {
   }
 
   /** A closed journal to fold into its cassette. */
-  closed(file: { journal: string; cassette: string }): void {
+  closed(file: { journal: string; cassette: string; trigger?: string }): void {
     this.#push({ kind: 'fold', ...file });
   }
 
@@ -114,6 +117,7 @@ export class CassetteDir {
       if (result.written) {
         c.cassettesRotated += 1;
         c.messagesRecorded += result.messages;
+        this.#o.metrics?.count('mcp_cassette_cassettes_rotated_total', { trigger: job.trigger ?? 'end' });
         this.#o.info({ cassette: job.cassette, sessions: result.sessions, messages: result.messages, ...sampling }, 'cassette closed');
       } else this.#o.info({ cassette: job.cassette, ...sampling }, 'cassette not written: --sample left every session out');
     } else if (result.sessions > 0) this.#o.info({ dir: job.dir, sessions: result.sessions }, 'recovered sessions of an earlier recorder');
@@ -130,6 +134,7 @@ export class CassetteDir {
       for (const p of prune(this.#o.dir, this.#o.retention)) {
         this.#o.counters.cassettesPruned += 1;
         this.#o.counters.bytesPruned += p.bytes;
+        this.#o.metrics?.count('mcp_cassette_cassettes_pruned_total', { rule: p.why });
         this.#o.info({ cassette: p.path, bytes: p.bytes, by: p.why }, 'cassette deleted by the retention policy');
       }
     } catch (err) {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { CassetteError, ioReason } from '../../lib/errors.js';
 import type { JournalHeader, JournalSink } from '../../lib/cassette/journal.js';
 import type { Logger } from '../../lib/log.js';
+import type { MetricsSink } from '../../lib/metrics.js';
 import { CassetteDir, type FoldSettings } from './cassette-dir.js';
 import { recordingCounters, type RecordingCounters } from './counters.js';
 import type { DirArgs } from './dir-args.js';
@@ -21,14 +22,15 @@ export interface DirRecording {
 /**
  * Starts recording into a directory. `logger()` gives the logger once it exists (the stdio proxy
  * spawns its server before the logger is made). `fold`: --sample and judge-at-write for each
- * cassette as it closes; `summary()`: fields added to the `recording stopped` line.
+ * cassette as it closes; `summary()`: fields added to the `recording stopped` line; `metrics`:
+ * where rotations, pruning, pauses and what was not recorded are counted.
  */
 export function startDirRecording(
   args: DirArgs,
   logger: () => Logger | undefined,
-  fold: FoldSettings = {},
-  summary: () => Record<string, unknown> = () => ({}),
+  options: { fold?: FoldSettings; summary?: () => Record<string, unknown>; metrics?: MetricsSink } = {},
 ): DirRecording {
+  const { fold, metrics } = options;
   try {
     mkdirSync(args.dir, { recursive: true });
   } catch (err) {
@@ -41,7 +43,15 @@ export function startDirRecording(
   const counters = recordingCounters;
   const info = (fields: Record<string, unknown>, message: string): void => logger()?.info(fields, message);
   const warn = (fields: Record<string, unknown>, message: string): void => logger()?.warn(fields, message);
-  const dir = new CassetteDir({ dir: args.dir, retention: args.retention, counters, info, warn, fold });
+  const dir = new CassetteDir({
+    dir: args.dir,
+    retention: args.retention,
+    counters,
+    info,
+    warn,
+    ...(fold ? { fold } : {}),
+    ...(metrics ? { metrics } : {}),
+  });
   return {
     counters,
     openJournal(_cassette, header, t0) {
@@ -53,6 +63,7 @@ export function startDirRecording(
           policy: args.rotate,
           counters,
           closed: (file) => dir.closed(file),
+          ...(metrics ? { metrics } : {}),
           info,
           warn,
         });
@@ -66,7 +77,7 @@ export function startDirRecording(
     },
     async finish() {
       const left = await dir.drain();
-      logger()?.info({ dir: args.dir, ...counters, ...summary() }, 'recording stopped');
+      logger()?.info({ dir: args.dir, ...counters, ...options.summary?.() }, 'recording stopped');
       if (left > 0) {
         process.stderr.write(
           `mcp-cassette: ${left} closed journal(s) in ${args.dir} could not be written as cassettes yet; once there is room, run:\n  mcp-cassette recover ${args.dir}\n`,

@@ -22,7 +22,7 @@ export interface FoldJudge {
 }
 
 export type FoldJob =
-  | { kind: 'fold'; journal: string; cassette: string; sampling?: SamplingSettings; judge?: FoldJudge }
+  | { kind: 'fold'; journal: string; cassette: string; trigger?: string; sampling?: SamplingSettings; judge?: FoldJudge }
   | { kind: 'recover'; dir: string };
 
 /** A line the worker wants logged by the proxy's logger. */
