@@ -187,7 +187,18 @@ export async function soakRun(kib: number, minutes: number, rate: number, connec
     await stop(proxy, 'SIGINT', 600_000);
     const after = diskUse(cassetteDir);
     samples.push({ seconds: (Date.now() - t0) / 1000, rssMb: NaN, diskBytes: after.bytes, files: after.files, load1: loadavg()[0]! });
-    const v = await validateDir(cassetteDir);
+    if (process.env.BENCH_SOAK_CSV) {
+      const csv = [
+        'seconds,rss_mb,disk_bytes,files,load1',
+        ...samples.map((s) => `${fmt(s.seconds, 1)},${fmt(s.rssMb, 1)},${s.diskBytes},${s.files},${fmt(s.load1, 2)}`),
+      ];
+      writeFileSync(join(process.env.BENCH_SOAK_CSV, `soak-${kib}k.csv`), csv.join('\n') + '\n');
+    }
+    // The samples are kept (BENCH_SOAK_CSV) even when validate cannot run.
+    const v = await validateDir(cassetteDir).catch((err: Error) => {
+      process.stderr.write(`soak: validate failed: ${err.message}\n`);
+      return { cassettes: NaN, withErrors: NaN, errors: NaN };
+    });
     const logText = readFileSync(logFile, 'utf8');
     const stopped = logText
       .split('\n')
@@ -198,13 +209,6 @@ export async function soakRun(kib: number, minutes: number, rate: number, connec
     const warmEnd = Math.min(120, (minutes * 60) / 10);
     const afterWarm = during.filter((s) => s.seconds >= warmEnd);
     const loads = samples.map((s) => s.load1);
-    if (process.env.BENCH_SOAK_CSV) {
-      const csv = [
-        'seconds,rss_mb,disk_bytes,files,load1',
-        ...samples.map((s) => `${fmt(s.seconds, 1)},${fmt(s.rssMb, 1)},${s.diskBytes},${s.files},${fmt(s.load1, 2)}`),
-      ];
-      writeFileSync(join(process.env.BENCH_SOAK_CSV, `soak-${kib}k.csv`), csv.join('\n') + '\n');
-    }
     return {
       kib,
       minutes,
