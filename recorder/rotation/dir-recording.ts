@@ -63,6 +63,7 @@ export function startDirRecording(
           policy: args.rotate,
           counters,
           closed: (file) => dir.closed(file),
+          ...forceAfter(),
           ...(metrics ? { metrics } : {}),
           info,
           warn,
@@ -87,4 +88,11 @@ export function startDirRecording(
       return true;
     },
   };
+}
+
+/** How long a due HTTP rotation waits for in-flight requests before it moves them to the next
+ * cassette: 30 s, or `MCPC_ROTATE_FORCE_AFTER_MS` (milliseconds, a positive integer). */
+function forceAfter(): { forceAfterMs?: number } {
+  const ms = Number(process.env.MCPC_ROTATE_FORCE_AFTER_MS);
+  return Number.isInteger(ms) && ms > 0 ? { forceAfterMs: ms } : {};
 }
