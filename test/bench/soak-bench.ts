@@ -15,6 +15,8 @@
  *   BENCH_SOAK_CONNS     connections (4)
  *   BENCH_SOAK_SAMPLE_S  seconds between samples (5)
  *   BENCH_SOAK_CSV       a folder: each size's samples go to soak-<KiB>k.csv there
+ *   BENCH_SOAK_RECORD_ARGS  more `record` options, space-separated (`--no-validate`: the same
+ *                        soak without live validation, to tell its memory from the recorder's)
  *
  * Rotation and retention grow with the message: --rotate-size <KiB> MiB and --keep-bytes 8x that.
  */
@@ -131,6 +133,7 @@ export async function soakRun(kib: number, minutes: number, rate: number, connec
     `${kib}MiB`,
     '--keep-bytes',
     `${8 * kib}MiB`,
+    ...(process.env.BENCH_SOAK_RECORD_ARGS ?? '').split(' ').filter(Boolean),
   ];
   let proxy: ReturnType<typeof start> | undefined;
   const samples: Sample[] = [];
