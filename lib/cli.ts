@@ -32,6 +32,7 @@ const recordHooks: RecordHooks = {
     },
     workers: args.validateWorkers,
   }),
+  judgeAtWriteModule: new URL('../validators/judge-at-write.js', import.meta.url).href,
   judgeAtWrite: async (sessions, scope, options) =>
     (await import('../validators/judge-at-write.js')).judgeAtWrite(sessions, scope, options),
 };
@@ -51,10 +52,13 @@ async function main(argv: string[]): Promise<void> {
     // `serve` is a host's server command too: a client may give it a second to answer, so it
     // skips yargs like `record` does, and loads only its own modules.
     const { SERVE_OPTIONS } = await import('../replay/serve/serve-options.js');
-    const fast = parseFast(argv.slice(2), SERVE_OPTIONS);
+    // Several cassettes (files or directories) come first, before any option.
+    let n = 1;
+    while (n < argv.length && argv[n] !== '--' && !argv[n]!.startsWith('-')) n++;
+    const fast = parseFast(argv.slice(n), SERVE_OPTIONS);
     if (fast) {
       const { SERVE_COMMAND } = await import('../replay/serve/run-serve.js');
-      process.exitCode = (await SERVE_COMMAND.handler({ ...fast, _: [], cassette: argv[1] }, context)) ?? 0;
+      process.exitCode = (await SERVE_COMMAND.handler({ ...fast, _: [], cassette: argv.slice(1, n) }, context)) ?? 0;
       process.stdin.destroy();
       return;
     }

@@ -72,17 +72,17 @@ export const METRICS = {
   },
   mcp_cassette_unrecorded_total: {
     kind: 'counter',
-    help: 'Records not written to disk (full or unwritable cassette directory), by reason; traffic went on',
-    labels: ['reason'],
+    help: 'Traffic not recorded while recording was paused (full or unwritable cassette directory; traffic went on), in bytes and in messages (unit), by reason (no_space, unwritable)',
+    labels: ['unit', 'reason'],
   },
   mcp_cassette_cassettes_rotated_total: {
     kind: 'counter',
-    help: 'Cassettes closed by rotation (--rotate-size, --rotate-interval, --rotate-sessions)',
+    help: 'Cassettes of --cassette-dir closed and written, by what closed them (size, interval, sessions; end: the recording ended)',
     labels: ['trigger'],
   },
   mcp_cassette_cassettes_pruned_total: {
     kind: 'counter',
-    help: 'Closed cassettes deleted by retention (--keep-files, --keep-age, --keep-bytes)',
+    help: 'Closed cassettes deleted by retention, by rule (keep-files, keep-age, keep-bytes)',
     labels: ['rule'],
   },
   mcp_cassette_otel_spans_lost_total: {

@@ -174,6 +174,8 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
 /** Supplied by the composition root: the recorder itself knows nothing of validation. */
 export interface RecordHooks {
   liveWorker?: (args: RecordArgs) => LiveWorkerSpec;
+  /** The module of judgeAtWrite, for the fold workers of `--cassette-dir` (a file URL). */
+  judgeAtWriteModule?: string;
   /** Judges at cassette write what live validation left undone (validators/judge-at-write.ts). */
   judgeAtWrite?: (
     sessions: RecordedSession[],
@@ -195,9 +197,28 @@ export interface SaveResult {
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
   const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio', args.http?.upstream);
   let logger: Logger | undefined;
-  const dir = args.dir ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger) : undefined;
+  const folds = args.dir
+    ? (await import('./rotation/dir-fold.js')).dirFold({
+        capture,
+        ...(args.validate && hooks.judgeAtWriteModule ? { judgeModule: hooks.judgeAtWriteModule } : {}),
+        http: Boolean(args.http),
+        validateWorkers: args.validateWorkers,
+        ...(args.failOn ? { failOn: args.failOn } : {}),
+      })
+    : undefined;
+  const dir = args.dir
+    ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger, {
+        fold: folds!.fold,
+        summary: () => capture.summary(),
+        metrics: capture.metrics,
+      })
+    : undefined;
   // A directory's cassettes are folded as they close (recorder/rotation/); its end is the save.
-  const finishDir = async (): Promise<SaveResult> => ({ saved: await dir!.finish() });
+  const finishDir = async (): Promise<SaveResult> => {
+    const saved = await dir!.finish();
+    const failed = folds!.failed();
+    return { saved, ...(failed !== undefined ? { failed } : {}) };
+  };
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
     const live = args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined;

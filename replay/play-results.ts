@@ -7,7 +7,7 @@ import { DEEP_TEXT } from '../lib/json-depth.js';
 import { diffJson, isObject } from './diff.js';
 import { normalise, patternsFor, type IgnorePattern } from './normalise.js';
 import { asWholeList, recordedItems, withoutList, type LiveListing, type PagePlan } from './pagination.js';
-import { carryRedactions } from './redactions.js';
+import { carryRedactions } from '../lib/masked-values.js';
 import { jsonOf, key, pushTo, worst, type ExchangeStep, type Interaction, type Json, type PlayOptions } from './play-model.js';
 import type { Difference, InteractionResult } from './types.js';
 import { judgeResponse } from './verdicts/index.js';

@@ -30,7 +30,7 @@ import { packageVersion } from '../lib/version.js';
 import { deepEqual, isObject } from './diff.js';
 import type { LiveTape } from './live/tape.js';
 import type { PlayOutcome } from './play-model.js';
-import { carryArgvRedactions, carryRedactions, hasRedactions } from './redactions.js';
+import { carryArgvRedactions, carryRedactions, hasRedactions } from '../lib/masked-values.js';
 import type { SessionResult, UpdateResult } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -144,7 +144,7 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
       counterpart = counterparts.byMethod.get(method)?.[n];
     }
     if (counterpart && hasRedactions(counterpart.json)) {
-      const masked = carryRedactions(counterpart.json, json) as Json;
+      const masked = carryRedactions(counterpart.json, json, { rehash: true }) as Json;
       if (!deepEqual(masked, json)) json = masked;
     }
     messages.push(json === messageValue(frame) ? frame : frameToMessage(Buffer.from(messageText(json), 'utf8'), info));

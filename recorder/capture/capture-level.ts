@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CAPTURE_META, hashPlaceholder } from '../../lib/masked-values.js';
 import { isObject } from '../../lib/plain-object.js';
 
 /**
@@ -14,7 +15,7 @@ import { isObject } from '../../lib/plain-object.js';
  */
 export type CaptureLevel = 'full' | 'metadata' | 'hashed';
 export const CAPTURE_LEVELS: readonly CaptureLevel[] = ['full', 'metadata', 'hashed'];
-export const CAPTURE_META = 'dev.mcp-cassette/capture';
+export { CAPTURE_META };
 
 type Json = Record<string, unknown>;
 
@@ -24,11 +25,6 @@ const LISTS = new Set(['tools', 'prompts', 'resources', 'resourceTemplates']);
 const KEPT_ITEM = new Set(['name', 'uri', 'uriTemplate']);
 
 const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
-
-export function hashPlaceholder(value: string | number): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return `sha256:${sha256(text)}:${Buffer.byteLength(text)}`;
-}
 
 /** A parsed frame reduced to `level` (`bytes`: the size of the frame as it crossed the proxy). */
 export function reduceJson(value: unknown, level: Exclude<CaptureLevel, 'full'>, bytes: number): unknown {

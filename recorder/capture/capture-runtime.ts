@@ -7,7 +7,7 @@ import type { CaptureArgs } from './capture-options.js';
 import { isPassThrough, maskedMessage } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
 import { DeferredMetrics } from '../metrics/deferred-metrics.js';
-import { sampleSessions, type SampleOutcome } from './sampling.js';
+import { countSampling, sampleCounts, sampleSessions, type SampleCounts } from './sampling.js';
 import { SpanFeed } from '../otel/span-feed.js';
 import type { OtelSdk } from '../otel/otel-sdk.js';
 import { liveFeed } from '../../lib/view/live-feed.js';
@@ -116,12 +116,19 @@ export class CaptureRuntime {
   /** The sessions of a folded journal that the cassette keeps (all without --sample). */
   select(sessions: RecordedSession[]): RecordedSession[] {
     if (!this.args.sampling) return sessions;
-    const outcome: SampleOutcome = sampleSessions(sessions, this.args.sampling, this.metrics);
-    this.sampled.kept += outcome.kept.length;
-    this.sampled.keptForViolations += outcome.keptForViolations;
-    this.sampled.sessionsOut += outcome.sampledOut.sessions;
-    this.sampled.messagesOut += outcome.sampledOut.messages;
+    const outcome = sampleSessions(sessions, this.args.sampling);
+    this.addSampling(sampleCounts(outcome));
     return outcome.kept;
+  }
+
+  /** Adds what one sampling decided (here, or in a rotation's fold worker) to the run's totals
+   * and the metrics. */
+  addSampling(c: SampleCounts): void {
+    this.sampled.kept += c.kept;
+    this.sampled.keptForViolations += c.keptForViolations;
+    this.sampled.sessionsOut += c.sessionsOut;
+    this.sampled.messagesOut += c.messagesOut;
+    countSampling(c, this.metrics);
   }
 
   /** The summary's fields on sampling (none without --sample). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
-import type { MetricsSink } from '../../lib/metrics.js';
+import { NO_METRICS, type MetricsSink } from '../../lib/metrics.js';
 import { SEVERITY_ORDER, type Severity } from '../../lib/violation.js';
 
 /**
@@ -34,24 +34,52 @@ function hasViolationAtLeast(session: RecordedSession, level: Severity): boolean
   return (session.violations ?? []).some((v) => SEVERITY_ORDER[v.severity] >= SEVERITY_ORDER[level]);
 }
 
-export function sampleSessions(sessions: readonly RecordedSession[], s: SamplingSettings, metrics: MetricsSink): SampleOutcome {
+/** What one sampling decided, in numbers: what a fold worker hands back to the proxy. */
+export interface SampleCounts {
+  kept: number;
+  keptForViolations: number;
+  sessionsOut: number;
+  messagesOut: number;
+}
+
+export function sampleCounts(outcome: SampleOutcome): SampleCounts {
+  return {
+    kept: outcome.kept.length,
+    keptForViolations: outcome.keptForViolations,
+    sessionsOut: outcome.sampledOut.sessions,
+    messagesOut: outcome.sampledOut.messages,
+  };
+}
+
+/** Reports what sampling decided to the metrics (in the proxy's thread, wherever it was folded). */
+export function countSampling(c: SampleCounts, metrics: MetricsSink): void {
+  const bySample = c.kept - c.keptForViolations;
+  if (bySample > 0) metrics.count('mcp_cassette_sessions_kept_total', { reason: 'sampled' }, bySample);
+  if (c.keptForViolations > 0) metrics.count('mcp_cassette_sessions_kept_total', { reason: 'violation' }, c.keptForViolations);
+  if (c.sessionsOut > 0) {
+    metrics.count('mcp_cassette_sessions_sampled_out_total', {}, c.sessionsOut);
+    metrics.count('mcp_cassette_messages_sampled_out_total', {}, c.messagesOut);
+  }
+}
+
+/** Chooses the sessions the cassette keeps; `metrics` hears of it (a fold worker passes none and
+ * hands the counts back). */
+export function sampleSessions(
+  sessions: readonly RecordedSession[],
+  s: SamplingSettings,
+  metrics: MetricsSink = NO_METRICS,
+): SampleOutcome {
   const out: SampleOutcome = { kept: [], sampledOut: { sessions: 0, messages: 0 }, keptForViolations: 0 };
   for (const session of sessions) {
-    if (s.fraction >= 1 || samplePoint(session.mcpSessionId ?? session.id) < s.fraction) {
-      out.kept.push(session);
-      metrics.count('mcp_cassette_sessions_kept_total', { reason: 'sampled' });
-    } else if (s.keepViolations !== 'none' && hasViolationAtLeast(session, s.keepViolations)) {
+    if (s.fraction >= 1 || samplePoint(session.mcpSessionId ?? session.id) < s.fraction) out.kept.push(session);
+    else if (s.keepViolations !== 'none' && hasViolationAtLeast(session, s.keepViolations)) {
       out.kept.push(session);
       out.keptForViolations += 1;
-      metrics.count('mcp_cassette_sessions_kept_total', { reason: 'violation' });
     } else {
       out.sampledOut.sessions += 1;
       out.sampledOut.messages += session.messages.length;
     }
   }
-  if (out.sampledOut.sessions > 0) {
-    metrics.count('mcp_cassette_sessions_sampled_out_total', {}, out.sampledOut.sessions);
-    metrics.count('mcp_cassette_messages_sampled_out_total', {}, out.sampledOut.messages);
-  }
+  countSampling(sampleCounts(out), metrics);
   return out;
 }

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { RecordingCounters } from './counters.js';
-import type { FoldJob, FoldResult } from './fold-worker.js';
+import type { MetricsSink } from '../../lib/metrics.js';
+import type { SamplingSettings } from '../capture/sampling.js';
+import type { FoldJob, FoldJudge, FoldResult } from './fold-worker.js';
 import { prune, type RetentionPolicy } from './retention.js';
 
 export interface CassetteDirOptions {
@@ -11,6 +13,18 @@ export interface CassetteDirOptions {
   warn: (fields: Record<string, unknown>, message: string) => void;
   /** How often journals whose fold failed are tried again (default 5 s). */
   retryMs?: number;
+  /** What each fold also does: `--sample`, and judge-at-write (asked when the fold starts, since
+   * whether live validation shed is known only then). */
+  fold?: FoldSettings;
+  /** Where cassettes rotated and pruned are counted. */
+  metrics?: MetricsSink;
+}
+
+export interface FoldSettings {
+  sampling?: SamplingSettings;
+  judge?: () => FoldJudge | undefined;
+  /** Told of every fold that wrote or left out sessions (sampling counts, verdicts judged). */
+  folded?: (result: Extract<FoldResult, { ok: true }>) => void;
 }
 
 const WORKER = new URL('./fold-worker.js', import.meta.url);
@@ -34,7 +48,7 @@ export class CassetteDir {
   }
 
   /** A closed journal to fold into its cassette. */
-  closed(file: { journal: string; cassette: string }): void {
+  closed(file: { journal: string; cassette: string; trigger?: string }): void {
     this.#push({ kind: 'fold', ...file });
   }
 
@@ -62,9 +76,17 @@ export class CassetteDir {
     })();
   }
 
+  /** The job as the worker gets it: a fold with this run's sampling and judge. */
+  #withSettings(job: FoldJob): FoldJob {
+    const f = this.#o.fold;
+    if (job.kind !== 'fold' || !f) return job;
+    const judge = f.judge?.();
+    return { ...job, ...(f.sampling ? { sampling: f.sampling } : {}), ...(judge ? { judge } : {}) };
+  }
+
   async #run(job: FoldJob): Promise<void> {
     const result = await new Promise<FoldResult>((resolve) => {
-      const worker = new Worker(WORKER, { workerData: job });
+      const worker = new Worker(WORKER, { workerData: this.#withSettings(job) });
       let settled = false;
       worker.once('message', (r: FoldResult) => {
         settled = true;
@@ -88,10 +110,16 @@ export class CassetteDir {
       } else this.#o.warn({ dir: job.dir, err: result.error }, 'journals left by an earlier recorder could not be recovered');
       return;
     }
+    for (const line of result.logs) (line.level === 'info' ? this.#o.info : this.#o.warn)(line.fields, line.message);
     if (job.kind === 'fold') {
-      c.cassettesRotated += 1;
-      c.messagesRecorded += result.messages;
-      this.#o.info({ cassette: job.cassette, sessions: result.sessions, messages: result.messages }, 'cassette closed');
+      this.#o.fold?.folded?.(result);
+      const sampling = result.sampling ? { sampling: result.sampling } : {};
+      if (result.written) {
+        c.cassettesRotated += 1;
+        c.messagesRecorded += result.messages;
+        this.#o.metrics?.count('mcp_cassette_cassettes_rotated_total', { trigger: job.trigger ?? 'end' });
+        this.#o.info({ cassette: job.cassette, sessions: result.sessions, messages: result.messages, ...sampling }, 'cassette closed');
+      } else this.#o.info({ cassette: job.cassette, ...sampling }, 'cassette not written: --sample left every session out');
     } else if (result.sessions > 0) this.#o.info({ dir: job.dir, sessions: result.sessions }, 'recovered sessions of an earlier recorder');
     this.#prune();
     // A fold that works means the disk has room again: the ones that failed go next.
@@ -106,6 +134,7 @@ export class CassetteDir {
       for (const p of prune(this.#o.dir, this.#o.retention)) {
         this.#o.counters.cassettesPruned += 1;
         this.#o.counters.bytesPruned += p.bytes;
+        this.#o.metrics?.count('mcp_cassette_cassettes_pruned_total', { rule: p.why });
         this.#o.info({ cassette: p.path, bytes: p.bytes, by: p.why }, 'cassette deleted by the retention policy');
       }
     } catch (err) {

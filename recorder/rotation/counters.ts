@@ -1,3 +1,5 @@
+import type { MetricsSink } from '../../lib/metrics.js';
+
 /**
  * What `record --cassette-dir` has done so far, for the summary, the logs and metrics
  * (`--metrics-listen` reads `recordingCounters`). Plain numbers, updated in place: reading them
@@ -41,3 +43,23 @@ export function newRecordingCounters(): RecordingCounters {
 
 /** The counters of this process's `record --cassette-dir` run (one recorder per process). */
 export const recordingCounters: RecordingCounters = newRecordingCounters();
+
+/** Why recording paused, as the `reason` label of `mcp_cassette_unrecorded_total`. */
+export function pauseReason(err: unknown): 'no_space' | 'unwritable' {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' ? 'no_space' : 'unwritable';
+}
+
+/** Counts what crossed the proxy unrecorded (while paused), in the counters and the metrics. */
+export function countNotRecorded(
+  c: RecordingCounters,
+  metrics: MetricsSink | undefined,
+  bytes: number,
+  messages: number,
+  reason: string,
+): void {
+  c.bytesNotRecorded += bytes;
+  c.messagesNotRecorded += messages;
+  metrics?.count('mcp_cassette_unrecorded_total', { unit: 'bytes', reason }, bytes);
+  metrics?.count('mcp_cassette_unrecorded_total', { unit: 'messages', reason }, messages);
+}

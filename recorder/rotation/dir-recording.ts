@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { CassetteError, ioReason } from '../../lib/errors.js';
 import type { JournalHeader, JournalSink } from '../../lib/cassette/journal.js';
 import type { Logger } from '../../lib/log.js';
-import { CassetteDir } from './cassette-dir.js';
+import type { MetricsSink } from '../../lib/metrics.js';
+import { CassetteDir, type FoldSettings } from './cassette-dir.js';
 import { recordingCounters, type RecordingCounters } from './counters.js';
 import type { DirArgs } from './dir-args.js';
 import { RotatingJournal } from './rotating-journal.js';
@@ -20,9 +21,16 @@ export interface DirRecording {
 
 /**
  * Starts recording into a directory. `logger()` gives the logger once it exists (the stdio proxy
- * spawns its server before the logger is made).
+ * spawns its server before the logger is made). `fold`: --sample and judge-at-write for each
+ * cassette as it closes; `summary()`: fields added to the `recording stopped` line; `metrics`:
+ * where rotations, pruning, pauses and what was not recorded are counted.
  */
-export function startDirRecording(args: DirArgs, logger: () => Logger | undefined): DirRecording {
+export function startDirRecording(
+  args: DirArgs,
+  logger: () => Logger | undefined,
+  options: { fold?: FoldSettings; summary?: () => Record<string, unknown>; metrics?: MetricsSink } = {},
+): DirRecording {
+  const { fold, metrics } = options;
   try {
     mkdirSync(args.dir, { recursive: true });
   } catch (err) {
@@ -35,7 +43,15 @@ export function startDirRecording(args: DirArgs, logger: () => Logger | undefine
   const counters = recordingCounters;
   const info = (fields: Record<string, unknown>, message: string): void => logger()?.info(fields, message);
   const warn = (fields: Record<string, unknown>, message: string): void => logger()?.warn(fields, message);
-  const dir = new CassetteDir({ dir: args.dir, retention: args.retention, counters, info, warn });
+  const dir = new CassetteDir({
+    dir: args.dir,
+    retention: args.retention,
+    counters,
+    info,
+    warn,
+    ...(fold ? { fold } : {}),
+    ...(metrics ? { metrics } : {}),
+  });
   return {
     counters,
     openJournal(_cassette, header, t0) {
@@ -47,6 +63,8 @@ export function startDirRecording(args: DirArgs, logger: () => Logger | undefine
           policy: args.rotate,
           counters,
           closed: (file) => dir.closed(file),
+          ...forceAfter(),
+          ...(metrics ? { metrics } : {}),
           info,
           warn,
         });
@@ -60,7 +78,7 @@ export function startDirRecording(args: DirArgs, logger: () => Logger | undefine
     },
     async finish() {
       const left = await dir.drain();
-      logger()?.info({ dir: args.dir, ...counters }, 'recording stopped');
+      logger()?.info({ dir: args.dir, ...counters, ...options.summary?.() }, 'recording stopped');
       if (left > 0) {
         process.stderr.write(
           `mcp-cassette: ${left} closed journal(s) in ${args.dir} could not be written as cassettes yet; once there is room, run:\n  mcp-cassette recover ${args.dir}\n`,
@@ -70,4 +88,11 @@ export function startDirRecording(args: DirArgs, logger: () => Logger | undefine
       return true;
     },
   };
+}
+
+/** How long a due HTTP rotation waits for in-flight requests before it moves them to the next
+ * cassette: 30 s, or `MCPC_ROTATE_FORCE_AFTER_MS` (milliseconds, a positive integer). */
+function forceAfter(): { forceAfterMs?: number } {
+  const ms = Number(process.env.MCPC_ROTATE_FORCE_AFTER_MS);
+  return Number.isInteger(ms) && ms > 0 ? { forceAfterMs: ms } : {};
 }

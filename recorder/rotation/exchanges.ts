@@ -104,6 +104,19 @@ export class ExchangeTracker {
     return out;
   }
 
+  /** Messages in a chunk that was not recorded: stdio lines; SSE events; a JSON answer once. */
+  messagesIn(stream: string, x: number | undefined, data: Buffer): number {
+    let n = 0;
+    if (stream === 'http-response') {
+      const ex = x === undefined ? undefined : this.open.get(x);
+      if (!ex?.sse) return ex && ex.responseBytes > 0 ? 0 : 1;
+      for (let i = data.indexOf('\n\n'); i !== -1; i = data.indexOf('\n\n', i + 2)) n++;
+      return n;
+    }
+    for (let i = data.indexOf(0x0a); i !== -1; i = data.indexOf(0x0a, i + 1)) n++;
+    return n;
+  }
+
   /** A new file begins: its sessions are counted afresh. */
   rotated(): void {
     this.#seenBefore = this.#seen;

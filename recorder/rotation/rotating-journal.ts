@@ -11,7 +11,8 @@ import {
 import { ioReason } from '../../lib/errors.js';
 import { storedHeader } from '../../lib/http-headers.js';
 import type { HttpHeaders } from '../../lib/cassette/cassette.js';
-import type { RecordingCounters } from './counters.js';
+import type { MetricsSink } from '../../lib/metrics.js';
+import { countNotRecorded, pauseReason, type RecordingCounters } from './counters.js';
 import { ExchangeTracker } from './exchanges.js';
 import { StdioPending } from './stdio-pending.js';
 import type { RotationPolicy } from './dir-args.js';
@@ -25,8 +26,11 @@ export interface RotatingJournalOptions {
   t0: number;
   policy: RotationPolicy;
   counters: RecordingCounters;
-  /** A file is closed and complete: fold it into its cassette. */
-  closed: (file: { journal: string; cassette: string }) => void;
+  /** A file is closed and complete: fold it into its cassette. `trigger`: the rotation's reason,
+   * or `end` when the recording ended. */
+  closed: (file: { journal: string; cassette: string; trigger: RotationTrigger }) => void;
+  /** Where the pause gauge and what was not recorded are reported. */
+  metrics?: MetricsSink;
   /** Alerts (recording paused and resumed). */
   warn: (fields: Record<string, unknown>, message: string) => void;
   info: (fields: Record<string, unknown>, message: string) => void;
@@ -36,6 +40,8 @@ export interface RotatingJournalOptions {
    * (default 30 s). */
   forceAfterMs?: number;
 }
+
+export type RotationTrigger = 'size' | 'interval' | 'sessions' | 'end';
 
 const NEWLINE = Buffer.from('\n');
 const STDIO_CHANNELS = ['stdin', 'stdout', 'stderr'] as const;
@@ -62,9 +68,10 @@ export class RotatingJournal implements JournalSink {
   #file: JournalFile | undefined;
   #held = new HeldRecords();
   #closed = false;
-  #paused: { since: number; nextTry: number; bytes: number; messages: number } | undefined;
+  #paused: { since: number; nextTry: number; bytes: number; messages: number; reason: string } | undefined;
   /** When a rotation became due (it waits for a point where the file can end). */
   #due: number | undefined;
+  #dueBy: RotationTrigger = 'size';
   #timer: NodeJS.Timeout | undefined;
   /** stdio: whether each channel's next byte starts a line (recording resumes only there). */
   readonly #lineStart: Record<string, boolean> = { stdin: true, stdout: true, stderr: true };
@@ -129,7 +136,7 @@ export class RotatingJournal implements JournalSink {
     // The live validator hears every record, written or not: validation never pauses.
     if (this.onRecord) for (let i = 0; i < records.length; i++) this.onRecord(records[i]!, lines[i]!);
     const file = this.#file;
-    if (file && this.#due === undefined && this.#o.policy.bytes !== undefined && file.size >= this.#o.policy.bytes) this.#due = Date.now();
+    if (file && this.#due === undefined && this.#o.policy.bytes !== undefined && file.size >= this.#o.policy.bytes) this.#dueSince('size');
     if (this.#due !== undefined) this.#rotateIfPossible();
   }
 
@@ -142,12 +149,17 @@ export class RotatingJournal implements JournalSink {
     this.#closeFile(false);
   }
 
+  #dueSince(trigger: RotationTrigger): void {
+    this.#due = Date.now();
+    this.#dueBy = trigger;
+  }
+
   /** A request that may begin a session: with --rotate-sessions reached, or a rotation due, the
    * file ends first (when it can), so the session begins the next file. */
   #beforeRequest(fields: Record<string, unknown>): void {
     const max = this.#o.policy.sessions;
     const starts = fields.mcp === true && storedHeader(fields.headers as HttpHeaders, 'mcp-session-id') === undefined;
-    if (max !== undefined && starts && this.#file && this.#file.sessions >= max) this.#due ??= Date.now();
+    if (max !== undefined && starts && this.#file && this.#file.sessions >= max && this.#due === undefined) this.#dueSince('sessions');
     if (this.#due === undefined) return;
     this.flush();
     this.#rotateIfPossible();
@@ -199,28 +211,13 @@ export class RotatingJournal implements JournalSink {
         continue;
       }
       bytes += r.data.length;
-      if (r.c !== 'http-request') messages += this.#messagesIn(r.c, r.x, r.data);
+      if (r.c !== 'http-request') messages += this.#tracker.messagesIn(r.c, r.x, r.data);
     }
-    const c = this.#o.counters;
-    c.bytesNotRecorded += bytes;
-    c.messagesNotRecorded += messages;
+    countNotRecorded(this.#o.counters, this.#o.metrics, bytes, messages, this.#paused?.reason ?? 'unwritable');
     if (this.#paused) {
       this.#paused.bytes += bytes;
       this.#paused.messages += messages;
     }
-  }
-
-  /** Messages in a chunk that was not recorded: stdio lines; SSE events; a JSON answer once. */
-  #messagesIn(stream: JournalStream, x: number | undefined, data: Buffer): number {
-    let n = 0;
-    if (stream === 'http-response') {
-      const ex = x === undefined ? undefined : this.#tracker.open.get(x);
-      if (!ex?.sse) return ex && ex.responseBytes > 0 ? 0 : 1;
-      for (let i = data.indexOf('\n\n'); i !== -1; i = data.indexOf('\n\n', i + 2)) n++;
-      return n;
-    }
-    for (let i = data.indexOf(0x0a); i !== -1; i = data.indexOf(0x0a, i + 1)) n++;
-    return n;
   }
 
   #track(r: JournalRecord): void {
@@ -238,9 +235,10 @@ export class RotatingJournal implements JournalSink {
   #pause(err: unknown): void {
     if (this.#paused) return;
     const now = Date.now();
-    this.#paused = { since: now, nextTry: now + (this.#o.retryMs ?? 1000), bytes: 0, messages: 0 };
+    this.#paused = { since: now, nextTry: now + (this.#o.retryMs ?? 1000), bytes: 0, messages: 0, reason: pauseReason(err) };
     this.#o.counters.pauses += 1;
     this.#o.counters.paused = true;
+    this.#o.metrics?.set('mcp_cassette_recording_paused', 1);
     this.#o.warn(
       { err: ioReason(err), dir: this.#o.dir },
       `recording paused: the cassette folder cannot be written (${ioReason(err)}); traffic is still forwarded, what is not recorded is counted, and recording resumes by itself once writes succeed`,
@@ -277,6 +275,7 @@ export class RotatingJournal implements JournalSink {
     }
     this.#paused = undefined;
     this.#o.counters.paused = false;
+    this.#o.metrics?.set('mcp_cassette_recording_paused', 0);
     this.#o.info({ bytesNotRecorded: p.bytes, messagesNotRecorded: p.messages, pausedMs: Date.now() - p.since }, 'recording resumed');
     return true;
   }
@@ -290,7 +289,7 @@ export class RotatingJournal implements JournalSink {
         file.openedAt = Date.now();
         return;
       }
-      this.#due = Date.now();
+      this.#dueSince('interval');
       if (this.#held.empty) this.#rotateIfPossible();
     }
   }
@@ -390,6 +389,6 @@ export class RotatingJournal implements JournalSink {
         // left for the fold
       }
     }
-    this.#o.closed({ journal: file.path, cassette: file.cassette });
+    this.#o.closed({ journal: file.path, cassette: file.cassette, trigger: continuing ? this.#dueBy : 'end' });
   }
 }

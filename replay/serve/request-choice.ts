@@ -6,7 +6,7 @@
  */
 import { isObject } from '../diff.js';
 import type { IgnorePattern } from '../normalise.js';
-import { carryRedactions, hasRedactions } from '../redactions.js';
+import { carryRedactions, hasRedactions } from '../../lib/masked-values.js';
 import type { Interaction, Json } from './interactions.js';
 import { describe, explainDifferences, HANDSHAKE, identityKey, isModern, nameOf, type Difference, type MatchMode } from './matcher.js';
 import type { UnmatchedReport } from './serve-summary.js';

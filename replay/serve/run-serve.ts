@@ -5,13 +5,13 @@ import type { CommandModule } from '../../lib/command.js';
 
 /** Runs `serve` for the CLI: SIGINT and SIGTERM end it (stdio: like stdin EOF; HTTP: stop
  * listening), and the exit status is returned, never set here. */
-export async function runServe(cassette: string, options: ParsedOptions): Promise<number> {
+export async function runServe(cassettes: readonly string[], options: ParsedOptions): Promise<number> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    return await serveCommand(serveArgsFrom(cassette, options), {
+    return await serveCommand(serveArgsFrom(cassettes, options), {
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -29,12 +29,13 @@ export const SERVE_COMMAND: CommandModule = {
   name: 'serve',
   describe:
     "Serve a cassette as a mock MCP server: over stdio (a host's server command), or Streamable HTTP with --listen; -- <server command> for record modes",
-  usage: '$0 serve <cassette> [options] [-- <real server command> [args...]]',
-  positionals: [{ name: 'cassette' }],
+  usage: '$0 serve <cassette|dir>... [options] [-- <real server command> [args...]]',
+  positionals: [{ name: 'cassette', variadic: true }],
   options: SERVE_OPTIONS,
   handler: async (args) => {
     const command = args['--'] ?? args._.slice(1);
-    return runServe(String(args.cassette), { ...args, '--': command.map(String) } as ParsedOptions);
+    const cassettes = (Array.isArray(args.cassette) ? args.cassette : [args.cassette]).map(String);
+    return runServe(cassettes, { ...args, '--': command.map(String) } as ParsedOptions);
   },
   releasesStdin: true,
 };

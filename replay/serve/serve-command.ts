@@ -36,7 +36,10 @@ import { serveStdio } from './stdio.js';
 import { writeReportText } from '../../lib/cli-output.js';
 
 export interface ServeArgs {
+  /** The cassette (the first one, when several were given). */
   cassette: string;
+  /** Every cassette file or directory given, when more than one: served as one cassette. */
+  cassettes?: string[];
   /** The real server, for record modes that need one: its command line (stdio)… */
   command: string[];
   /** …or its Streamable HTTP endpoint. */
@@ -177,6 +180,18 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
     throw new ServeError('MCPC_SERVE_USAGE', '--report - (stdout) needs --listen: over stdio, stdout carries the protocol; give a file');
   const base = { pid: process.pid, cassette: args.cassette, transport: listen ? ('http' as const) : ('stdio' as const), mode, action };
   try {
+    // Replays read the cassettes; a record mode writes into one file (passthrough uses none).
+    const writes = action !== 'replay' && action !== 'passthrough';
+    if (writes && args.cassettes)
+      throw new ServeError(
+        'MCPC_SERVE_USAGE',
+        `${args.cassettes.length} cassettes were given: serve replays several (record mode none or once), but record modes write into one cassette file; name one file`,
+      );
+    if (writes && isDirectory(args.cassette))
+      throw new ServeError(
+        'MCPC_SERVE_USAGE',
+        `${args.cassette} is a directory of cassettes: serve replays it (record mode none or once), but record modes write into one cassette file; name a file`,
+      );
     // The same transport on both sides: the recording proxy, or the server, in our place.
     const inPlace =
       action === 'record' && !listen && !upstream
@@ -242,16 +257,11 @@ async function serveWithEngine(args: ServeArgs, io: ServeIo, o: EngineRun): Prom
     ...(args.logFormat !== undefined ? { format: logFormatOf(args.logFormat) } : {}),
     ...(args.logFile ? { file: args.logFile } : {}),
   });
-  // Replays read the cassette; the bridges (record, passthrough) start from nothing.
-  if (action !== 'replay' && isDirectory(args.cassette))
-    throw new ServeError(
-      'MCPC_SERVE_USAGE',
-      `${args.cassette} is a directory of cassettes: serve replays it (record mode none or once), but record modes write into one cassette file; name a file`,
-    );
-  // A directory (record --cassette-dir) is served as one cassette holding every session in it.
+  // A directory (record --cassette-dir), or several files, is served as one cassette holding
+  // every session in them.
   const cassette =
     action === 'replay'
-      ? loadCassetteInput(args.cassette).cassette
+      ? loadCassetteInput(args.cassettes ?? args.cassette).cassette
       : action === 'replay-and-record'
         ? loadCassette(args.cassette)
         : emptyCassette();

@@ -50,9 +50,11 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]);
 
 /** Parsed options (fast parser or yargs) → the handler's arguments. */
-export function serveArgsFrom(cassette: string, o: ParsedOptions): ServeArgs {
+export function serveArgsFrom(cassettes: string | readonly string[], o: ParsedOptions): ServeArgs {
+  const all = typeof cassettes === 'string' ? [cassettes] : [...cassettes];
   return {
-    cassette,
+    cassette: all[0]!,
+    ...(all.length > 1 ? { cassettes: all } : {}),
     command: o['--'].map(String),
     ...(o.upstream !== undefined ? { upstream: String(o.upstream) } : {}),
     header: strings(o.header),

@@ -21,6 +21,8 @@
  *   BENCH_REPLAY_INTERACTIONS 8: interactions in the replay cassette (10000); BENCH_REPLAY_ROUNDS (2)
  *   BENCH_SERVE_MAX_SECONDS  8: stop a serve run after this long and rate the calls done (20)
  *   BENCH_LOAD_SECONDS       9: seconds per HTTP load run (5); more in test/bench/load-bench.ts
+ *   BENCH_SOAK_MINUTES       10: minutes of load per message size (30; quick 1); more in test/bench/soak-bench.ts
+ *                            (scenario 10 runs only when BENCH_ONLY names it: an hour by default)
  *   BENCH_CPU_PROF=<dir>     write CPU profiles of every mcp-cassette process there
  *                            (summarise with `node dist/test/bench/profile-summary.js <dir>`)
  *   BENCH_JSON=<file>        also write rows and targets as JSON
@@ -29,6 +31,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { httpLargeMessage, httpRoundTrips, httpThroughput, sseStreaming } from './http-bench.js';
 import { loadBench } from './load-bench.js';
+import { soakBench } from './soak-bench.js';
 import { replayBench } from './replay-bench.js';
 import { markdownTable, section, type Section } from './report.js';
 import { fmt, int } from './stats.js';
@@ -45,7 +48,7 @@ const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
-const wanted = (n: number): boolean => only.length === 0 || only.includes(String(n));
+const wanted = (n: number): boolean => (only.length === 0 && n !== 10) || only.includes(String(n));
 
 const settings = {
   coldRounds: num('BENCH_COLD_ROUNDS', 30, 4),
@@ -64,6 +67,10 @@ const settings = {
   replayRounds: num('BENCH_REPLAY_ROUNDS', 2, 1),
   loadSeconds: num('BENCH_LOAD_SECONDS', 5, 2),
   loadStdio: num('BENCH_LOAD_STDIO', 40_000, 4000),
+  soakMinutes: num('BENCH_SOAK_MINUTES', 30, 1),
+  soakRate: num('BENCH_SOAK_RATE', 50, 50),
+  soakConns: num('BENCH_SOAK_CONNS', 4, 4),
+  soakSampleSeconds: num('BENCH_SOAK_SAMPLE_S', 5, 5),
 };
 process.env.BENCH_SERVE_MAX_SECONDS ??= quick ? '10' : '20';
 
@@ -141,6 +148,15 @@ await run(6, '6. validator throughput', () => {
 await run(7, '7. cold start', () => coldStart(settings.coldRounds));
 await run(8, '8. replay and serve', () => replayBench(settings.replayInteractions, settings.replayRounds));
 await run(9, '9. live validation at load', () => loadBench(settings.loadSeconds, settings.loadStdio));
+await run(10, '10. production-capture soak', () =>
+  soakBench(
+    settings.soakMinutes,
+    (process.env.BENCH_SOAK_SIZES ?? '1,10').split(',').map(Number),
+    settings.soakRate,
+    settings.soakConns,
+    settings.soakSampleSeconds,
+  ),
+);
 
 const rows = sections.flatMap((s) => s.rows);
 const targets = sections.flatMap((s) => s.targets);

@@ -59,8 +59,13 @@ export async function recordStdio(
   extra: string[],
   steps: Steps,
   into: '--cassette' | '--cassette-dir' = '--cassette',
+  env?: Record<string, string>,
 ): Promise<{ cassette: Cassette; stderr: string; code: number | null }> {
-  const recorder = startRecorder(t, cassette, [node, echoSecretsServer], { extra, into });
+  const recorder = startRecorder(t, cassette, [node, echoSecretsServer], {
+    extra,
+    into,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   let stderr = '';
   recorder.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const done = new Promise<number | null>((resolve) => recorder.on('close', (code) => resolve(code)));

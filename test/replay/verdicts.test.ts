@@ -1,7 +1,7 @@
 import test from 'ava';
 import { compileIgnore, normalise } from '../../replay/normalise.js';
 import { compareSchemas } from '../../replay/schema-variance/index.js';
-import { carryArgvRedactions, carryRedactions, maskLike } from '../../replay/redactions.js';
+import { carryArgvRedactions, carryRedactions, hashPlaceholder, isHashPlaceholder, maskLike } from '../../lib/masked-values.js';
 import { isRevisionRefused, judgeResponse } from '../../replay/verdicts/index.js';
 
 const kinds = (ds: { kind: string; verdict: string }[]) => ds.map((d) => `${d.verdict}:${d.kind}`).sort();
@@ -181,4 +181,18 @@ test('a refused revision: a failing handshake, -32022, or a 2026-07-28 request a
   t.deepEqual(kinds(judgeResponse('initialize', ok, { error: { code: -32022, message: 'Unsupported protocol version' } })), [
     'breaking:protocol-version-dropped',
   ]);
+});
+
+test('hash placeholders (record --capture hashed) stand for any value: compared as equal, re-hashed on --update', (t) => {
+  const recorded = { text: hashPlaceholder('recorded'), n: hashPlaceholder(7), plain: 'kept', flag: true };
+  const live = { text: 'live', n: 8, plain: 'changed', flag: false };
+  t.deepEqual(carryRedactions(recorded, live), { text: recorded.text, n: recorded.n, plain: 'changed', flag: false });
+  t.deepEqual(carryRedactions(recorded, live, { rehash: true }), {
+    text: hashPlaceholder('live'),
+    n: hashPlaceholder(8),
+    plain: 'changed',
+    flag: false,
+  });
+  t.false(isHashPlaceholder('sha256:abc:3'), 'only the full form');
+  t.true(isHashPlaceholder(hashPlaceholder('x')));
 });

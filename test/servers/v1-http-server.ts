@@ -29,8 +29,8 @@ function createServer(): McpServer {
   return server;
 }
 
-/** A node handler serving sessions keyed by `Mcp-Session-Id`. */
-export function v1SessionfulHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+/** A node handler serving sessions keyed by `Mcp-Session-Id`, each with a server from `make`. */
+export function v1SessionfulHandler(make: () => McpServer = createServer): (req: IncomingMessage, res: ServerResponse) => void {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   return (req, res) => {
     void (async () => {
@@ -55,7 +55,7 @@ export function v1SessionfulHandler(): (req: IncomingMessage, res: ServerRespons
       transport.onclose = () => {
         if (transport.sessionId) transports.delete(transport.sessionId);
       };
-      await createServer().connect(transport);
+      await make().connect(transport);
       await transport.handleRequest(req, res);
     })();
   };

@@ -20,8 +20,19 @@ export interface DirRecorder {
 }
 
 /** `record --upstream <url> --cassette-dir <dir> ...` as a subprocess, logging JSON at info. */
-export async function startDirRecorder(t: ExecutionContext, upstream: string, dir: string, extra: string[] = []): Promise<DirRecorder> {
-  const child = spawnTracked(t, node, [cli, 'record', '--upstream', upstream, '--cassette-dir', dir, '--log-level', 'info', ...extra]);
+export async function startDirRecorder(
+  t: ExecutionContext,
+  upstream: string,
+  dir: string,
+  extra: string[] = [],
+  options: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<DirRecorder> {
+  const child = spawnTracked(
+    t,
+    node,
+    [...(options.nodeArgs ?? []), cli, 'record', '--upstream', upstream, '--cassette-dir', dir, '--log-level', 'info', ...extra],
+    options.env ? { env: { ...process.env, ...options.env } } : {},
+  );
   const finished = collect(child);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
@@ -77,6 +88,18 @@ export interface ValidateReport {
 export async function validateJson(paths: string[]): Promise<ValidateReport> {
   const { stdout } = await run(node, [cli, 'validate', ...paths, '--format', 'json'], { maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout) as ValidateReport;
+}
+
+/** One sample of a Prometheus text exposition (`name{labels}`, exact), or undefined. */
+export function sample(text: string, series: string): number | undefined {
+  for (const line of text.split('\n')) if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  return undefined;
+}
+
+export async function scrape(url: string): Promise<string> {
+  const res = await fetch(url);
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return res.text();
 }
 
 /** Waits until `check` holds (polling the file system), or fails after `ms`. */

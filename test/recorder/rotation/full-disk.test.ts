@@ -1,21 +1,24 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, unlinkSync, writeSync, openSync, closeSync } from 'node:fs';
+import { mkdirSync, unlinkSync, writeSync, openSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { root } from '../../helpers/paths.js';
+import { freePort } from '../../helpers/real-server.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { startTappedUpstream } from '../../helpers/http-taps.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { v1SessionfulHandler } from '../../servers/v1-http-server.js';
-import { cassetteFiles, journalsIn, logLine, readJson, startDirRecorder, until } from './dir-helpers.js';
+import { cassetteFiles, journalsIn, logLine, readJson, sample, scrape, startDirRecorder, until } from './dir-helpers.js';
 
 /** A 1 MB tmpfs: a real file system that fills up. Needs root (CI runs as root). */
-function mountSmallFs(t: import('ava').ExecutionContext, at: string): boolean {
+function mountSmallFs(t: ExecutionContext, at: string): boolean {
   mkdirSync(at);
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', at], { stdio: 'ignore' });
+    t.teardown(() => execFileSync('umount', ['-l', at], { stdio: 'ignore' }));
     return true;
   } catch {
-    t.log('cannot mount a small tmpfs here (needs root); the full-disk test is skipped');
     return false;
   }
 }
@@ -33,14 +36,55 @@ function fill(path: string): void {
   }
 }
 
-test('a full disk never stops traffic: recording pauses with an alert and a count of what was not recorded, then resumes by itself', async (t) => {
-  const mnt = join(tempDir(t), 'small');
-  if (!mountSmallFs(t, mnt)) return t.pass();
-  t.teardown(() => execFileSync('umount', ['-l', mnt], { stdio: 'ignore' }));
-  const dir = join(mnt, 'cassettes');
-  const upstream = await startTappedUpstream(t, v1SessionfulHandler());
-  const proxy = await startDirRecorder(t, upstream.url, dir);
+/** How the disk fills up and empties again: a real tmpfs, or journal writes made to fail. */
+interface FullDisk {
+  dir: string;
+  fill(): void;
+  free(): void;
+  recorder: { nodeArgs?: string[]; env?: Record<string, string> };
+}
+
+function tmpfsDisk(mnt: string): FullDisk {
   const filler = join(mnt, 'filler');
+  return { dir: join(mnt, 'cassettes'), fill: () => fill(filler), free: () => unlinkSync(filler), recorder: {} };
+}
+
+/** No file system to mount: the recorder is preloaded with test/helpers/fail-journal-writes.ts,
+ * which makes every journal write fail with ENOSPC while a flag file exists. */
+function failingWrites(base: string): FullDisk {
+  const flag = join(base, 'disk-is-full');
+  return {
+    dir: join(base, 'cassettes'),
+    fill: () => writeFileSync(flag, ''),
+    free: () => unlinkSync(flag),
+    recorder: { nodeArgs: ['--import', pathToFileURL(failJournalWrites).href], env: { MCPC_TEST_DISK_FULL: flag } },
+  };
+}
+
+const failJournalWrites = join(root, 'dist', 'test', 'helpers', 'fail-journal-writes.js');
+
+test('a full disk never stops traffic: recording pauses with an alert and a count of what was not recorded, then resumes by itself (a 1 MB tmpfs where one can be mounted)', async (t) => {
+  const mnt = join(tempDir(t), 'small');
+  if (mountSmallFs(t, mnt)) await fullDisk(t, tmpfsDisk(mnt));
+  else {
+    t.log('cannot mount a small tmpfs here (needs root): journal writes are made to fail instead');
+    await fullDisk(t, failingWrites(tempDir(t)));
+  }
+});
+
+test('a full disk never stops traffic, with journal writes made to fail (what runs where no file system can be mounted)', async (t) => {
+  await fullDisk(t, failingWrites(tempDir(t)));
+});
+
+/** The official v1 SDK client and server through the proxy while the disk fills up and empties;
+ * /metrics is scraped while recording is paused and at the end. */
+async function fullDisk(t: ExecutionContext, disk: FullDisk): Promise<void> {
+  const { dir } = disk;
+  const upstream = await startTappedUpstream(t, v1SessionfulHandler());
+  const port = await freePort();
+  const proxy = await startDirRecorder(t, upstream.url, dir, ['--metrics-listen', String(port)], disk.recorder);
+  const metrics = `http://127.0.0.1:${port}/metrics`;
+  t.is(sample(await scrape(metrics), 'mcp_cassette_recording_paused'), 0);
   const phases: Record<'before' | 'full' | 'after', string[]> = { before: [], full: [], after: [] };
   await runV1HttpScenario(proxy.url, async (client) => {
     const call = async (phase: keyof typeof phases, n: number): Promise<void> => {
@@ -49,17 +93,21 @@ test('a full disk never stops traffic: recording pauses with an alert and a coun
       phases[phase].push(r.content[0]!.text);
     };
     for (let n = 0; n < 5; n++) await call('before', n);
-    fill(filler);
+    disk.fill();
     for (let n = 100; n < 120; n++) await call('full', n);
     // The alert (logs are written asynchronously, so it may trail the answers a little).
     await until(() => /recording paused/.test(proxy.stderr()), 'the alert');
-    unlinkSync(filler);
+    const paused = await scrape(metrics);
+    t.is(sample(paused, 'mcp_cassette_recording_paused'), 1, 'the gauge while paused');
+    t.true((sample(paused, 'mcp_cassette_unrecorded_total{unit="messages",reason="no_space"}') ?? 0) > 0, paused);
+    disk.free();
     // Recording tries again on the next write a second after the last try; go on until it has.
     let n = 200;
     while (!/recording resumed/.test(proxy.stderr())) await call('full', n++);
     for (let m = 300; m < 305; m++) await call('after', m);
     return {};
   });
+  const after = await scrape(metrics);
   const end = await proxy.stop();
   t.is(end.code, 0, end.stderr);
   await until(() => journalsIn(dir).length === 0, 'the folds');
@@ -95,4 +143,8 @@ test('a full disk never stops traffic: recording pauses with an alert and a coun
   t.true(stopped.messagesNotRecorded >= 2 * lost - 2, `${stopped.messagesNotRecorded} messages counted as not recorded`);
   const resumed = logLine(end.stderr, 'recording resumed') as { messagesNotRecorded: number };
   t.true(resumed.messagesNotRecorded > 0);
-});
+  // The metrics say the same as the counters (scraped before the stop, so up to the last answer).
+  t.is(sample(after, 'mcp_cassette_recording_paused'), 0, 'the gauge once resumed');
+  t.is(sample(after, 'mcp_cassette_unrecorded_total{unit="messages",reason="no_space"}'), stopped.messagesNotRecorded);
+  t.is(sample(after, 'mcp_cassette_unrecorded_total{unit="bytes",reason="no_space"}'), stopped.bytesNotRecorded);
+}

@@ -3,18 +3,34 @@ import { tempDir } from '../../helpers/tmp.js';
 import { startTappedUpstream } from '../../helpers/http-taps.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { v1SessionfulHandler } from '../../servers/v1-http-server.js';
-import { cassetteFiles, journalsIn, logLine, readJson, startDirRecorder, validateJson } from './dir-helpers.js';
+import { freePort } from '../../helpers/real-server.js';
+import { cassetteFiles, journalsIn, logLine, readJson, sample, scrape, startDirRecorder, until, validateJson } from './dir-helpers.js';
 
 test('--rotate-size with --keep-files over Streamable HTTP: a long v1 SDK session spans cassettes, the open GET stream goes on in each, the oldest are deleted', async (t) => {
   const dir = tempDir(t);
   const upstream = await startTappedUpstream(t, v1SessionfulHandler());
-  const proxy = await startDirRecorder(t, upstream.url, dir, ['--rotate-size', '3KB', '--keep-files', '3']);
+  const port = await freePort();
+  const proxy = await startDirRecorder(t, upstream.url, dir, [
+    '--rotate-size',
+    '3KB',
+    '--keep-files',
+    '3',
+    '--metrics-listen',
+    String(port),
+  ]);
   const answers: string[] = [];
+  let metrics = '';
+  let seen = { files: 0 };
   await runV1HttpScenario(proxy.url, async (client) => {
     for (let n = 0; n < 40; n++) {
       const r = (await client.callTool({ name: 'add', arguments: { a: n, b: 1000 } })) as { content: { text: string }[] };
       answers.push(r.content[0]!.text);
     }
+    // Once every closed journal is folded (only the one being written is left), /metrics counts
+    // each cassette written and each one deleted.
+    await until(() => journalsIn(dir).length === 1, 'the folds');
+    metrics = await scrape(`http://127.0.0.1:${port}/metrics`);
+    seen = { files: cassetteFiles(dir).length };
     // The elicitation goes out on the GET stream, which has been open across every rotation.
     return { confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }) };
   });
@@ -26,6 +42,12 @@ test('--rotate-size with --keep-files over Streamable HTTP: a long v1 SDK sessio
   const files = cassetteFiles(dir);
   t.is(files.length, 3, '--keep-files 3');
   t.is(stopped.cassettesPruned, stopped.cassettesRotated - 3);
+  const rotated = sample(metrics, 'mcp_cassette_cassettes_rotated_total{trigger="size"}') ?? 0;
+  const pruned = sample(metrics, 'mcp_cassette_cassettes_pruned_total{rule="keep-files"}') ?? 0;
+  t.true(rotated >= 4, `${rotated} rotations by size in /metrics`);
+  t.is(rotated - pruned, seen.files, 'every cassette written is on disk or counted as pruned');
+  t.true(rotated < stopped.cassettesRotated, 'the last one, written at the end, came after the scrape');
+  t.is(sample(metrics, 'mcp_cassette_recording_paused'), 0);
   const cassettes = files.map(readJson);
   // The last cassettes hold the last answers; the session's exchanges are in order across them.
   const texts = cassettes.flatMap((c) => c.sessions.flatMap((s) => s.messages.map((m) => JSON.stringify(m.json))));
