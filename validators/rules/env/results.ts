@@ -1,8 +1,7 @@
 /** ENV rules on results: the 2026-07-28 `resultType` and how legacy results are read. */
 import { isObject, type Rule } from '../../rule.js';
-import { mrtrKey } from '../../session-state.js';
 import { clientCapabilities, clientRequest, MRTR_METHODS, params } from '../support/messages.js';
-import { memoryOf, untypedOf } from '../support/negotiated.js';
+import { memoryOf, untypedKey, untypedOf } from '../support/negotiated.js';
 import { isRpc } from './support.js';
 
 export const resultRules: Rule[] = [
@@ -61,7 +60,7 @@ export const resultRules: Rule[] = [
         !req ||
         !MRTR_METHODS.has(String(req.method)) ||
         !('inputResponses' in p || 'requestState' in p) ||
-        !untypedOf(m).has(mrtrKey(req))
+        !untypedOf(m).has(untypedKey(req))
       )
         return;
       report(

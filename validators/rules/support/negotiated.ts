@@ -1,4 +1,5 @@
 /** Rule support: what a session negotiated (capabilities, extensions, tasks, input requests), learnt by `memoryOf` from every message. */
+import { createHash } from 'node:crypto';
 import type { Direction } from '../../../lib/message.js';
 import { type Interest, isObject, type Observed } from '../../rule.js';
 import { idKey, mrtrKey, sessionSlot, type SessionState } from '../../session-state.js';
@@ -26,8 +27,8 @@ interface Memory {
   /** The kind of each side's last frame, and its last notification. */
   lastKind: Partial<Record<Direction, string>>;
   lastNotification: Partial<Record<Direction, { method: string; seq: number }>>;
-  /** MRTR-eligible requests (by mrtrKey) whose latest answer had no resultType: read it through
-   * `untypedOf`, which first folds in `untypedLater`. */
+  /** MRTR-eligible requests (by untypedKey) whose latest answer had no resultType: read it
+   * through `untypedOf`, which first folds in `untypedLater`. */
   untyped: Set<string>;
   /** Answers not folded into `untyped` yet. A request's key (its arguments as JSON) is made only
    * when a retry asks, or when many answers wait: keying every answered call cost more than
@@ -85,12 +86,29 @@ export function taskInputs(o: Observed): { taskId: string; inputRequests: Json; 
     : undefined;
 }
 
+/** How many requests answered without resultType are remembered (the oldest are forgotten
+ * first): a retry follows its answer, and a session that runs for weeks must not keep every
+ * call it ever saw (a soak of a 2025 session grew by every call's arguments). */
+export const UNTYPED_KEPT = 20_000;
+
+/** A request as `untyped` remembers it: the digest of its mrtrKey (method, name, arguments), so
+ * an entry costs the same whatever the size of the arguments. */
+export const untypedKey = (request: Json): string => createHash('sha256').update(mrtrKey(request)).digest('base64');
+
 export function untypedOf(m: Memory): Set<string> {
   for (const { request, typed } of m.untypedLater) {
-    if (typed) m.untyped.delete(mrtrKey(request));
-    else m.untyped.add(mrtrKey(request));
+    const k = untypedKey(request);
+    m.untyped.delete(k);
+    if (!typed) m.untyped.add(k);
   }
   m.untypedLater.length = 0;
+  if (m.untyped.size > UNTYPED_KEPT) {
+    let excess = m.untyped.size - UNTYPED_KEPT;
+    for (const k of m.untyped) {
+      if (excess-- <= 0) break;
+      m.untyped.delete(k);
+    }
+  }
   return m.untyped;
 }
 
