@@ -12,6 +12,9 @@ export interface LiveValidationStats {
   workers: number;
   /** Bytes handed to the workers and not yet judged, plus bytes held for routing (gauge). */
   backlogBytes: number;
+  /** Bytes ever handed to the workers: with backlogBytes, how far the validator has judged
+   * (`tappedBytes - backlogBytes`), which `record --otel` waits for before a span leaves. */
+  tappedBytes: number;
   /** The bound on backlogBytes past which the live validator sheds. */
   maxBacklogBytes: number;
   /** Messages the live validator judged. */
@@ -32,6 +35,7 @@ export interface LiveValidationStats {
 const stats: LiveValidationStats = {
   workers: 0,
   backlogBytes: 0,
+  tappedBytes: 0,
   maxBacklogBytes: 0,
   judgedLive: 0,
   shedEvents: 0,

@@ -127,6 +127,7 @@ export class LiveTap {
   #settle(bytes: number): boolean {
     this.#backlog += bytes;
     this.#stats.backlogBytes += bytes;
+    if (bytes > 0) this.#stats.tappedBytes += bytes;
     if (this.#backlog + (this.#router?.heldBytes ?? 0) <= this.#maxBacklog) return true;
     this.#shedNow();
     return false;

@@ -3,11 +3,18 @@ import type { Direction } from '../../lib/message.js';
 import type { PayloadRedaction } from '../../lib/payload-redact.js';
 import { McpSpanMapper, type McpSpanData, type SpanBase } from '../../lib/telemetry/spans.js';
 import type { Violation } from '../../lib/violation.js';
+import { liveValidationStats } from '../../lib/live-stats.js';
+
+/** How far the live validator has judged (one object per process, updated in place). */
+const LIVE = liveValidationStats();
 import type { FrameObserver } from '../capture/frame-observer.js';
 
 /** A finished span waits this long for the violations the live validator finds in its messages
- * (they come back from the worker thread a batch later) before it is sent. */
+ * (they come back from the worker thread a batch later) before it is sent, and longer while the
+ * validator has not judged as far as the traffic went when the span ended. */
 export const HOLD_MS = 1000;
+/** The longest a span waits for the live validator to judge its messages. */
+export const VALIDATOR_WAIT_MS = 30_000;
 
 /** Spans held before the SDK has loaded (or while they wait for violations) past this many are
  * dropped and counted. */
@@ -39,7 +46,9 @@ function header(headers: unknown, name: string): string | undefined {
  */
 export class SpanFeed {
   #sink: SpanSink | undefined;
-  readonly #held: { due: number; span: McpSpanData }[] = [];
+  /** Each finished span, when it may leave, and how far the live validator must have judged by
+   * then (lib/live-stats.ts) for its violations to be on it. */
+  readonly #held: { due: number; judged: number; span: McpSpanData }[] = [];
   #timer: NodeJS.Timeout | undefined;
   /** Spans dropped before reaching the SDK (held past MAX_HELD). */
   dropped = 0;
@@ -124,23 +133,38 @@ export class SpanFeed {
       this.#held.shift();
       this.dropped += 1;
     }
-    this.#held.push({ due: Date.now() + HOLD_MS, span });
+    // The frame that ended the span reaches the live validator's tap just after the capture
+    // filter saw it (in the same journal flush): the mark is read once that flush is over.
+    const entry = { due: Date.now() + HOLD_MS, judged: Number.POSITIVE_INFINITY, span };
+    queueMicrotask(() => (entry.judged = LIVE.tappedBytes));
+    this.#held.push(entry);
     this.#schedule();
   }
 
   #schedule(): void {
     if (this.#timer || !this.#sink || this.#held.length === 0) return;
-    const wait = Math.max(0, this.#held[0]!.due - Date.now());
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#release(Date.now());
-      this.#schedule();
-    }, wait);
+    this.#timer = setTimeout(() => this.#tick(), Math.max(0, this.#held[0]!.due - Date.now()));
     this.#timer.unref();
   }
 
+  #tick(): void {
+    this.#timer = undefined;
+    this.#release(Date.now());
+    // Still held past its time: the live validator has not judged its messages yet (it starts a
+    // moment after the proxy, or the traffic is heavy); look again shortly.
+    if (this.#held.length > 0 && this.#held[0]!.due <= Date.now()) {
+      this.#timer = setTimeout(() => this.#tick(), 50);
+      this.#timer.unref();
+    } else this.#schedule();
+  }
+
+  /** Sends the spans that are due and whose messages the live validator has judged (or that
+   * waited VALIDATOR_WAIT_MS for it; `now` infinite: all of them). */
   #release(now: number): void {
-    while (this.#sink && this.#held.length > 0 && this.#held[0]!.due <= now) {
+    const judged = LIVE.tappedBytes - LIVE.backlogBytes;
+    while (this.#sink && this.#held.length > 0) {
+      const next = this.#held[0]!;
+      if (next.due > now || (judged < next.judged && now < next.due + VALIDATOR_WAIT_MS)) break;
       this.#sink.send(this.#held.shift()!.span);
       this.sent += 1;
     }
