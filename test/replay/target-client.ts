@@ -4,6 +4,7 @@
  * traffic.
  */
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,7 +12,6 @@ import type { ExecutionContext } from 'ava';
 import { cli, node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
-import { PipeTransport } from '../helpers/real-server.js';
 
 export const replayTarget = join(root, 'dist', 'test', 'servers', 'replay-target.js');
 
@@ -33,12 +33,9 @@ export async function runTargetScenario(target: TargetEndpoint, mode: 'legacy' |
   if ('url' in target) {
     transport = new StreamableHTTPClientTransport(new URL(target.url));
   } else {
-    // Closed the way a patient host closes (stdin ends, then the exit is awaited): the SDK's own
-    // stdio transport sends SIGTERM and SIGKILL two seconds apart, which on a busy CI machine
-    // could end the recorder before it wrote the cassette ("1 sessions, 2 journals"); these
-    // tests need the cassette, not that race (test/recorder covers a host that kills).
-    const child = spawn(target.command, target.args, { stdio: ['pipe', 'pipe', 'ignore'] });
-    transport = new PipeTransport(child);
+    const stdio = new StdioClientTransport({ command: target.command, args: target.args, stderr: 'pipe' });
+    stdio.stderr?.on('data', () => {});
+    transport = stdio;
   }
   await client.connect(transport);
   try {
