@@ -95,8 +95,8 @@ async function startHttp(v: Variant, up: string, dir: string): Promise<Proxy> {
 const MODERN_META =
   '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcp-cassette-bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}';
 
-/** Opens a 2025 session through `url`; its Mcp-Session-Id. */
-async function openSession(url: string): Promise<string> {
+/** Opens a 2025 session through `url`; its Mcp-Session-Id (the soak bench uses it too). */
+export async function openSession(url: string): Promise<string> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const init = await fetch(url, {
     method: 'POST',

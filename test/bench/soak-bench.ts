@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { benchDir, cli, ended, firstLine, memory, node, start, stop } from './proc.js';
+import { openSession } from './load-bench.js';
 import { section, type Section } from './report.js';
 import { fmt, int } from './stats.js';
 
@@ -75,25 +76,6 @@ function diskUse(dir: string): { bytes: number; files: number } {
     }
   }
   return { bytes, files };
-}
-
-async function openSession(url: string): Promise<string> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const init = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-cassette-soak","version":"1.0.0"}}}',
-  });
-  await init.text();
-  const sid = init.headers.get('mcp-session-id');
-  if (!sid) throw new Error(`initialize through ${url} gave no Mcp-Session-Id (status ${init.status})`);
-  const note = await fetch(url, {
-    method: 'POST',
-    headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
-    body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-  });
-  await note.text();
-  return sid;
 }
 
 const run = promisify(execFile);
