@@ -69,6 +69,9 @@ export class RotatingJournal implements JournalSink {
   #held = new HeldRecords();
   #closed = false;
   #paused: { since: number; nextTry: number; bytes: number; messages: number; reason: string } | undefined;
+  /** Why the last pause came: the records of an exchange it tainted are dropped after recording
+   * resumed, and are counted under the same reason. */
+  #pauseReason = 'unwritable';
   /** When a rotation became due (it waits for a point where the file can end). */
   #due: number | undefined;
   #dueBy: RotationTrigger = 'size';
@@ -213,7 +216,7 @@ export class RotatingJournal implements JournalSink {
       bytes += r.data.length;
       if (r.c !== 'http-request') messages += this.#tracker.messagesIn(r.c, r.x, r.data);
     }
-    countNotRecorded(this.#o.counters, this.#o.metrics, bytes, messages, this.#paused?.reason ?? 'unwritable');
+    countNotRecorded(this.#o.counters, this.#o.metrics, bytes, messages, this.#paused?.reason ?? this.#pauseReason);
     if (this.#paused) {
       this.#paused.bytes += bytes;
       this.#paused.messages += messages;
@@ -235,7 +238,8 @@ export class RotatingJournal implements JournalSink {
   #pause(err: unknown): void {
     if (this.#paused) return;
     const now = Date.now();
-    this.#paused = { since: now, nextTry: now + (this.#o.retryMs ?? 1000), bytes: 0, messages: 0, reason: pauseReason(err) };
+    this.#pauseReason = pauseReason(err);
+    this.#paused = { since: now, nextTry: now + (this.#o.retryMs ?? 1000), bytes: 0, messages: 0, reason: this.#pauseReason };
     this.#o.counters.pauses += 1;
     this.#o.counters.paused = true;
     this.#o.metrics?.set('mcp_cassette_recording_paused', 1);
