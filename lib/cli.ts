@@ -29,6 +29,8 @@ const recordHooks: RecordHooks = {
       ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),
       ...(args.alertExec ? { exec: args.alertExec } : {}),
       redact: textRedactionSpec(args.capture.settings.redaction),
+      // --cassette-dir: the rules that compare sessions judge each cassette as it is written.
+      ...(args.dir ? { crossSessionAtWrite: true } : {}),
     },
     workers: args.validateWorkers,
   }),

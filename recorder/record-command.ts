@@ -202,7 +202,6 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
         capture,
         ...(args.validate && hooks.judgeAtWriteModule ? { judgeModule: hooks.judgeAtWriteModule } : {}),
         http: Boolean(args.http),
-        validateWorkers: args.validateWorkers,
         ...(args.failOn ? { failOn: args.failOn } : {}),
       })
     : undefined;

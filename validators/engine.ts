@@ -21,6 +21,11 @@ export interface ValidateOptions {
   /** Runs the `resultOnly` rules on every message, even on a result identical to the last one
    * (the tests compare both ways; validators/unchanged.ts). */
   rerunUnchanged?: boolean;
+  /** Live: let go of what the session held of each HTTP exchange once it is over and judged
+   * (SessionState.forgetExchange), so a session that never ends stays small. Offline the whole
+   * cassette is in memory anyway, and a message stamped after its exchange's end (a hand-made or
+   * imported cassette) still finds its exchange. */
+  forgetEndedExchanges?: boolean;
 }
 
 /**
@@ -90,9 +95,15 @@ export class SessionValidator {
     this.#unchanged = options.rerunUnchanged ? undefined : new UnchangedInputs();
   }
 
+  /** What the session holds per HTTP exchange (for diagnostics and the memory tests): the
+   * exchanges kept, and the entries of the rules' per-exchange memories. */
+  get retained(): { exchanges: number; exchangeMemories: number } {
+    return this.#state.retained();
+  }
+
   /** HTTP: an exchange's envelope (headers), known before or while its messages are judged. */
   exchange(x: HttpExchange): void {
-    this.#state.exchanges.set(x.id, x);
+    this.#state.addExchange(x);
   }
 
   check(msg: RecordedMessage): Violation[] {
@@ -157,7 +168,7 @@ export class SessionValidator {
   /** HTTP: an exchange is over (status, headers and every message known); exchange rules judge
    * it. `first` is its first message, which the violations point at. */
   exchangeEnd(x: HttpExchange, first: RecordedMessage): Violation[] {
-    this.#state.exchanges.set(x.id, x);
+    this.#state.addExchange(x);
     const out: Violation[] = [];
     this.#out = out;
     this.#seq = first.seq;
@@ -175,12 +186,13 @@ export class SessionValidator {
       }
     }
     this.#rule = undefined;
+    this.#forget(x.id);
     return out;
   }
 
   /** HTTP: an exchange that carried no message is over; the bare-exchange rules judge it. */
   bareExchangeEnd(x: HttpExchange): Violation[] {
-    this.#state.exchanges.set(x.id, x);
+    this.#state.addExchange(x);
     const out: Violation[] = [];
     this.#out = out;
     this.#seq = 0;
@@ -196,7 +208,15 @@ export class SessionValidator {
       }
     }
     this.#rule = undefined;
+    this.#forget(x.id);
     return out;
+  }
+
+  /** An exchange is over and judged: what the session kept of it goes (SessionState.forgetExchange). */
+  #forget(id: number): void {
+    if (!this.options.forgetEndedExchanges) return;
+    this.#state.forgetExchange(id);
+    this.#exchangeRevision.delete(id);
   }
 
   /** The session is over: every message and exchange was judged; the session-end rules run. */

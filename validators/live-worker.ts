@@ -14,6 +14,7 @@ import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
 import { SessionDigest } from './recording.js';
+import { LiveRefs, REFS_KEPT } from './live-refs.js';
 import { STATELESS_KEY } from './server-context.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
 
@@ -39,6 +40,9 @@ interface Settings {
    * cross-session rules are judged when the cassette is written, where every session is known. */
   lane?: number;
   lanes?: number;
+  /** `record --cassette-dir`: the cross-session rules are judged as each cassette is written
+   * (each file of a run that never ends is judged on its own), so this worker keeps no digests. */
+  crossSessionAtWrite?: boolean;
 }
 
 const settings = workerData as Settings;
@@ -59,7 +63,9 @@ const validator = createLiveValidator({
 });
 const session = { id: settings.sessionId, transport: 'stdio' as const };
 /** HTTP: where each message of each session key sits, to place session-end verdicts. */
-const refs = new Map<string, Map<number, LiveRef>>();
+const refs = new Map<string, LiveRefs>();
+/** Session-end verdicts about a message older than the places kept (LiveRefs): said once at the end. */
+let unplaced = 0;
 let found: (Violation & { ref?: LiveRef })[] = [];
 /** Messages judged since the last report. */
 let judged = 0;
@@ -80,7 +86,7 @@ const seqs = new Map<string, number>();
 const target = settings.target ? { target: settings.target } : {};
 // HTTP: what the cross-session rules need of each session, judged when the run ends (by the
 // cassette write instead when several workers each see only some of the sessions).
-const crossSession = (settings.lanes ?? 1) <= 1;
+const crossSession = (settings.lanes ?? 1) <= 1 && !settings.crossSessionAtWrite;
 const digests = new Map<string, SessionDigest>();
 const digestOf = (key: string): SessionDigest => {
   let d = digests.get(key);
@@ -91,8 +97,9 @@ const digestOf = (key: string): SessionDigest => {
 const nextSeq = (key: string, ref: LiveRef): number => {
   const seq = (seqs.get(key) ?? 0) + 1;
   seqs.set(key, seq);
-  if (!refs.has(key)) refs.set(key, new Map());
-  refs.get(key)!.set(seq, ref);
+  let keyRefs = refs.get(key);
+  if (!keyRefs) refs.set(key, (keyRefs = new LiveRefs()));
+  keyRefs.set(seq, ref);
   return seq;
 };
 /**
@@ -168,7 +175,13 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
         const ref = settings.transport === 'streamable-http' ? refs.get(v.session)?.get(v.seq) : undefined;
         if (settings.transport !== 'streamable-http') found.push(v);
         else if (ref) found.push({ ...v, ref });
+        else unplaced++;
       }
+      if (unplaced > 0)
+        logger.warn(
+          { unplaced },
+          `${unplaced} session-end verdicts point at messages older than the latest ${REFS_KEPT} of their session and are not in the cassette; run validate on the cassette to judge the session whole`,
+        );
       // HTTP: the rules that compare the sessions of this run (each carries its message's ref).
       if (settings.transport === 'streamable-http' && crossSession) found.push(...validator.endRecording([...digests.values()]));
       send({ type: 'violations', violations: found, processed, judged });

@@ -34,6 +34,8 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   endSessions(end?: SessionEndInfo): Violation[];
   /** HTTP: the proxy run is over; the cross-session verdicts on its sessions (validators/recording.ts). */
   endRecording(sessions: readonly SessionDigest[]): (Violation & { ref?: LiveRef })[];
+  /** What an open session holds per HTTP exchange (SessionValidator.retained), for diagnostics. */
+  retained(id: string): SessionValidator['retained'] | undefined;
 } {
   const sessions = new Map<string, SessionValidator>();
   const hub = new AlertHub({
@@ -65,6 +67,8 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         session,
         {
           rules: RULES,
+          // Live traffic: each exchange's messages all come before its end.
+          forgetEndedExchanges: true,
           onRuleError: (rule, err) =>
             options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),
         },
@@ -110,6 +114,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         return [];
       }
     },
+    retained: (id) => sessions.get(id)?.retained,
     endSession(id, end) {
       const v = sessions.get(id);
       sessions.delete(id);
@@ -138,6 +143,8 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
       try {
         const found = judgeRecording(digests, {
           rules: RULES,
+          // Live traffic: each exchange's messages all come before its end.
+          forgetEndedExchanges: true,
           onRuleError: (rule, err) =>
             options.logger.error({ rule, err }, `rule ${rule} failed on the recording (a validator bug); validation goes on`),
         });

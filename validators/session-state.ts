@@ -24,14 +24,28 @@ export interface PendingRequest {
  * stateless HTTP exchanges share) what the server has shown of itself. Rules read it; only the
  * engine changes it (after all rules saw a message), so every rule sees the same "before" state.
  */
+/** Ended exchanges without an MCP message a session keeps for the rules that look back. */
+export const ENDED_KEPT = 1000;
+
 export class SessionState {
   readonly pending: Record<Direction, Map<string, PendingRequest>> = { 'client-to-server': new Map(), 'server-to-client': new Map() };
   /** The revision an `initialize` handshake settled, if any. */
   legacyRevision?: string;
   /** A request with the 2026-07-28 envelope has been seen. */
   modernSeen = false;
+  /** HTTP: the exchanges of the session in flight, and the ended ones rules look back at (see
+   * forgetExchange). Set through addExchange. */
   readonly exchanges = new Map<number, HttpExchange>();
+  /** HTTP: the session saw more than one exchange (a stateless exchange is a session of its own). */
+  manyExchanges = false;
+  #firstExchange: number | undefined;
+  /** Ended exchanges kept for the rules that look back (see forgetExchange), oldest first. */
+  readonly #keptEnded: number[] = [];
   readonly #once = new Set<string>();
+  /** `onceIn` keys, per exchange: let go when the exchange is over. */
+  readonly #onceIn = new Map<number, Set<string>>();
+  /** Rule-private memory per exchange, one map per `exchangeSlot`; let go when the exchange is over. */
+  readonly exchangeSlots: (Map<number, unknown> | undefined)[] = [];
   /** Responses seen per HTTP exchange (one per request stream). */
   responsesInExchange = new Map<number, number>();
   /** Progress tokens of requests the client sent: the request's seq, whether it was answered,
@@ -72,7 +86,34 @@ export class SessionState {
     readonly session: Pick<RecordedSession, 'id' | 'transport' | 'exchanges'> & { target?: RecordedSession['target'] },
     readonly context: ServerContext = new ServerContext(),
   ) {
-    for (const x of session.exchanges ?? []) this.exchanges.set(x.id, x);
+    for (const x of session.exchanges ?? []) this.addExchange(x);
+  }
+
+  /** HTTP: an exchange's envelope, known before or while its messages are judged (again, with
+   * status and end, when it is over). */
+  addExchange(x: HttpExchange): void {
+    this.exchanges.set(x.id, x);
+    if (this.#firstExchange === undefined) this.#firstExchange = x.id;
+    else if (x.id !== this.#firstExchange) this.manyExchanges = true;
+  }
+
+  /**
+   * HTTP: an exchange is over and every rule has judged it: what the session kept of it goes, so
+   * that a session that never ends (a proxy in front of a busy server for weeks) holds only its
+   * exchanges in flight (live only: ValidateOptions.forgetEndedExchanges). Its messages all came
+   * before its end, so no rule asks for it again, except the look-back at
+   * exchanges that carried no MCP message (OAuth discovery: the authorization rules read the
+   * Protected Resource Metadata a client fetched earlier), of which the latest ENDED_KEPT stay.
+   */
+  forgetExchange(id: number): void {
+    const x = this.exchanges.get(id);
+    if (x && !x.mcp) {
+      this.#keptEnded.push(id);
+      if (this.#keptEnded.length > ENDED_KEPT) this.exchanges.delete(this.#keptEnded.shift()!);
+    } else this.exchanges.delete(id);
+    this.responsesInExchange.delete(id);
+    this.#onceIn.delete(id);
+    for (const m of this.exchangeSlots) m?.delete(id);
   }
 
   /** Reads one message in the light of everything before it. */
@@ -178,6 +219,23 @@ export class SessionState {
     return true;
   }
 
+  /** What the session holds per exchange (SessionValidator.retained). */
+  retained(): { exchanges: number; exchangeMemories: number } {
+    let memories = this.#onceIn.size + this.responsesInExchange.size;
+    for (const m of this.exchangeSlots) memories += m?.size ?? 0;
+    return { exchanges: this.exchanges.size, exchangeMemories: memories };
+  }
+
+  /** True the first time `key` is seen in exchange `x`: for rules that report once per exchange
+   * (the key goes with the exchange, see forgetExchange). */
+  onceIn(x: number, key: string): boolean {
+    let keys = this.#onceIn.get(x);
+    if (!keys) this.#onceIn.set(x, (keys = new Set()));
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  }
+
   /** The request an HTTP exchange carried, while it is still awaiting its answer. */
   exchangeRequest(x: number): PendingRequest | undefined {
     for (const r of this.pending['client-to-server'].values()) if (r.msg.http?.exchange === x) return r;
@@ -190,8 +248,10 @@ export class SessionState {
     if (!json) return;
     if (typeof json.method === 'string' && 'id' in json) {
       const token = progressToken(json);
-      if (o.msg.direction === 'client-to-server' && token !== undefined)
+      if (o.msg.direction === 'client-to-server' && token !== undefined) {
         this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
+        forgetOldest(this.progress, PER_REQUEST_KEPT);
+      }
       // (era always present, for one shape: see observe)
       const pending: PendingRequest = { msg: o.msg, json, method: json.method, era: o.era || undefined, invalid: o.invalid };
       this.pending[o.msg.direction].set(idKey(json.id), pending);
@@ -204,6 +264,7 @@ export class SessionState {
     }
     if (json.method === 'notifications/cancelled' && o.msg.direction === 'client-to-server' && isObject(json.params)) {
       this.cancelled.add(idKey(json.params.requestId));
+      forgetOldest(this.cancelled, PER_REQUEST_KEPT);
       for (const p of this.progress.values()) if (p.requestKey === idKey(json.params.requestId)) p.cancelled = true;
     }
     if (typeof json.method === 'string' && json.method.endsWith('/list_changed') && o.msg.direction === 'server-to-client') {
@@ -242,6 +303,7 @@ export class SessionState {
     if (typeof result.nextCursor === 'string') {
       const set = this.cursors.get(o.request.method) ?? new Set<string>();
       set.add(result.nextCursor);
+      forgetOldest(set, PER_REQUEST_KEPT);
       this.cursors.set(o.request.method, set);
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
@@ -258,6 +320,7 @@ export class SessionState {
           .map((r) => String(r.method)),
         keys: Object.keys(inputRequests),
       });
+      forgetOldest(this.issuedState, PER_REQUEST_KEPT);
     }
     if (o.request.method === 'tools/list' && Array.isArray(result.tools)) {
       const isFirstPage = !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined);
@@ -288,6 +351,31 @@ export function sessionSlot<T>(init: () => T): (state: SessionState) => T {
     if (v === undefined) state.slots[i] = v = init();
     return v;
   };
+}
+
+/** How many requests a session remembers after their answer, per memory (progress tokens,
+ * cancellations, cursors handed out, MRTR rounds awaiting their retry): what refers back to a
+ * request follows it closely, and a session
+ * that runs for weeks must not keep every request it ever saw. */
+export const PER_REQUEST_KEPT = 20_000;
+
+/** Forgets the oldest entries (first inserted) of a Map or Set past `kept`. */
+export function forgetOldest(c: Map<unknown, unknown> | Set<unknown>, kept: number): void {
+  let excess = c.size - kept;
+  if (excess <= 0) return;
+  for (const k of c.keys()) {
+    if (excess-- <= 0) break;
+    c.delete(k);
+  }
+}
+
+let exchangeSlotCount = 0;
+
+/** Rule-private memory keyed by HTTP exchange, like sessionSlot, but an exchange's entry is let go
+ * once the exchange is over and judged (SessionState.forgetExchange). */
+export function exchangeSlot<V>(): (state: SessionState) => Map<number, V> {
+  const i = exchangeSlotCount++;
+  return (state) => (state.exchangeSlots[i] ??= new Map()) as Map<number, V>;
 }
 
 export function idKey(id: unknown): string {

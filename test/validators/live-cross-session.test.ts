@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { validateRecordings } from '../../validators/recording.js';
 import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
+import type { Cassette } from '../../lib/cassette/cassette.js';
+import { cassetteFiles, journalsIn, readJson, startDirRecorder, until } from '../recorder/rotation/dir-helpers.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -17,11 +19,10 @@ const META = {
 };
 const CROSS = ['AUTH-PRM-LOCATION', 'HTTP-ERA-DETECT', 'STATE-LIST-INVARIANT'];
 
-test('live validation of a Streamable HTTP run compares its sessions, exactly as the cassette does', async (t) => {
-  const dir = tempDir(t);
-  // A 2026-07-28 server whose tools/list grows with every connection, that refuses an unknown
-  // version with -32022 listing only 2026-07-28, and that answers prompts/list 401 without a
-  // resource_metadata challenge while serving no Protected Resource Metadata at all.
+/** A 2026-07-28 server whose tools/list grows with every connection, that refuses an unknown
+ * version with -32022 listing only 2026-07-28, and that answers prompts/list 401 without a
+ * resource_metadata challenge while serving no Protected Resource Metadata at all. */
+async function crossUpstream(t: ExecutionContext): Promise<string> {
   let lists = 0;
   const upstream = createServer((req, res) => {
     let body = '';
@@ -57,14 +58,13 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => upstream.close());
-  const proxy = await startHttpRecorder(
-    t,
-    `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
-    join(dir, 'cross.cassette.json'),
-    ['--log-level', 'info'],
-  );
+  return `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
+}
+
+/** The traffic that breaks each rule of CROSS once, through the proxy at `url`. */
+async function crossTraffic(t: ExecutionContext, url: string): Promise<void> {
   const post = async (method: string, body: object, version = '2026-07-28') => {
-    const res = await request(proxy.url, {
+    const res = await request(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -99,24 +99,59 @@ test('live validation of a Streamable HTTP run compares its sessions, exactly as
   );
   t.is(await post('prompts/list', { id: 5, params: { _meta: META } }), 401);
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
-    const res = await request(new URL(path, proxy.url), { headers: { 'user-agent': 'dual-client/1.0' } });
+    const res = await request(new URL(path, url), { headers: { 'user-agent': 'dual-client/1.0' } });
     await res.body.text();
     t.is(res.statusCode, 404);
   }
-  const { cassette, result } = await proxy.stop();
-  for (const rule of CROSS) t.regex(result.stderr, new RegExp(rule), `${rule} alerted live`);
+}
+
+/** Every stored cross-session verdict is what `validate` finds, and each rule of CROSS is there,
+ * pointing where the catalogue says: the second answer, the initialize, the 401's request. */
+function sameAsOffline(t: ExecutionContext, cassette: Cassette): void {
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
   const offline = [...validateSessions(cassette.sessions, { rules: RULES }), ...validateRecordings(cassette.sessions, { rules: RULES })];
   const key = (v: { rule: string; session: string; seq: number; path: string }) => `${v.session}#${v.seq}${v.path} ${v.rule}`;
   t.deepEqual(stored.map(key).sort(), offline.map(key).sort(), 'live verdicts equal offline verdicts, session ids and seqs included');
   t.deepEqual([...new Set(stored.map((v) => v.rule))].filter((r) => CROSS.includes(r)).sort(), CROSS);
-  // Each points where the catalogue says: the second answer, the initialize, the 401's request.
   const at = (rule: string) => stored.find((v) => v.rule === rule)!;
   const sessionOf = (method: string) =>
     cassette.sessions.filter((s) => (s.messages[0]?.json as { method?: string } | undefined)?.method === method);
   t.is(at('STATE-LIST-INVARIANT').session, sessionOf('tools/list')[1]!.id);
   t.is(at('HTTP-ERA-DETECT').session, sessionOf('initialize')[0]!.id);
   t.is(at('AUTH-PRM-LOCATION').session, sessionOf('prompts/list')[0]!.id);
+}
+
+test('live validation of a Streamable HTTP run compares its sessions, exactly as the cassette does', async (t) => {
+  const dir = tempDir(t);
+  const proxy = await startHttpRecorder(t, await crossUpstream(t), join(dir, 'cross.cassette.json'), ['--log-level', 'info']);
+  await crossTraffic(t, proxy.url);
+  const { cassette, result } = await proxy.stop();
+  for (const rule of CROSS) t.regex(result.stderr, new RegExp(rule), `${rule} alerted live`);
+  sameAsOffline(t, cassette);
+});
+
+test('with --cassette-dir the sessions are compared as each cassette is written: the same verdicts, stored and summed in the log', async (t) => {
+  const dir = join(tempDir(t), 'cassettes');
+  const proxy = await startDirRecorder(t, await crossUpstream(t), dir);
+  await crossTraffic(t, proxy.url);
+  const end = await proxy.stop();
+  t.is(end.code, 0, end.stderr);
+  await until(() => journalsIn(dir).length === 0, 'the fold');
+  const files = cassetteFiles(dir);
+  t.is(files.length, 1);
+  sameAsOffline(t, readJson(files[0]!));
+  const written = end.stderr
+    .split('\n')
+    .filter((l) => l.includes('while the cassette was written'))
+    .map((l) => JSON.parse(l) as { summary: { rule: string }[] })[0];
+  t.truthy(written, end.stderr);
+  t.deepEqual(
+    written!.summary
+      .map((r) => r.rule)
+      .filter((r) => CROSS.includes(r))
+      .sort(),
+    CROSS,
+  );
 });
 
 // Serial: the live verdicts come from a worker the recorder waits for a bounded time when it

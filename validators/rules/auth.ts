@@ -106,7 +106,7 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     check(o, report, state) {
       const x = exchangeOf(o, state);
       // A path without a query has nothing to show now or later (the once is this rule's own).
-      if (o.msg.direction !== 'client-to-server' || !x || !x.path.includes('?') || !state.once(`query:${x.id}`)) return;
+      if (o.msg.direction !== 'client-to-server' || !x || !x.path.includes('?') || !state.onceIn(x.id, 'query')) return;
       const query = new URL(x.path, 'http://x').searchParams;
       for (const key of ['access_token', 'token', 'api_key', 'apikey', 'auth'])
         if (query.has(key)) report('', `a credential-like query parameter ${key} in ${x.method} ${x.path.split('?')[0]}`);
@@ -125,7 +125,11 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server') return;
       const auth = state.header(o.msg, 'authorization');
-      if (auth !== undefined && !/^Bearer\s/i.test(auth) && state.once(`bearer:${o.msg.http?.exchange}`))
+      if (
+        auth !== undefined &&
+        !/^Bearer\s/i.test(auth) &&
+        (o.msg.http ? state.onceIn(o.msg.http.exchange, 'bearer') : state.once('bearer'))
+      )
         report('', `Authorization uses the ${auth.split(' ')[0]} scheme, not Bearer`);
     },
   },

@@ -32,7 +32,7 @@ export const cancelRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
         unusableAnswers(state).add(idKey(o.json.id));
       const p = o.msg.direction === 'client-to-server' ? notification(o, 'notifications/cancelled') : undefined;
       // A stateless HTTP exchange is a session of its own: the request it cancels is in another.
-      if (o.transport === 'streamable-http' && state.exchanges.size <= 1) return;
+      if (o.transport === 'streamable-http' && !state.manyExchanges) return;
       if (p && unusableAnswers(state).has(idKey(p.requestId))) return;
       // Without a requestId nothing is named: the shape is CANCEL-STDIO's (and the schema's).
       if (p && p.requestId !== undefined && !state.pending['client-to-server'].has(idKey(p.requestId)))

@@ -213,7 +213,7 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
       const x = o.msg.http ? state.exchanges.get(o.msg.http.exchange) : undefined;
       if (o.msg.direction !== 'server-to-client' || !x || !o.json || 'error' in o.json) return; // a refusal may be plain JSON
       if (state.exchangeRequest(x.id)?.method !== LISTEN || (x.contentType ?? '').toLowerCase().startsWith('text/event-stream')) return;
-      if (state.once(`listen-sse:${x.id}`))
+      if (state.onceIn(x.id, 'listen-sse'))
         report(
           '',
           `subscriptions/listen answered with ${JSON.stringify(x.contentType ?? '')}; a listen stream is a long-lived text/event-stream`,

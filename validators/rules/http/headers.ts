@@ -158,7 +158,7 @@ export const headersRules: Rule[] = [
     on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
-      if (o.msg.direction !== 'server-to-client' || !x || !state.once(`ct:${x.id}`)) return;
+      if (o.msg.direction !== 'server-to-client' || !x || !state.onceIn(x.id, 'ct')) return;
       const type = (x.contentType ?? '').toLowerCase();
       if (!type.startsWith('application/json') && !type.startsWith('text/event-stream'))
         report('', `the answer's Content-Type is ${JSON.stringify(x.contentType ?? '')}`);
@@ -175,7 +175,7 @@ export const headersRules: Rule[] = [
     on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
-      if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !x || !state.once(`xaccel:${x.id}`)) return;
+      if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !x || !state.onceIn(x.id, 'xaccel')) return;
       if (x.responseHeaders?.['x-accel-buffering'] !== 'no')
         report('', 'an SSE response without X-Accel-Buffering: no (proxies may buffer it)');
     },

@@ -11,8 +11,8 @@ import {
   type Rule,
   type SessionEndRule,
 } from '../../rule.js';
-import { idKey, MODERN_REVISION } from '../../session-state.js';
-import { exchangesOf, factFromServer, fromServer, headerOf, is2xx, modernClientMessage, perSession } from '../support/http.js';
+import { exchangeSlot, idKey, MODERN_REVISION } from '../../session-state.js';
+import { exchangesOf, factFromServer, fromServer, headerOf, is2xx, modernClientMessage } from '../support/http.js';
 import { LISTEN, metaOf, notification, params, SUB_ID } from '../support/messages.js';
 
 /** The core notifications a client used to send; none belongs on 2026-07-28 HTTP. */
@@ -67,7 +67,7 @@ const isSse = (x: HttpExchange): boolean => (x.contentType ?? '').toLowerCase().
 // --- HTTP-NO-RESUME -------------------------------------------------------------------------------
 
 /** Exchanges whose SSE stream carried a `retry` field (a reconnection hint). */
-const retryHinted = perSession(() => new Set<number>());
+const retryHinted = exchangeSlot<true>();
 
 /** A GET that asks to resume a stream (Last-Event-ID) under 2026-07-28, answered with an event stream. */
 function resumedStream(x: HttpExchange, report: Report): void {
@@ -155,7 +155,7 @@ export const revisionsRules: (Rule | ExchangeRule | RecordingRule | BareExchange
     on: ['server'],
     check(o, _report, state) {
       if (o.msg.direction === 'server-to-client' && o.msg.http?.part === 'sse' && o.msg.http.sse?.retry !== undefined)
-        retryHinted(state).add(o.msg.http.exchange);
+        retryHinted(state).set(o.msg.http.exchange, true);
     },
     checkExchange(x, _first, report, state) {
       resumedStream(x, report);

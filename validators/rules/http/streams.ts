@@ -1,19 +1,19 @@
 /** RULES.md §19, Streamable HTTP: the POST and GET exchanges, their bodies and SSE streams. */
 import { type ExchangeRule, NO_BATCHES, type Rule } from '../../rule.js';
-import { sessionSlot } from '../../session-state.js';
+import { exchangeSlot, sessionSlot } from '../../session-state.js';
 import { exchangeOf } from '../support/http.js';
 
 /** Per session: what the HTTP rules remember between messages and exchanges. */
 interface HttpState {
-  /** Exchanges whose response carried a body: `reply` when it was a JSON-RPC response. */
-  bodies: Map<number, 'reply' | 'other'>;
-  /** SSE exchanges: when the last response to the request they carried arrived. */
-  finalAt: Map<number, number>;
   /** A POST to the endpoint was answered 2xx in this session. */
   postAccepted: boolean;
 }
 
-const httpState = sessionSlot<HttpState>(() => ({ bodies: new Map(), finalAt: new Map(), postAccepted: false }));
+const httpState = sessionSlot<HttpState>(() => ({ postAccepted: false }));
+/** Exchanges whose response carried a body: `reply` when it was a JSON-RPC response. */
+const bodiesOf = exchangeSlot<'reply' | 'other'>();
+/** SSE exchanges: when the last response to the request they carried arrived. */
+const finalAtOf = exchangeSlot<number>();
 
 /** Notifications whose place on a 2026-07-28 stream other rules judge (LOG-*, CANCEL-HTTP, SUB-*). */
 const MODERN_STREAM_RULED = new Set([
@@ -79,7 +79,7 @@ export const streamsRules: (Rule | ExchangeRule)[] = [
     on: ['client'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
-      if (o.msg.direction === 'client-to-server' && x && x.method !== 'POST' && state.once(`post:${x.id}`))
+      if (o.msg.direction === 'client-to-server' && x && x.method !== 'POST' && state.onceIn(x.id, 'post'))
         report('', `a JSON-RPC message sent with HTTP ${x.method}; every client message is a new POST to the MCP endpoint`);
     },
   },
@@ -117,7 +117,7 @@ export const streamsRules: (Rule | ExchangeRule)[] = [
     on: ['server'],
     check(o, _report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.msg.http) return;
-      const bodies = httpState(state).bodies;
+      const bodies = bodiesOf(state);
       if (o.msg.kind === 'response' || o.msg.kind === 'error') bodies.set(o.msg.http.exchange, 'reply');
       else if (!bodies.has(o.msg.http.exchange)) bodies.set(o.msg.http.exchange, 'other');
     },
@@ -125,7 +125,7 @@ export const streamsRules: (Rule | ExchangeRule)[] = [
     // error status is allowed); this rule judges the status and any other body.
     checkExchange(x, first, report, state) {
       if (first.direction !== 'client-to-server' || first.kind !== 'notification' || x.status === undefined) return;
-      const body = httpState(state).bodies.get(x.id);
+      const body = bodiesOf(state).get(x.id);
       if (x.outcome === 'refused' || x.outcome === 'upstream-error' || body === 'reply') return;
       const method = String((first.json as { method?: unknown }).method);
       if (x.status >= 200 && x.status < 300 && x.status !== 202)
@@ -169,25 +169,25 @@ export const streamsRules: (Rule | ExchangeRule)[] = [
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || o.msg.http?.part !== 'sse' || !o.json) return;
       const x = o.msg.http.exchange;
-      const s = httpState(state);
+      const finalAt = finalAtOf(state);
       if ('result' in o.json || 'error' in o.json) {
-        if (o.request?.msg.http?.exchange === x && o.request.method !== 'subscriptions/listen') s.finalAt.set(x, o.msg.t);
+        if (o.request?.msg.http?.exchange === x && o.request.method !== 'subscriptions/listen') finalAt.set(x, o.msg.t);
         return;
       }
       const method = o.json.method;
       if (
-        !s.finalAt.has(x) ||
+        !finalAt.has(x) ||
         method === 'notifications/progress' ||
         (o.era === 'modern' && ('id' in o.json || MODERN_STREAM_RULED.has(method as string)))
       )
         return;
-      if (state.once(`sse-end:${x}`))
+      if (state.onceIn(x, 'sse-end'))
         report('', `${String(method)} after the final response on the same stream; the response should end the stream`);
     },
     checkExchange(x, _first, report, state) {
-      const at = httpState(state).finalAt.get(x.id);
+      const at = finalAtOf(state).get(x.id);
       if (at === undefined || x.endT === undefined || x.endT - at <= SSE_LINGER_MS) return;
-      if (state.once(`sse-end:${x.id}`))
+      if (state.onceIn(x.id, 'sse-end'))
         report(
           '',
           `the SSE stream stayed open ${Math.round(x.endT - at)} ms after the final response${x.outcome === 'client-aborted' ? ', until the client closed it' : ''}; the response should end the stream`,

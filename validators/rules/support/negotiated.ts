@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Direction } from '../../../lib/message.js';
 import { type Interest, isObject, type Observed } from '../../rule.js';
-import { idKey, mrtrKey, sessionSlot, type SessionState } from '../../session-state.js';
+import { forgetOldest, idKey, mrtrKey, sessionSlot, type SessionState } from '../../session-state.js';
 import { canonicalWithMeta, isReadableId, type Json, MRTR_METHODS, obj, params, result } from './messages.js';
 
 export const LIST_FLAG: Record<string, string> = {
@@ -102,13 +102,7 @@ export function untypedOf(m: Memory): Set<string> {
     if (!typed) m.untyped.add(k);
   }
   m.untypedLater.length = 0;
-  if (m.untyped.size > UNTYPED_KEPT) {
-    let excess = m.untyped.size - UNTYPED_KEPT;
-    for (const k of m.untyped) {
-      if (excess-- <= 0) break;
-      m.untyped.delete(k);
-    }
-  }
+  forgetOldest(m.untyped, UNTYPED_KEPT);
   return m.untyped;
 }
 
