@@ -4,6 +4,7 @@ import { storedHeader } from '../lib/http-headers.js';
 import { isObject, type Observed } from './rule.js';
 import { ServerContext } from './server-context.js';
 import { HANDED_OUT_KEPT, handedOutIds } from './state-ids.js';
+import { ENDED_KEPT, forgetOldest, PER_REQUEST_KEPT } from './session-bounds.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const MODERN_REVISION = '2026-07-28';
@@ -24,9 +25,6 @@ export interface PendingRequest {
  * stateless HTTP exchanges share) what the server has shown of itself. Rules read it; only the
  * engine changes it (after all rules saw a message), so every rule sees the same "before" state.
  */
-/** Ended exchanges without an MCP message a session keeps for the rules that look back. */
-export const ENDED_KEPT = 1000;
-
 export class SessionState {
   readonly pending: Record<Direction, Map<string, PendingRequest>> = { 'client-to-server': new Map(), 'server-to-client': new Map() };
   /** The revision an `initialize` handshake settled, if any. */
@@ -351,22 +349,6 @@ export function sessionSlot<T>(init: () => T): (state: SessionState) => T {
     if (v === undefined) state.slots[i] = v = init();
     return v;
   };
-}
-
-/** How many requests a session remembers after their answer, per memory (progress tokens,
- * cancellations, cursors handed out, MRTR rounds awaiting their retry): what refers back to a
- * request follows it closely, and a session
- * that runs for weeks must not keep every request it ever saw. */
-export const PER_REQUEST_KEPT = 20_000;
-
-/** Forgets the oldest entries (first inserted) of a Map or Set past `kept`. */
-export function forgetOldest(c: Map<unknown, unknown> | Set<unknown>, kept: number): void {
-  let excess = c.size - kept;
-  if (excess <= 0) return;
-  for (const k of c.keys()) {
-    if (excess-- <= 0) break;
-    c.delete(k);
-  }
 }
 
 let exchangeSlotCount = 0;

@@ -30,7 +30,7 @@ import { benchDir, cli, ended, firstLine, memory, node, start, stop } from './pr
 import { openSession } from './load-bench.js';
 import { section, type Section } from './report.js';
 import { fmt, int } from './stats.js';
-import { PER_REQUEST_KEPT } from '../../validators/session-state.js';
+import { PER_REQUEST_KEPT } from '../../validators/session-bounds.js';
 
 const soakServer = join(benchDir, 'soak-server.js');
 const MiB = 1024 * 1024;

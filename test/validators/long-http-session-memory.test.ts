@@ -12,7 +12,7 @@ import { LiveRefs } from '../../validators/live-refs.js';
 import { createLiveValidator } from '../../validators/live.js';
 import { pino } from 'pino';
 import { RULES } from '../../validators/rules/index.js';
-import { ENDED_KEPT } from '../../validators/session-state.js';
+import { ENDED_KEPT } from '../../validators/session-bounds.js';
 
 const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
   'content-type': 'application/json',

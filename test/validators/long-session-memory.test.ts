@@ -9,7 +9,7 @@ import test from 'ava';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
 import { UNTYPED_KEPT } from '../../validators/rules/support/negotiated.js';
-import { PER_REQUEST_KEPT } from '../../validators/session-state.js';
+import { PER_REQUEST_KEPT } from '../../validators/session-bounds.js';
 import { fixtureSession } from '../helpers/fixtures.js';
 
 const big = 'x'.repeat(4096);

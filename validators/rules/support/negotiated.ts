@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { Direction } from '../../../lib/message.js';
 import { type Interest, isObject, type Observed } from '../../rule.js';
-import { forgetOldest, idKey, mrtrKey, sessionSlot, type SessionState } from '../../session-state.js';
+import { idKey, mrtrKey, sessionSlot, type SessionState } from '../../session-state.js';
+import { forgetOldest, PER_REQUEST_KEPT } from '../../session-bounds.js';
 import { canonicalWithMeta, isReadableId, type Json, MRTR_METHODS, obj, params, result } from './messages.js';
 
 export const LIST_FLAG: Record<string, string> = {
@@ -89,7 +90,7 @@ export function taskInputs(o: Observed): { taskId: string; inputRequests: Json; 
 /** How many requests answered without resultType are remembered (the oldest are forgotten
  * first): a retry follows its answer, and a session that runs for weeks must not keep every
  * call it ever saw (a soak of a 2025 session grew by every call's arguments). */
-export const UNTYPED_KEPT = 20_000;
+export const UNTYPED_KEPT = PER_REQUEST_KEPT;
 
 /** A request as `untyped` remembers it: the digest of its mrtrKey (method, name, arguments), so
  * an entry costs the same whatever the size of the arguments. */
