@@ -96,7 +96,9 @@ export const commandList: readonly CommandModule<CliHooks>[] = COMMANDS;
 export function buildCli(argv: string[], hooks: CliHooks): Argv {
   let cli = yargs(stdoutValues(optionalRuns(argv)))
     .scriptName('mcp-cassette')
-    .parserConfiguration({ 'populate--': true })
+    // Repeatable options take one value each (`--report json=FILE cassette.json` leaves the
+    // cassette a positional); repeat the option for more.
+    .parserConfiguration({ 'populate--': true, 'greedy-arrays': false })
     .version(packageVersion());
   for (const c of COMMANDS) {
     cli = cli.command(

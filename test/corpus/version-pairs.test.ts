@@ -7,7 +7,7 @@
  * runs it: the CLI, in its own environment (get-env then answers differently), calibrated once.
  */
 import test from 'ava';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -129,9 +129,22 @@ for (const v of [...EVERYTHING, ...FILESYSTEM]) {
       const calibrated = await cliReplay(t, cassette, v, ['--calibrate', v.server === 'filesystem' ? '1' : '2']);
       t.is(calibrated.code, 0, calibrated.stdout);
       for (const run of [1, 2]) {
-        const again = await cliReplay(t, cassette, v);
-        t.is(again.code, 0, `run ${run}: ${again.stdout}`);
-        t.regex(again.stdout, / 0 breaking, 0 warning, 0 compatible/, `run ${run}`);
+        const report = join(dir, `${v.id}.cli-run-${run}.json`);
+        const again = await cliReplay(t, cassette, v, ['--report', `json=${report}`]);
+        // everything 2026 asks for roots by a 350 ms timer and from get-roots-list: whether a
+        // second roots/list comes (with its log line) depends on the speed of the run, which no
+        // calibration can learn. Those are the only differences tolerated, and only from it.
+        const found = signatures(JSON.parse(readFileSync(report, 'utf8')) as ReplayResult);
+        const raced = found.filter((sig) => timingDependent(`${v.id} -> ${v.id}`, sig));
+        t.deepEqual(
+          found.filter((sig) => !raced.includes(sig)),
+          [],
+          `run ${run}: ${again.stdout}`,
+        );
+        if (raced.length === 0) {
+          t.is(again.code, 0, `run ${run}: ${again.stdout}`);
+          t.regex(again.stdout, / 0 breaking, 0 warning, 0 compatible/, `run ${run}`);
+        } else t.log(`run ${run}: the server's timing-dependent roots/list came (${raced.join('; ')}), exit ${again.code}`);
         if (v.server === 'everything') t.regex(again.stdout, /\d+ volatile values? skipped, as calibrated/, `run ${run}`);
       }
     },

@@ -57,6 +57,13 @@ test('exit 0 and a clean report when nothing changed', async (t) => {
   t.is(assertReport(t, join(out, 'r.json')).outcome, 'passed');
 });
 
+test('repeatable options before the cassette take one value each: --report and --ignore leave the cassette a positional', async (t) => {
+  const out = tempDir(t);
+  const r = await run(t, ['--report', `json=${join(out, 'r.json')}`, '--ignore', 'timestamp', cassette, '--', node, replayTarget]);
+  t.is(r.code, 0, r.stdout + r.stderr);
+  t.is(assertReport(t, join(out, 'r.json')).outcome, 'passed');
+});
+
 test('exit 1 on a breaking change, with JSON (schema-valid), JUnit, Markdown and GitHub reports', async (t) => {
   const out = tempDir(t);
   const r = await run(t, [
