@@ -143,8 +143,6 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
       try {
         const found = judgeRecording(digests, {
           rules: RULES,
-          // Live traffic: each exchange's messages all come before its end.
-          forgetEndedExchanges: true,
           onRuleError: (rule, err) =>
             options.logger.error({ rule, err }, `rule ${rule} failed on the recording (a validator bug); validation goes on`),
         });

@@ -4,10 +4,10 @@ import type { PayloadRedaction } from '../../lib/payload-redact.js';
 import { McpSpanMapper, type McpSpanData, type SpanBase } from '../../lib/telemetry/spans.js';
 import type { Violation } from '../../lib/violation.js';
 import { liveValidationStats } from '../../lib/live-stats.js';
+import type { FrameObserver } from '../capture/frame-observer.js';
 
 /** How far the live validator has judged (one object per process, updated in place). */
 const LIVE = liveValidationStats();
-import type { FrameObserver } from '../capture/frame-observer.js';
 
 /** A finished span waits this long for the violations the live validator finds in its messages
  * (they come back from the worker thread a batch later) before it is sent, and longer while the

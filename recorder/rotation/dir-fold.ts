@@ -6,8 +6,9 @@ import type { FoldSettings } from './cassette-dir.js';
  * What each cassette of `record --cassette-dir` gets when it closes, as a single cassette gets
  * it when it is written: judge-at-write of what live validation left undone (every message once
  * the live validator has shed; on HTTP, the rules that compare sessions, which the live workers
- * leave to each cassette here), then `--sample` (a session with a violation at `--keep-violations` is kept). The
- * fold runs in a worker thread; its counts come back here, to the summary and the metrics.
+ * leave to each cassette here), then `--sample` (a session with a violation at `--keep-violations`
+ * is kept). The fold runs in a worker thread; its counts come back here, to the summary and the
+ * metrics.
  */
 export function dirFold(options: {
   capture: CaptureRuntime;
