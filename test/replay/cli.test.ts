@@ -133,15 +133,17 @@ test('--ignore and mcp-cassette.config.json (with a per-cassette override) silen
 
 for (const [kind, code, message] of [
   ['crash', 'MCPC_REPLAY_SERVER_EXITED', /exited with code 3 in the middle of the session/],
-  ['hang', 'MCPC_REPLAY_TIMEOUT', /did not answer tools\/call \(search\) within 1500 ms; raise --timeout/],
+  ['hang', 'MCPC_REPLAY_TIMEOUT', /did not answer tools\/call \(search\) within 5000 ms; raise --timeout/],
 ] as const) {
   test(`a server that ${kind === 'crash' ? 'crashes' : 'hangs'} mid-replay: exit 2, clear message, partial report, no stray process`, async (t) => {
     const out = tempDir(t);
     const marker = `--marker=${randomUUID()}`;
     const r = await run(t, [
       cassette,
+      // Long enough for a node server to start on a loaded CI machine (1500 ms was not: the
+      // hang case once timed out on initialize), short enough for the hang to cost little.
       '--timeout',
-      '1500',
+      '5000',
       '--report',
       `json=${join(out, 'r.json')}`,
       '--report',
