@@ -26,6 +26,8 @@ export class ServerContext {
   readonly issuedState = new Map<string, { state?: string; id: unknown; kinds: string[]; keys: string[] }>();
   /** Values of id-like fields and requestStates the server handed out, for guessability. */
   readonly handedOut: { field: string; value: string | number }[] = [];
+  /** Findings about the server itself already reported (SessionState.onceForServer). */
+  readonly said = new Set<string>();
 }
 
 /** The session key the live validator gives a stateless exchange (validators/live-http.ts). */

@@ -217,6 +217,17 @@ export class SessionState {
     return true;
   }
 
+  /** True the first time a key is seen by the server's context: for findings about the server
+   * itself (it answers without authorization, it hands out guessable ids), which a stateless
+   * server would otherwise repeat on every exchange, each being a session of its own. On stdio
+   * and sessionful HTTP the context is the session's, so this is `once`. */
+  onceForServer(key: string): boolean {
+    const said = this.context.said;
+    if (said.has(key)) return false;
+    said.add(key);
+    return true;
+  }
+
   /** What the session holds per exchange (SessionValidator.retained). */
   retained(): { exchanges: number; exchangeMemories: number } {
     let memories = this.#onceIn.size + this.responsesInExchange.size;

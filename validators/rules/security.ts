@@ -202,7 +202,7 @@ export const securityRules: (Rule | ExchangeRule)[] = [
           : id.token && lowEntropy(id.value)
             ? `short and low-entropy (${JSON.stringify(id.value)})`
             : undefined;
-        if (weak && state.once(`SEC-STATE-ID-GUESSABLE ${id.field}`)) {
+        if (weak && state.onceForServer(`SEC-STATE-ID-GUESSABLE ${id.field}`)) {
           report(
             id.pointer,
             `${id.member} returned by ${p.name} is ${weak}; identifiers that stand for state should be random, bound to the user and checked on every call`,
@@ -237,7 +237,7 @@ export const securityRules: (Rule | ExchangeRule)[] = [
         headerOf(x.requestHeaders, 'authorization') !== undefined
       )
         return;
-      if (state.once('local-http-open'))
+      if (state.onceForServer('local-http-open'))
         report(
           '',
           `the server on ${url.host} answered ${String(method)} without any Authorization: every local process (and a DNS-rebinding page, unless Origin is checked) can use it; require authentication`,
