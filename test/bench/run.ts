@@ -187,7 +187,7 @@ out.push(
 out.push('');
 out.push(
   markdownTable(
-    ['target (issue 7)', 'measured', 'met'],
+    ['target', 'measured', 'met'],
     targets.map((t) => [t.goal, t.measured, t.met === undefined ? 'not measured' : t.met ? 'yes' : '**no**']),
   ),
 );
