@@ -57,8 +57,7 @@ export function maskSecretsInText(text: string): { text: string; masked: number 
 
 /** Bytes with every credential shape masked (latin1, so other bytes pass unchanged); the same
  * buffer when nothing was masked. */
-export function maskSecretsInBytes(data: Buffer): { data: Buffer; masked: number } {
-  const text = data.toString('latin1');
+export function maskSecretsInBytes(data: Buffer, text = data.toString('latin1')): { data: Buffer; masked: number } {
   const { text: out, masked } = maskSecretsInText(text);
   return masked === 0 ? { data, masked } : { data: Buffer.from(out, 'latin1'), masked };
 }

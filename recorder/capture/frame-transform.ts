@@ -36,10 +36,10 @@ export function isPassThrough(s: CaptureSettings): boolean {
  * levels parse the frame and write it again as JSON. A frame that does not parse (or is nested
  * too deep to walk) is masked as text.
  */
-export function transformFrame(s: CaptureSettings, frame: Buffer, json: boolean, counts: RedactionCounts): FrameResult {
+export function transformFrame(s: CaptureSettings, frame: Buffer, json: boolean, counts: RedactionCounts, latin1?: string): FrameResult {
   if (s.level === 'full' && !needsParsing(s.redaction)) {
     if (!s.redaction.secrets) return { data: frame, parsed: false };
-    const masked = maskSecretsInBytes(frame);
+    const masked = maskSecretsInBytes(frame, latin1);
     counts.secret += masked.masked;
     return { data: masked.data, parsed: false };
   }

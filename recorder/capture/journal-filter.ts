@@ -19,6 +19,10 @@ type Stdio = 'stdin' | 'stdout' | 'stderr';
  */
 export const MAX_HELD = 8 * 1024 * 1024;
 
+const LF = Buffer.from('\n');
+const CR = Buffer.from('\r');
+const CRLF = Buffer.from('\r\n');
+
 /** An HTTP exchange's bodies while they are held. */
 interface Exchange {
   mcp: boolean;
@@ -152,8 +156,11 @@ export class CaptureFilter implements JournalFilter {
       const held = this.#lines[c];
       const piece = data.subarray(from, nl);
       const line = held.length ? Buffer.concat([...held, piece]) : piece;
+      // A line that came whole in this chunk, line end included: written as it is when nothing in
+      // it is masked (no copy of the line to append its newline).
+      const whole = held.length ? undefined : data.subarray(from, nl + 1);
       held.length = 0;
-      out.push(this.#line(c, line, t, true));
+      out.push(this.#line(c, line, t, true, whole));
       from = nl + 1;
     }
     if (from >= data.length) return out;
@@ -171,21 +178,31 @@ export class CaptureFilter implements JournalFilter {
     return out;
   }
 
-  /** One stdio line (a trailing CR kept as it was), with its newline unless it ended the stream. */
-  #line(c: Stdio, line: Buffer, t: number, newline: boolean): JournalChunk {
+  /** One stdio line (a trailing CR kept as it was), with its newline unless it ended the stream.
+   * `whole`: the line's bytes with its line end, when they lie in one chunk. */
+  #line(c: Stdio, line: Buffer, t: number, newline: boolean, whole?: Buffer): JournalChunk {
     this.observer?.line();
     const cr = line.length > 0 && line[line.length - 1] === 0x0d;
-    let frame = cr ? line.subarray(0, -1) : line;
+    const bare = cr ? line.subarray(0, -1) : line;
+    let frame = bare;
+    /** The frame as latin1 text, decoded once for both secret checks. */
+    let latin1: string | undefined;
     if (this.settings.redaction.secrets) {
       const text = frame.toString('latin1');
       const block = this.#keyBlocks[c].line(text);
       if (block.text !== text) frame = Buffer.from(block.text, 'latin1');
+      latin1 = block.text;
       this.#counts.secret += block.masked;
     }
     const direction = c === 'stdin' ? 'client-to-server' : 'server-to-client';
-    const out = this.#transform(frame, c !== 'stderr', c === 'stderr' ? undefined : direction, t);
-    const tail = Buffer.from(cr ? (newline ? '\r\n' : '\r') : newline ? '\n' : '');
-    const data = tail.length ? Buffer.concat([out, tail]) : out;
+    const out = this.#transform(frame, c !== 'stderr', c === 'stderr' ? undefined : direction, t, undefined, latin1);
+    let data: Buffer;
+    // Nothing masked (the same buffer back): the line's own bytes, line end included.
+    if (whole && out === bare) data = whole;
+    else {
+      const tail = cr ? (newline ? CRLF : CR) : newline ? LF : undefined;
+      data = tail ? Buffer.concat([out, tail]) : out;
+    }
     this.#recorded(c, data.length);
     return { t, c, data };
   }
@@ -236,12 +253,13 @@ export class CaptureFilter implements JournalFilter {
     return { ...record, data };
   }
 
-  #transform(frame: Buffer, json: boolean, direction: Direction | undefined, t: number, x?: number): Buffer {
+  /** `latin1`: the frame as latin1 text, when the caller decoded it already. */
+  #transform(frame: Buffer, json: boolean, direction: Direction | undefined, t: number, x?: number, latin1?: string): Buffer {
     if (frame.length === 0) return frame;
     const sse = x !== undefined && this.#exchanges.get(x)?.sse !== undefined && direction === 'server-to-client';
     const payload = sse ? SseEvents.data(frame) : undefined;
     if (sse && payload === undefined) return transformFrame(this.settings, frame, false, this.#counts).data; // no data lines
-    const result = transformFrame(this.settings, payload ?? frame, json, this.#counts);
+    const result = transformFrame(this.settings, payload ?? frame, json, this.#counts, sse ? undefined : latin1);
     if (direction && (this.metrics.enabled || this.observer)) {
       const json = result.parsed ? result.json : parseOrUndefined(payload ?? frame);
       if (this.metrics.enabled) this.#timer.frame(direction, json, t, x);

@@ -21,6 +21,37 @@ test('stdio: a line cut across chunks is written whole and masked, once complete
   t.is(written(f.event(ev({ ev: 'eof', channel: 'stdout' })).before), 'tail without newline Bearer [REDACTED]', 'the rest at eof');
 });
 
+test('stdio: whole lines in one chunk are written one chunk per line, byte for byte unless masked, line ends kept', (t) => {
+  const f = new CaptureFilter(secretsOnly, NO_METRICS, 'stdio');
+  const lines = [
+    '{"jsonrpc":"2.0","id":1,"result":{"n":1.0}}\r\n',
+    '{"jsonrpc":"2.0","id":2,"result":{"key":"sk-abcdefghijklmnopqrst"}}\n',
+    '-----BEGIN PRIVATE KEY-----\n',
+    'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n',
+    '-----END PRIVATE KEY----- after\n',
+    '{"jsonrpc":"2.0","id":3,"result":{"s":"caf\u00e9 \u00ff"}}\n',
+    '\n',
+    'half',
+  ];
+  const data = Buffer.from(lines.join(''), 'latin1');
+  const out = f.chunk({ t: 1, c: 'stdout', data });
+  t.deepEqual(
+    out.map((c) => c.data.toString('latin1')),
+    [
+      lines[0],
+      '{"jsonrpc":"2.0","id":2,"result":{"key":"[REDACTED]"}}\n',
+      '[REDACTED]\n',
+      '[REDACTED]\n',
+      '[REDACTED] after\n',
+      lines[5],
+      '\n',
+    ],
+  );
+  // An unmasked line is a view of the chunk's own bytes, not a copy (the journal writes it at once).
+  t.true(out[0]!.data.buffer === data.buffer && out[0]!.data.byteOffset === data.byteOffset);
+  t.is(written(f.event(ev({ ev: 'eof', channel: 'stdout' })).before), 'half');
+});
+
 test('HTTP: an SSE event is written when complete; one whose data changed is rewritten line for line, others are left byte for byte', (t) => {
   const f = new CaptureFilter(secretsOnly, NO_METRICS, 'http');
   f.event(ev({ ev: 'http-request', x: 3, mcp: true }));
