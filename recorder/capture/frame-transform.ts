@@ -70,15 +70,34 @@ export function transformFrame(s: CaptureSettings, frame: Buffer, json: boolean,
 }
 
 /** Masks the secret shapes and value patterns in every string of an event's fields (headers,
- * paths, violation messages, errors). */
+ * paths, violation messages, errors). Copy on write: the value itself when nothing in it is
+ * masked, as for nearly every event, so the journal writes the line it already made instead of
+ * serializing a copy again (four events per HTTP exchange). */
 export function redactEventFields(s: CaptureSettings, value: unknown, counts: RedactionCounts): unknown {
   if (!s.redaction.secrets && s.redaction.values.length === 0) return value;
   if (typeof value === 'string') return redactText(s.redaction, value, counts);
-  if (Array.isArray(value)) return value.map((v) => redactEventFields(s, v, counts));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = redactEventFields(s, value[i], counts);
+      if (v !== value[i]) out ??= value.slice(0, i);
+      out?.push(v);
+    }
+    return out ?? value;
+  }
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactEventFields(s, v, counts);
-    return out;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    let out: Record<string, unknown> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const v = redactEventFields(s, record[keys[i]!], counts);
+      if (v !== record[keys[i]!] && !out) {
+        out = {};
+        for (let j = 0; j < i; j++) out[keys[j]!] = record[keys[j]!];
+      }
+      if (out) out[keys[i]!] = v;
+    }
+    return out ?? value;
   }
   return value;
 }

@@ -102,7 +102,10 @@ export class CaptureFilter implements JournalFilter {
       case 'http-request':
         if (x !== undefined) this.#exchanges.set(x, { mcp: record.mcp === true, request: [], response: [], held: 0, streaming: false });
         // A token in the query string (`?api_key=…`), as in the upstream URL.
-        if (typeof record.path === 'string') record = { ...record, path: redactRequestTarget(record.path) };
+        if (typeof record.path === 'string') {
+          const path = redactRequestTarget(record.path);
+          if (path !== record.path) record = { ...record, path };
+        }
         break;
       case 'http-request-end':
         before.push(...this.#requestBody(x, record.t));

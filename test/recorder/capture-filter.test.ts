@@ -2,7 +2,8 @@ import test from 'ava';
 import type { JournalChunk, JournalEvent } from '../../lib/cassette/journal.js';
 import { NO_METRICS } from '../../lib/metrics.js';
 import { CaptureFilter } from '../../recorder/capture/journal-filter.js';
-import type { CaptureSettings } from '../../recorder/capture/frame-transform.js';
+import { type CaptureSettings, redactEventFields } from '../../recorder/capture/frame-transform.js';
+import { noRedactionCounts } from '../../lib/payload-redact.js';
 import { SseEvents } from '../../recorder/capture/sse-events.js';
 
 /** The journal filter alone: what it writes for stdio lines cut anywhere, and for event streams. */
@@ -50,6 +51,32 @@ test('stdio: whole lines in one chunk are written one chunk per line, byte for b
   // An unmasked line is a view of the chunk's own bytes, not a copy (the journal writes it at once).
   t.true(out[0]!.data.buffer === data.buffer && out[0]!.data.byteOffset === data.byteOffset);
   t.is(written(f.event(ev({ ev: 'eof', channel: 'stdout' })).before), 'half');
+});
+
+test('event fields: masked in a copy, in their order, the original untouched; an event with nothing to mask is itself', (t) => {
+  const counts = noRedactionCounts();
+  const clean = { t: 1, ev: 'http-request', x: 1, path: '/mcp', headers: { accept: 'application/json', 'x-list': ['a', 'b'] } };
+  t.is(redactEventFields(secretsOnly, clean, counts), clean, 'no copy when nothing is masked');
+  const secret = {
+    t: 1,
+    ev: 'http-request',
+    x: 2,
+    headers: { accept: 'application/json', authorization: 'Bearer abcdefgh12345678', 'x-list': ['a', 'sk-abcdefghijklmnopqrst'] },
+  };
+  const before = JSON.stringify(secret);
+  const out = redactEventFields(secretsOnly, secret, counts) as typeof secret;
+  t.is(JSON.stringify(secret), before, 'the original is not changed');
+  t.deepEqual(Object.keys(out.headers), ['accept', 'authorization', 'x-list']);
+  t.is(out.headers.authorization, 'Bearer [REDACTED]');
+  t.deepEqual(out.headers['x-list'], ['a', '[REDACTED]']);
+  t.is(out.headers.accept, 'application/json');
+  t.is(counts.secret, 2);
+  // Through the filter: the same event object goes to disk unless something in it is masked.
+  const f = new CaptureFilter(secretsOnly, NO_METRICS, 'http');
+  t.is(f.event(clean as JournalEvent).event, clean as JournalEvent);
+  t.not(f.event(secret as JournalEvent).event, secret as JournalEvent);
+  const query = { t: 1, ev: 'http-request', x: 3, path: '/mcp?api_key=abcdef123456' } as JournalEvent;
+  t.is(f.event(query).event.path, '/mcp?api_key=%5BREDACTED%5D', 'a token in the query string is masked');
 });
 
 test('HTTP: an SSE event is written when complete; one whose data changed is rewritten line for line, others are left byte for byte', (t) => {
