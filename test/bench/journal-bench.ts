@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { JournalWriter } from '../../lib/cassette/journal.js';
 import { NO_METRICS } from '../../lib/metrics.js';
 import { CaptureFilter } from '../../recorder/capture/journal-filter.js';
+import { summary } from './stats.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const dir = mkdtempSync(join(tmpdir(), 'mcpc-journal-bench-'));
@@ -25,31 +26,44 @@ const lines = Array.from({ length: 1000 }, (_, i) =>
   Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"n":${i}}}}\n`),
 );
 
-function round(filtered: boolean, n: number): number {
-  const journal = new JournalWriter(
-    join(dir, `j-${n}-${filtered}`),
-    {
-      format: 'mcp-cassette-journal',
-      version: 1,
-      sessionId: `b${n}`,
-      startedAt: new Date().toISOString(),
-      pid: process.pid,
-      hostname: 'bench',
-      session: {},
-    },
-    performance.now(),
-  );
-  if (filtered)
-    journal.filter = new CaptureFilter({ level: 'full', redaction: { paths: [], values: [], secrets: true } }, NO_METRICS, 'stdio');
-  const pass = (times: number) => {
-    for (let r = 0; r < times; r++) for (const line of lines) journal.chunk('stdin', line);
+/** A journal with the recorder's default capture filter (secrets masked before disk), or none. */
+function openJournal(name: string, filter: 'stdio' | 'http' | undefined): JournalWriter {
+  const header = {
+    format: 'mcp-cassette-journal' as const,
+    version: 1,
+    sessionId: name,
+    startedAt: new Date().toISOString(),
+    pid: process.pid,
+    hostname: 'bench',
+    session: {},
   };
-  pass(20); // warm-up
+  const journal = new JournalWriter(join(dir, name), header, performance.now());
+  if (filter)
+    journal.filter = new CaptureFilter({ level: 'full', redaction: { paths: [], values: [], secrets: true } }, NO_METRICS, filter);
+  return journal;
+}
+
+/** CPU time (µs) per unit of `work(count)`, after a warm-up of `warmup` units; closes the journal. */
+function cpuPer(journal: JournalWriter, work: (count: number) => void, warmup: number, count: number): number {
+  work(warmup);
   const before = process.cpuUsage();
-  pass(100);
+  work(count);
   const spent = process.cpuUsage(before);
   journal.close();
-  return (spent.user + spent.system) / (100 * lines.length);
+  return (spent.user + spent.system) / count;
+}
+
+function stdioRound(filtered: boolean, n: number): number {
+  const journal = openJournal(`stdio-${n}-${filtered}`, filtered ? 'stdio' : undefined);
+  let i = 0;
+  return cpuPer(
+    journal,
+    (count) => {
+      for (let k = 0; k < count; k++) journal.chunk('stdin', lines[i++ % lines.length]!);
+    },
+    20_000,
+    100_000,
+  );
 }
 
 const REQUEST_HEADERS = {
@@ -67,51 +81,37 @@ const REQUEST = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","para
 const RESPONSE = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}]}}');
 
 function httpRound(n: number): number {
-  const journal = new JournalWriter(
-    join(dir, `h-${n}`),
-    {
-      format: 'mcp-cassette-journal',
-      version: 1,
-      sessionId: `h${n}`,
-      startedAt: new Date().toISOString(),
-      pid: process.pid,
-      hostname: 'bench',
-      session: {},
-    },
-    performance.now(),
-  );
-  journal.filter = new CaptureFilter({ level: 'full', redaction: { paths: [], values: [], secrets: true } }, NO_METRICS, 'http');
+  const journal = openJournal(`http-${n}`, 'http');
   let x = 0;
-  const exchanges = (count: number) => {
-    for (let i = 0; i < count; i++) {
-      x++;
-      // As recorder/http-recorder.ts journals one exchange: the request held until its body is in.
-      journal.event('http-request', { x, method: 'POST', path: '/mcp', headers: REQUEST_HEADERS, mcp: true }, true);
-      journal.chunk('http-request', REQUEST, x, true);
-      journal.event('http-request-end', { x });
-      // The response's records are held too, and written in one go once it is forwarded.
-      const headers = { 'content-type': 'application/json', date: 'Wed, 02 Dec 2026 06:00:00 GMT' };
-      journal.event('http-response', { x, status: 200, headers }, true);
-      journal.chunk('http-response', RESPONSE, x, true);
-      journal.event('http-end', { x, outcome: 'complete' }, true);
-      journal.flush();
-    }
-  };
-  exchanges(5000); // warm-up
-  const before = process.cpuUsage();
-  exchanges(30_000);
-  const spent = process.cpuUsage(before);
-  journal.close();
-  return (spent.user + spent.system) / 30_000;
+  return cpuPer(
+    journal,
+    (count) => {
+      for (let i = 0; i < count; i++) {
+        x++;
+        // As recorder/http-recorder.ts journals one exchange: the request held until its body is in.
+        journal.event('http-request', { x, method: 'POST', path: '/mcp', headers: REQUEST_HEADERS, mcp: true }, true);
+        journal.chunk('http-request', REQUEST, x, true);
+        journal.event('http-request-end', { x });
+        // The response's records are held too, and written in one go once it is forwarded.
+        const headers = { 'content-type': 'application/json', date: 'Wed, 02 Dec 2026 06:00:00 GMT' };
+        journal.event('http-response', { x, status: 200, headers }, true);
+        journal.chunk('http-response', RESPONSE, x, true);
+        journal.event('http-end', { x, outcome: 'complete' }, true);
+        journal.flush();
+      }
+    },
+    5000,
+    30_000,
+  );
 }
 
-const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]): number => summary(xs).median;
 const plain: number[] = [];
 const filtered: number[] = [];
 const http: number[] = [];
 for (let n = 0; n < rounds; n++) {
-  plain.push(round(false, n));
-  filtered.push(round(true, n));
+  plain.push(stdioRound(false, n));
+  filtered.push(stdioRound(true, n));
   http.push(httpRound(n));
 }
 rmSync(dir, { recursive: true, force: true });
