@@ -21,6 +21,7 @@ import { recordFromCassettes, recordFromClient, type FreshCassette } from './bas
 import { cassetteFindings, fails, fingerprint, replayCovers } from './findings.js';
 import { startRecording, type Target } from './recording-target.js';
 import type { CassetteCheck, CheckCounts, CheckRun, Finding } from './types.js';
+import { settleBeforeRead } from '../lib/cassette/settle-read.js';
 
 export interface CheckOptions {
   /** Globs (or plain paths) of the cassettes to replay. */
@@ -68,6 +69,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
   const failOn = options.failOn ?? 'error';
   // A client script records the base build itself: the committed cassettes are not used then.
   const committed = options.cassettes.length && !options.client ? expandCassettes(options.cassettes) : [];
+  await settleBeforeRead(committed);
   if (!committed.length && !options.client) {
     throw new CassetteError(
       'MCPC_USAGE',

@@ -1,109 +1,25 @@
 #!/usr/bin/env node
 /**
- * The entry point and, with cli-commands.ts (the list of commands and the yargs parser built from
- * it), the composition root: the only modules that know every feature and set the process's exit
- * status. `record -- <server>` and `serve <cassette>` take a fast path that avoids loading yargs
- * before the server is spawned (see fast-args.ts), and run the same command modules' handlers.
+ * The `mcp-cassette` bin. For `record -- <server>`, a host's server command, it checks the
+ * options and spawns the server first (record-start.ts), before the rest of the program loads:
+ * a host gives a new server about a second to answer, and a Node process takes some 50 ms to
+ * reach its first line. The build bundles that step into one CommonJS file, loaded synchronously
+ * (dist/bin/record-start.cjs). Then it runs the program: the bundle that `npm run build` writes
+ * to dist/bin/ with esbuild (the composition root, cli-main.ts, and the worker threads, in a few
+ * files instead of some 300 modules loaded one by one), or, in a build without it (`tsc` alone,
+ * while developing), the compiled modules. Startup is measured by `npm run bench`
+ * (docs/benchmarks.md, "Lifecycle").
  */
-import { fileURLToPath } from 'node:url';
-import { parseFast } from './fast-args.js';
-import { textRedactionSpec } from './payload-redact.js';
-import { isCassetteError, SESSION_NOT_SAVED_EXIT } from './errors.js';
-import { quietOnClosedStdout, useColour } from './cli-output.js';
-import { RECORD_OPTIONS } from '../recorder/record-options.js';
-import { RECORD_COMMAND, type RecordContext, type RecordHooks } from '../recorder/record-command.js';
-import type { ExitStatus } from '../recorder/stdio-recorder.js';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
-const USAGE_EXIT = 2;
-
-/** The live validator runs in a worker thread that the recorder starts after the spawn. */
-const recordHooks: RecordHooks = {
-  liveWorker: (args) => ({
-    script: fileURLToPath(new URL('../validators/live-worker.js', import.meta.url)),
-    data: {
-      logLevel: args.logLevel,
-      logFormat: args.logFormat,
-      colour: useColour(process.stderr),
-      ...(args.logFile ? { logFile: args.logFile } : {}),
-      ...(args.failOn ? { failOn: args.failOn } : {}),
-      ...(args.alertWebhook ? { webhook: args.alertWebhook } : {}),
-      ...(args.alertExec ? { exec: args.alertExec } : {}),
-      redact: textRedactionSpec(args.capture.settings.redaction),
-      // --cassette-dir: the rules that compare sessions judge each cassette as it is written.
-      ...(args.dir ? { crossSessionAtWrite: true } : {}),
-    },
-    workers: args.validateWorkers,
-  }),
-  judgeAtWriteModule: new URL('../validators/judge-at-write.js', import.meta.url).href,
-  judgeAtWrite: async (sessions, scope, options) =>
-    (await import('../validators/judge-at-write.js')).judgeAtWrite(sessions, scope, options),
-};
-
-async function main(argv: string[]): Promise<void> {
-  quietOnClosedStdout();
-  const context: RecordContext = { finishRecord, recordHooks };
-  if (argv[0] === 'record') {
-    const fast = parseFast(argv.slice(1), RECORD_OPTIONS);
-    if (fast) {
-      // The same handler as through yargs; it ends the process the way the server ended.
-      await RECORD_COMMAND.handler({ ...fast, _: [] }, context);
-      return;
-    }
-  }
-  if (argv[0] === 'serve' && argv[1] !== undefined && !argv[1].startsWith('-')) {
-    // `serve` is a host's server command too: a client may give it a second to answer, so it
-    // skips yargs like `record` does, and loads only its own modules.
-    const { SERVE_OPTIONS } = await import('../replay/serve/serve-options.js');
-    // Several cassettes (files or directories) come first, before any option.
-    let n = 1;
-    while (n < argv.length && argv[n] !== '--' && !argv[n]!.startsWith('-')) n++;
-    const fast = parseFast(argv.slice(n), SERVE_OPTIONS);
-    if (fast) {
-      const { SERVE_COMMAND } = await import('../replay/serve/run-serve.js');
-      process.exitCode = (await SERVE_COMMAND.handler({ ...fast, _: [], cassette: argv.slice(1, n) }, context)) ?? 0;
-      process.stdin.destroy();
-      return;
-    }
-  }
-  const { buildCli } = await import('./cli-commands.js');
-  await buildCli(argv, context).parseAsync();
+const bin = (name: string): URL => new URL(`../bin/${name}`, import.meta.url);
+const bundled = existsSync(bin('mcp-cassette.js'));
+if (process.argv[2] === 'record') {
+  type Start = typeof import('./record-start.js');
+  const { startRecordEarly } = bundled
+    ? (createRequire(import.meta.url)('../bin/record-start.cjs') as Start)
+    : ((await import('./record-start.js')) as Start);
+  startRecordEarly(process.argv.slice(3));
 }
-
-/** Ends the proxy the way its server ended: same exit code, or the same signal; 73 when the
- * session could not be saved. */
-async function finishRecord(status: ExitStatus): Promise<void> {
-  if (status.notSaved) {
-    // The server's status gives way: a script or CI job must notice that the session was lost.
-    process.exitCode = SESSION_NOT_SAVED_EXIT;
-    process.stdin.destroy();
-    return;
-  }
-  if (status.signal) {
-    process.stdin.destroy();
-    process.removeAllListeners(status.signal);
-    process.kill(process.pid, status.signal);
-    return;
-  }
-  process.exitCode = status.code ?? 1;
-  // stdin may still be open (the host has not closed it); it must not keep us alive.
-  process.stdin.destroy();
-}
-
-main(process.argv.slice(2)).catch((err: unknown) => {
-  if (isCassetteError(err)) {
-    process.stderr.write(`mcp-cassette: ${err.message}\n`);
-    process.exitCode = err.code === 'MCPC_SPAWN_FAILED' ? spawnExit(err) : USAGE_EXIT;
-    process.stdin.destroy();
-    return;
-  }
-  process.stderr.write(
-    `mcp-cassette: internal error (a bug in mcp-cassette, not in your server or input: please report it with this stack trace): ${(err as Error)?.stack ?? String(err)}\n`,
-  );
-  process.exitCode = 70; // EX_SOFTWARE
-  process.stdin.destroy();
-});
-
-function spawnExit(err: Error): number {
-  const cause = (err as { cause?: NodeJS.ErrnoException }).cause;
-  return cause?.code === 'ENOENT' ? 127 : 126;
-}
+await import(bundled ? bin('mcp-cassette.js').href : './cli-main.js');

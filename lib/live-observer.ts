@@ -53,6 +53,8 @@ export interface LiveRef {
 
 /** Worker → main thread. */
 export type LiveWorkerOutput =
+  /** The validator is loaded: what was queued for it is being judged now. */
+  | { type: 'ready' }
   /** `processed`: traffic bytes taken in; `judged`: messages judged since the last report. */
   | { type: 'violations'; violations: (Violation & { ref?: LiveRef })[]; processed: number; judged: number }
   /** The session's verdict, sent before the last alerts are delivered. */

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { useColour } from './cli-output.js';
+import { cjsExport } from './cjs-export.js';
 
 export type { Logger };
+type PrettyFactory = typeof import('pino-pretty').prettyFactory;
 
 /** `json`: one pino record a line, for machines. `pretty`: one readable line per record (pino-pretty). */
 export type LogFormat = 'json' | 'pretty';
@@ -37,7 +39,7 @@ const PRETTY_IGNORE = 'pid,hostname,name,violation,summary,alerts';
  * pino-pretty is loaded only for pretty output, so a host's pipe (JSON) costs nothing more.
  */
 export async function createLogger(options: LogOptions = {}): Promise<Logger> {
-  const { pino } = await import('pino');
+  const pino = cjsExport<typeof import('pino').pino>(await import('pino'), 'pino');
   const settings = { name: 'mcp-cassette', level: options.level ?? 'info', base: { pid: process.pid } };
   const format = options.format ?? resolveLogFormat(undefined, options.file);
   const destination = options.file
@@ -47,7 +49,7 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger> {
     // prettyFactory turns a record into its line synchronously, so every line is written before
     // the call returns, as with JSON: pino-pretty's stream would write it a tick later, and a
     // worker thread ended at once (the live validator's) would lose its last lines.
-    const { prettyFactory } = await import('pino-pretty');
+    const prettyFactory = cjsExport<PrettyFactory>(await import('pino-pretty'), 'prettyFactory');
     const prettify = prettyFactory({
       colorize: options.file ? false : (options.colour ?? useColour(process.stderr)),
       ignore: PRETTY_IGNORE,

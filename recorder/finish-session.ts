@@ -2,7 +2,7 @@ import { unlinkSync } from 'node:fs';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { foldSessions } from '../lib/cassette/fold.js';
 import { openJournal } from '../lib/cassette/journal.js';
-import { recoverJournals } from '../lib/cassette/recover.js';
+import { settleJournals } from '../lib/cassette/settle.js';
 import { appendSessions } from '../lib/cassette/store.js';
 import { SpillFile } from '../lib/framing/spill.js';
 
@@ -29,7 +29,7 @@ export async function finishJournal(
     const sessions = options.select ? options.select(folded) : folded;
     if (sessions.length > 0 || folded.length === 0) await appendSessions(cassette, sessions, { overwrite: options.overwrite ?? false });
     unlinkSync(journal);
-    await recoverJournals(cassette);
+    await settleJournals(cassette);
     return sessions;
   } finally {
     spill.dispose();

@@ -15,9 +15,13 @@ export class LiveLane {
   stdio = new LiveJournalBuffer('stdio');
   transfer: ArrayBuffer[] = [];
   worker: Worker | undefined;
+  /** The worker has loaded the validator (it takes a while: the rules, the SDK's schemas). */
+  ready = false;
   /** The worker's verdict on its sessions, which comes before its last alerts are delivered. */
   verdict: { failed: boolean } | undefined;
   done: Promise<void> = Promise.resolve();
+  /** Resolves once the worker's verdict came (or it is gone): before its last alerts are delivered. */
+  verdictIn: Promise<void> = Promise.resolve();
 
   /** Starts the worker; `onOutput` hears its violation batches, `onError` a crash. */
   start(
@@ -29,17 +33,26 @@ export class LiveLane {
     const worker = new Worker(script, { workerData: data, stdout: false, stderr: false });
     worker.unref();
     this.worker = worker;
+    let verdictIn = (): void => {};
+    this.verdictIn = new Promise((resolve) => (verdictIn = resolve));
     this.done = new Promise((resolve) => {
       worker.on('message', (out: LiveWorkerOutput) => {
-        if (out.type === 'verdict') this.verdict = { failed: out.failed };
-        else if (out.type === 'done') resolve();
+        if (out.type === 'ready') this.ready = true;
+        else if (out.type === 'verdict') {
+          this.verdict = { failed: out.failed };
+          verdictIn();
+        } else if (out.type === 'done') resolve();
         else onOutput(out);
       });
       worker.on('error', (err) => {
         onError(err);
+        verdictIn();
         resolve();
       });
-      worker.on('exit', () => resolve());
+      worker.on('exit', () => {
+        verdictIn();
+        resolve();
+      });
     });
   }
 

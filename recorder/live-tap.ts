@@ -5,6 +5,7 @@ import { skipLine } from '../lib/live-journal.js';
 import { appendStdio, type StdioChannel } from '../lib/live-stdio.js';
 import { liveValidationStats, maxBacklogBytes } from '../lib/live-stats.js';
 import { LiveLane } from './live-lane.js';
+import { SEVERITY_ORDER, type Severity } from '../lib/violation.js';
 import { LiveRouter } from './live-route.js';
 
 /** How long the end of a session waits for the last verdicts and alerts. Hosts send SIGTERM a
@@ -15,6 +16,16 @@ const FINISH_TIMEOUT_MS = 3_000;
  * of the alerts (delivered, failed, dropped, undelivered) and says done, which takes it one turn of
  * its event loop; this bounds the wait for that answer. */
 const DEADLINE_ANSWER_MS = 1_000;
+/** At the end of a stdio session, how long at most the proxy waits for the validator's last
+ * verdicts before it closes the journal and exits (a host gives it a second or two). A validator
+ * that keeps up gives them in a few milliseconds; one still loading (a short session, such as a v2
+ * client's probe) or catching up needs up to a couple of hundred, which costs the machine less
+ * than the process that otherwise judges the session when it writes the cassette
+ * (recorder/finisher.ts: a Node start and the validator's load, some 200 ms of CPU). */
+export const LIVE_EXIT_WAIT_MS = 250;
+/** With alert sinks that deliver asynchronously (--alert-webhook, --alert-exec), how long more the
+ * last alerts may hold the exit once the verdicts are in. */
+export const ALERT_EXIT_WAIT_MS = 1_000;
 /** Traffic goes to the worker in one message per this many milliseconds at most (verdicts and
  * alerts come that much later, which nobody notices). A message per event-loop turn cost a
  * `postMessage` (and a reply) for every few records: on HTTP about two per exchange, and the
@@ -44,6 +55,8 @@ interface BodyRun {
 export interface LiveOutcome {
   /** Violations at the --fail-on level were seen live. */
   failed: boolean;
+  /** The worst verdict seen live (none: no violation). */
+  worst?: Severity;
   /** Every message was judged live. False when the validator shed (fell behind past its bound,
    * or was cut off at the end before it caught up): the cassette write then judges them all. */
   complete: boolean;
@@ -85,19 +98,25 @@ export class LiveTap {
   }
 
   /**
-   * Starts the workers after `delayMs`: loading the validator takes CPU that the server needs to
-   * answer its first request quickly (clients give `server/discover` about a second). Traffic
-   * before that is queued for them.
+   * Starts the workers after `delayMs`, or as soon as the server's first output has been
+   * forwarded when `onFirstAnswer` (stdio): loading the validator takes CPU that the server needs
+   * to answer its first request quickly (a host gives `server/discover` about a second), and once
+   * that answer is out, every later message should be judged while the session is still open.
+   * Traffic before that is queued for them (bounded like any backlog).
    */
-  start(spec: LiveWorkerSpec, delayMs = 0): void {
+  start(spec: LiveWorkerSpec, delayMs = 0, onFirstAnswer = false): void {
     this.#spec = spec;
     const n = spec.data.transport === 'streamable-http' ? Math.max(1, Math.floor(spec.workers ?? 1)) : 1;
     this.#lanes = Array.from({ length: n }, () => new LiveLane());
     if (n > 1) this.#router = new LiveRouter(n, (lane, parts) => this.#lanes[lane]!.journal.append(...parts));
     if (delayMs <= 0) return this.#startNow();
+    this.#startOnAnswer = onFirstAnswer;
     this.#timer = setTimeout(() => this.#startNow(), delayMs);
     this.#timer.unref();
   }
+
+  #startOnAnswer = false;
+  #worst: Severity | undefined;
 
   #startNow(): void {
     if (this.#started || this.#disabled || !this.#spec) return;
@@ -113,7 +132,11 @@ export class LiveTap {
           this.#settle(-out.processed);
           this.#stats.judgedLive += out.judged;
           // One journal write for the whole batch.
-          for (const { ref, ...violation } of out.violations) this.journal.event('violation', { violation, ...(ref ? { ref } : {}) }, true);
+          for (const { ref, ...violation } of out.violations) {
+            this.journal.event('violation', { violation, ...(ref ? { ref } : {}) }, true);
+            if (this.#worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[this.#worst])
+              this.#worst = violation.severity;
+          }
           this.journal.flush();
         },
         (err) => this.#stop(`live validation stopped: ${err.message}`),
@@ -143,6 +166,11 @@ export class LiveTap {
   }
 
   chunk(channel: StdioChannel, data: Buffer, t: number): void {
+    if (this.#startOnAnswer && channel === 'stdout') {
+      // The host has its first answer (this chunk was forwarded before it got here).
+      this.#startOnAnswer = false;
+      setImmediate(() => this.#startNow());
+    }
     if (this.#disabled) {
       if (this.#shed) this.#stats.shedBytes += data.length;
       return;
@@ -265,11 +293,22 @@ export class LiveTap {
     for (const lane of this.#lanes) void lane.worker?.terminate();
   }
 
-  /** Waits for the last verdicts (bounded), then ends the workers. stdio: `end` is how the
-   * session ended (exit status, who started the shutdown), which the session-end rules judge as
-   * they will on the cassette. A validator that has not caught up by then is cut off: that
-   * counts as shedding, and the cassette write judges every message. */
-  async finish(end?: Partial<Pick<SessionEnd, 'exitCode' | 'signal' | 'initiatedBy'>>): Promise<LiveOutcome> {
+  /**
+   * Waits for the last verdicts, then ends the workers. stdio: `end` is how the session ended
+   * (exit status, who started the shutdown), which the session-end rules judge as they will on the
+   * cassette. `waitMs` bounds the wait: a host gives the proxy little time once its server has
+   * exited, so the stdio proxy waits briefly (LIVE_EXIT_WAIT_MS) and what is not judged by then is
+   * judged when the journal is settled; with --fail-on it waits up to FINISH_TIMEOUT_MS, since the
+   * exit status depends on the verdicts. `alertsMs`: how long alerts still being delivered (a
+   * webhook, a command) may hold the end once the verdicts are in. A validator that has not judged
+   * everything by then is cut off: the outcome is incomplete, which the settler makes good.
+   */
+  async finish(
+    end?: Partial<Pick<SessionEnd, 'exitCode' | 'signal' | 'initiatedBy'>>,
+    waitMs = FINISH_TIMEOUT_MS,
+    alertsMs = 0,
+  ): Promise<LiveOutcome> {
+    const patient = waitMs >= FINISH_TIMEOUT_MS;
     this.#startNow(); // a session shorter than the start delay is judged now
     if (!this.#started) return { failed: false, complete: !this.#shed };
     if (!this.#disabled) {
@@ -279,13 +318,18 @@ export class LiveTap {
       }
     }
     const all = Promise.all(this.#lanes.map((l) => l.done)).then(() => 'done' as const);
+    const verdicts = Promise.all(this.#lanes.map((l) => l.verdictIn)).then(() => 'verdicts' as const);
     const timer = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
     const hurried = new Promise<'hurried'>((r) => (this.#hurry = () => r('hurried')));
-    const ended = await Promise.race([all, timer(FINISH_TIMEOUT_MS), hurried]);
-    if (ended === 'timeout') {
-      // Verdicts or alerts still pending (a slow webhook): the alert counts are still worth a line.
-      for (const lane of this.#lanes) lane.worker?.postMessage([{ type: 'deadline' } satisfies LiveWorkerInput]);
-      await Promise.race([all, timer(DEADLINE_ANSWER_MS), hurried]);
+    if (patient) {
+      const ended = await Promise.race([all, timer(FINISH_TIMEOUT_MS), hurried]);
+      if (ended === 'timeout') {
+        // Verdicts or alerts still pending (a slow webhook): the alert counts are still worth a line.
+        for (const lane of this.#lanes) lane.worker?.postMessage([{ type: 'deadline' } satisfies LiveWorkerInput]);
+        await Promise.race([all, timer(DEADLINE_ANSWER_MS), hurried]);
+      }
+    } else if ((await Promise.race([verdicts, timer(waitMs), hurried])) === 'verdicts' && alertsMs > 0) {
+      await Promise.race([all, timer(alertsMs), hurried]);
     }
     const judgedAll = !this.#disabled && this.#lanes.every((l) => l.verdict !== undefined);
     if (!this.#disabled && !judgedAll) {
@@ -297,8 +341,14 @@ export class LiveTap {
     this.#stats.backlogBytes -= this.#backlog;
     this.#backlog = 0;
     this.#disabled = true;
-    await Promise.all(this.#lanes.map((l) => l.worker?.terminate()));
-    return { failed: this.#lanes.some((l) => l.verdict?.failed === true), complete: judgedAll && !this.#shed };
+    // The proxy exits next: a worker still busy is not waited for (it is unref'd).
+    if (patient) await Promise.all(this.#lanes.map((l) => l.worker?.terminate()));
+    else for (const l of this.#lanes) void l.worker?.terminate();
+    return {
+      failed: this.#lanes.some((l) => l.verdict?.failed === true),
+      complete: judgedAll && !this.#shed,
+      ...(this.#worst ? { worst: this.#worst } : {}),
+    };
   }
 }
 

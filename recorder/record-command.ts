@@ -1,176 +1,24 @@
-import { basename, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
-import { createLogger, LOG_FORMATS, resolveLogFormat, type LogFormat, type Logger } from '../lib/log.js';
-import { userPattern } from '../lib/safe-pattern.js';
+import { checkCassetteTarget } from '../lib/cassette/target-check.js';
+import { createLogger, type Logger } from '../lib/log.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import type { CommandModule } from '../lib/command.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { liveValidationStats } from '../lib/live-stats.js';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { runStdioProxy, type ExitStatus } from './stdio-recorder.js';
+import type { SpawnedServer } from './server-spawn.js';
+import type { JournalFinish } from '../lib/cassette/journal.js';
+import { ALERT_EXIT_WAIT_MS, LIVE_EXIT_WAIT_MS } from './live-tap.js';
+import type { FinisherJob } from './finisher-job.js';
+import { preloadExitWrite, writeAtExit, type ExitWrite } from './exit-write.js';
 import { RECORD_OPTIONS } from './record-options.js';
-import { captureArgsFrom, type CaptureArgs } from './capture/capture-options.js';
 import { CaptureRuntime } from './capture/capture-runtime.js';
-import { dirArgsFrom, type DirArgs } from './rotation/dir-args.js';
+import { keepsSession } from './capture/sampling.js';
+import { recordArgsFrom, type RecordArgs } from './record-args.js';
+import { shellQuote } from '../lib/shell-quote.js';
+export { recordArgsFrom, type RecordArgs, type HttpModeArgs } from './record-args.js';
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const INTERPRETERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'tsx', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker']);
-
-/** `./<server name>.cassette.json`: the script or package a runner starts, else the command. */
-export function defaultCassetteName(command: readonly string[]): string {
-  const [file, ...args] = command;
-  let name = basename(file ?? 'server');
-  if (INTERPRETERS.has(name.replace(/\.exe$/, ''))) {
-    const target = args.find((a) => !a.startsWith('-') && a !== 'run');
-    if (target) name = basename(target);
-  }
-  name =
-    name
-      .replace(extname(name), '')
-      .replace(/^@[^/]+\//, '')
-      .replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
-  return `${name}.cassette.json`;
-}
-
-export interface RecordArgs {
-  command: string[];
-  cassette: string;
-  overwrite: boolean;
-  label?: string;
-  shutdownGraceMs: number;
-  redactPatterns: RegExp[];
-  logFile?: string;
-  logLevel: string;
-  /** Resolved: `pretty` on a terminal unless asked otherwise (lib/log.ts). */
-  logFormat: LogFormat;
-  /** Live validation (on unless --no-validate) and what to do with violations. */
-  validate: boolean;
-  /** Live validation worker threads (`--validate-workers`, >= 1). */
-  validateWorkers: number;
-  failOn?: 'error' | 'warning';
-  alertWebhook?: string;
-  alertExec?: string;
-  /** Present in Streamable HTTP mode (`--upstream`). */
-  http?: HttpModeArgs;
-  /** Sampling, capture level, payload redaction, metrics (recorder/capture/). */
-  capture: CaptureArgs;
-  /** `--cassette-dir`: a series of cassettes (then `cassette` is that directory). */
-  dir?: DirArgs;
-}
-
-export interface HttpModeArgs {
-  upstream: URL;
-  listenHost: string;
-  listenPort: number;
-  redactHeaders: string[];
-  maxBodyBytes: number;
-  allowHosts: string[];
-  allowOrigins: string[];
-}
-
-function httpArgsFrom(parsed: ParsedOptions): HttpModeArgs | undefined {
-  if (parsed.upstream === undefined) return undefined;
-  let upstream: URL;
-  try {
-    upstream = new URL(String(parsed.upstream));
-  } catch {
-    throw new CassetteError(
-      'MCPC_USAGE',
-      `--upstream ${JSON.stringify(parsed.upstream)} is not a URL; give the server's MCP endpoint, for example http://127.0.0.1:3000/mcp`,
-    );
-  }
-  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
-    throw new CassetteError('MCPC_USAGE', `--upstream must be an http:// or https:// URL (got ${upstream.protocol})`);
-  }
-  const listen = String(parsed.listen ?? '127.0.0.1:0');
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen) ?? /^()()(\d+)$/.exec(listen);
-  if (!m)
-    throw new CassetteError('MCPC_USAGE', `--listen ${JSON.stringify(listen)} must be host:port or a port, for example 127.0.0.1:8080`);
-  const maxBodyBytes = Number(parsed['max-body-size'] ?? 16 * 1024 * 1024);
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
-    throw new CassetteError('MCPC_USAGE', '--max-body-size must be a positive number of bytes');
-  return {
-    upstream,
-    listenHost: m[1] || m[2] || '127.0.0.1',
-    listenPort: Number(m[3]),
-    redactHeaders: ((parsed['redact-header'] as string[] | undefined) ?? []).map(String),
-    maxBodyBytes,
-    allowHosts: ((parsed['allow-host'] as string[] | undefined) ?? []).map(String),
-    allowOrigins: ((parsed['allow-origin'] as string[] | undefined) ?? []).map(String),
-  };
-}
-
-export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
-  const command = parsed['--'];
-  const http = httpArgsFrom(parsed);
-  if (http && command.length > 0) {
-    throw new CassetteError(
-      'MCPC_USAGE',
-      'record takes either --upstream <url> (Streamable HTTP) or a server command after `--` (stdio), not both',
-    );
-  }
-  if (!http && command.length === 0) {
-    throw new CassetteError(
-      'MCPC_USAGE',
-      'record needs the server command after `--` (for example: mcp-cassette record -- node server.js) or --upstream <url> for a Streamable HTTP server',
-    );
-  }
-  const patterns = ((parsed['redact-arg'] as string[] | undefined) ?? []).map((p) => userPattern('--redact-arg', String(p), 'arguments'));
-  const logLevel = String(parsed['log-level'] ?? 'info');
-  if (!LOG_LEVELS.includes(logLevel))
-    throw new CassetteError('MCPC_USAGE', `--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
-  const logFormat = parsed['log-format'];
-  if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat as LogFormat))
-    throw new CassetteError('MCPC_USAGE', `--log-format must be json or pretty (got ${JSON.stringify(logFormat)})`);
-  const grace = Number(parsed['shutdown-grace'] ?? 2000);
-  if (!Number.isFinite(grace) || grace < 0) throw new CassetteError('MCPC_USAGE', '--shutdown-grace must be a number of milliseconds >= 0');
-  const failOn = parsed['fail-on'];
-  if (failOn !== undefined && failOn !== 'error' && failOn !== 'warning')
-    throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(failOn)})`);
-  const workers = Number(parsed['validate-workers'] ?? 1);
-  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
-    throw new CassetteError(
-      'MCPC_USAGE',
-      `--validate-workers must be a whole number from 1 to 64 (got ${Number.isNaN(workers) ? 'something that is not a number' : workers})`,
-    );
-  const dir = dirArgsFrom(parsed);
-  const webhook = parsed['alert-webhook'];
-  if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))
-    throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
-  return {
-    validate: parsed.validate !== false,
-    validateWorkers: workers,
-    ...(failOn !== undefined ? { failOn } : {}),
-    ...(webhook !== undefined ? { alertWebhook: String(webhook) } : {}),
-    ...(parsed['alert-exec'] !== undefined ? { alertExec: String(parsed['alert-exec']) } : {}),
-    command,
-    cassette: resolve(
-      String(
-        parsed.cassette ??
-          (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)),
-      ),
-    ),
-    overwrite: Boolean(parsed.overwrite),
-    ...(typeof parsed.label === 'string' ? { label: parsed.label } : {}),
-    shutdownGraceMs: grace,
-    redactPatterns: patterns,
-    ...(typeof parsed['log-file'] === 'string' ? { logFile: parsed['log-file'] } : {}),
-    logLevel,
-    logFormat: resolveLogFormat(
-      logFormat as LogFormat | undefined,
-      typeof parsed['log-file'] === 'string' ? parsed['log-file'] : undefined,
-    ),
-    ...(http ? { http } : {}),
-    capture: captureArgsFrom(parsed),
-    ...(dir ? { dir, cassette: dir.dir } : {}),
-  };
-}
-
-/**
- * Runs one recorded stdio session end to end and returns the server's exit status. The
- * cassette is written after the server is gone; if that fails, the journal is kept and the
- * error says how to recover it.
- */
 /** Supplied by the composition root: the recorder itself knows nothing of validation. */
 export interface RecordHooks {
   liveWorker?: (args: RecordArgs) => LiveWorkerSpec;
@@ -194,8 +42,10 @@ export interface SaveResult {
   failed?: boolean;
 }
 
-export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Promise<ExitStatus> {
-  const capture = new CaptureRuntime(args.capture, args.http ? 'http' : 'stdio', args.http?.upstream);
+/** Runs a recording to its end and returns how the server ended. stdio: `server` is the server
+ * when the bin spawned it already (recorder/server-spawn.ts). */
+export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, server?: SpawnedServer): Promise<ExitStatus> {
+  const capture = await CaptureRuntime.create(args.capture, args.http ? 'http' : 'stdio', args.http?.upstream);
   let logger: Logger | undefined;
   const folds = args.dir
     ? (await import('./rotation/dir-fold.js')).dirFold({
@@ -232,9 +82,19 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
       capture,
     );
   }
+  // Under a host (stderr a pipe or a file), the proxy exits with its server and writes the
+  // cassette only when that is cheap (recorder/exit-write.ts). It waits for every verdict and
+  // writes the cassette itself when the exit status depends on the verdicts (--fail-on), when the
+  // spans it sends carry them (--otel, which holds the exit for the export anyway), or when a
+  // person watches at a terminal, where "session saved" is worth the wait.
+  const patient = args.failOn !== undefined || args.capture.otel !== undefined || process.stderr.isTTY === true;
+  const alertSinks = args.alertWebhook !== undefined || args.alertExec !== undefined;
+  // The cassette the session goes into must take it: found now, not once the host is gone.
+  if (!dir && !args.overwrite) checkCassetteTarget(args.cassette);
   const proxy = runStdioProxy({
     cassette: args.cassette,
     command: args.command,
+    ...(server ? { server } : {}),
     shutdownGraceMs: args.shutdownGraceMs,
     redactPatterns: args.redactPatterns,
     ...(args.validate && hooks.liveWorker ? { live: hooks.liveWorker(args) } : {}),
@@ -242,6 +102,8 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
     ...(args.label ? { label: args.label } : {}),
     onJournal: (journal) => capture.attach(journal),
     ...(dir ? { openJournal: dir.openJournal } : {}),
+    finish: journalFinish(args),
+    ...(patient ? {} : { liveWaitMs: LIVE_EXIT_WAIT_MS, alertWaitMs: alertSinks ? ALERT_EXIT_WAIT_MS : 0 }),
   });
   // Everything below runs after the server was spawned and its pipes connected.
   logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
@@ -259,6 +121,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
       () => capture.otel && logger!.info({}, 'sending OpenTelemetry spans and metrics over OTLP'),
       (err: Error) => logger!.error({ err: err.message }, 'OpenTelemetry not started'),
     );
+  if (!patient) preloadExitWrite();
   let status: ExitStatus;
   try {
     status = await proxy.done;
@@ -270,6 +133,33 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
       `cannot start the server ${JSON.stringify(args.command[0])} (${why}); check the command after \`--\` and the PATH it is run with`,
       { cause: err },
     );
+  }
+  if (!patient) {
+    // --sample decided first: the summary of a directory's recording counts it.
+    sampleAtExit(args, proxy.sessionId, status, capture);
+    // The journal holds every byte forwarded, and how to fold it: written now when that is cheap,
+    // else by the finisher (recorder/exit-write.ts).
+    const job: FinisherJob = dir
+      ? { dir: args.dir!.dir, journals: dir.handOff(), retention: args.dir!.retention }
+      : { cassette: args.cassette, journals: [proxy.journal] };
+    const hold = (): void => {};
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
+    const exit = await writeAtExit(job, args.logFile).finally(() => {
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
+    });
+    logExitWrite(logger, exit, capture, Boolean(dir));
+    // Saved: every byte is in the journal, whatever happens to this process or the finisher.
+    logger.info(
+      {
+        cassette: args.cassette,
+        sessions: [proxy.sessionId],
+        ...(exit.finisher !== undefined ? { finisher: exit.finisher } : {}),
+        ...capture.summary(),
+      },
+      'session saved',
+    );
+    void capture.close();
+    return status.validationFailed && status.code === 0 && status.signal === null ? { ...status, code: 1 } : status;
   }
   // A host that signals us now must not stop the cassette write halfway: we exit right after it.
   const hold = (): void => {};
@@ -291,6 +181,56 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}): Prom
   const failed = saved.failed ?? status.validationFailed;
   if (failed && status.code === 0 && status.signal === null) return { ...status, code: 1 };
   return status;
+}
+
+/** What the write at exit did, in the lines a directory's recording gives as each cassette closes. */
+function logExitWrite(logger: Logger, exit: ExitWrite, capture: CaptureRuntime, dir: boolean): void {
+  if (!dir) return;
+  for (const r of exit.results) {
+    if (r.sessions.length === 0) logger.info({ cassette: r.cassette }, 'cassette not written: --sample left every session out');
+    else
+      logger.info(
+        { cassette: r.cassette, sessions: r.sessions.length, messages: r.sessions.reduce((n, x) => n + x.messages.length, 0) },
+        'cassette closed',
+      );
+  }
+  for (const p of exit.pruned) {
+    capture.metrics.count('mcp_cassette_cassettes_pruned_total', { rule: p.why });
+    logger.info({ cassette: p.path, bytes: p.bytes, by: p.why }, 'cassette deleted by the retention policy');
+  }
+}
+
+/**
+ * --sample, decided at the proxy's exit as the cassette write will decide it (by the hash of the
+ * session id, and the worst verdict: known here when live validation judged every message), so
+ * that the end-of-session summary and the metrics count it. When live validation did not judge
+ * everything, the finisher decides once it has judged the session.
+ */
+function sampleAtExit(args: RecordArgs, sessionId: string, status: ExitStatus, capture: CaptureRuntime): void {
+  const s = args.capture.sampling;
+  if (!s) return;
+  // Decided now when the verdicts still to come cannot change it: kept by the hash, kept for a
+  // verdict seen already (more verdicts never leave a session out), or no verdict keeps any.
+  const judgedAll = !args.validate || !status.liveIncomplete;
+  const kept = keepsSession(sessionId, status.liveWorst, s);
+  if (!kept && !judgedAll && s.keepViolations !== 'none') return;
+  const messages = status.frames ?? liveValidationStats().judgedLive;
+  capture.addSampling({
+    kept: kept ? 1 : 0,
+    keptForViolations: kept === 'violation' ? 1 : 0,
+    sessionsOut: kept ? 0 : 1,
+    messagesOut: kept ? 0 : messages,
+  });
+}
+
+/** What the journal header keeps for whoever settles it (lib/cassette/settle.ts). */
+function journalFinish(args: RecordArgs): JournalFinish {
+  return {
+    ...(args.overwrite ? { overwrite: true } : {}),
+    validate: args.validate,
+    ...(args.failOn ? { failOn: args.failOn } : {}),
+    ...(args.capture.sampling ? { sampling: args.capture.sampling } : {}),
+  };
 }
 
 /** Folds the journal into the cassette; false (and the recover command on stderr) when that
@@ -358,11 +298,6 @@ export async function saveSession(
     );
     return { saved: false };
   }
-}
-
-/** A path as one shell word, so the printed command can be pasted as it is. */
-function shellQuote(path: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 /** What `record` needs from the composition root: the live worker to start, and how to end the

@@ -1,6 +1,6 @@
 import type { OptionSpec } from '../lib/fast-args.js';
-import { CAPTURE_OPTIONS } from './capture/capture-options.js';
-import { DIR_OPTIONS } from './rotation/dir-args.js';
+import { CAPTURE_OPTIONS } from './capture/capture-option-table.js';
+import { DIR_OPTIONS } from './rotation/dir-option-table.js';
 
 /** The options of `mcp-cassette record` (stdio). One table serves the fast parser and yargs. */
 export const RECORD_OPTIONS: Record<string, OptionSpec> = {

@@ -4,6 +4,7 @@ import { expandCassettePaths } from '../lib/cassette/directory.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { CommandModule } from '../lib/command.js';
 import { SEVERITY_ORDER, type Violation } from '../lib/violation.js';
+import { settleBeforeRead } from '../lib/cassette/settle-read.js';
 
 export interface SessionSummary {
   id: string;
@@ -128,6 +129,7 @@ export function formatMessage(m: RecordedMessage): string {
 /** `show <cassette...>`: a directory stands for the cassettes in it, each shown in turn. With
  * --json, one file gives `{cassette, sessions}`, several give `{cassettes: [{cassette, sessions}]}`. */
 export async function showCommand(cassettes: string | string[], options: { json: boolean; messages: boolean }): Promise<number> {
+  await settleBeforeRead(typeof cassettes === 'string' ? [cassettes] : cassettes);
   const paths = expandCassettePaths(typeof cassettes === 'string' ? [cassettes] : cassettes);
   if (options.json) {
     const each = paths.map((path) => ({ cassette: path, sessions: summarise(loadCassette(path)) }));

@@ -1,19 +1,33 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnRecordedServer, type SpawnedServer } from './server-spawn.js';
 import { randomUUID } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { JOURNAL_FORMAT, JOURNAL_VERSION, type JournalSink, openSessionJournal } from '../lib/cassette/journal.js';
+import {
+  heldBytes,
+  JOURNAL_FORMAT,
+  JOURNAL_VERSION,
+  LIVE_EVENT,
+  type JournalFinish,
+  type JournalSink,
+  openSessionJournal,
+} from '../lib/cassette/journal.js';
+import { HeldBack } from './held-back.js';
 import type { OpenJournal } from './rotation/dir-recording.js';
 import { redactArgv } from '../lib/redact.js';
 import { packageVersion } from '../lib/version.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
-import { LiveTap } from './live-tap.js';
+import type { Severity } from '../lib/violation.js';
+import { killGroup } from '../lib/server-process.js';
+import { LiveTap, type LiveOutcome } from './live-tap.js';
 
 export interface StdioRecordOptions {
   cassette: string;
   /** Server argv: command then arguments, passed to spawn untouched. */
   command: string[];
+  /** The server, when the caller spawned it already (spawnRecordedServer). */
+  server?: SpawnedServer;
   overwrite?: boolean;
   label?: string;
   /** After the host closes stdin, how long the server gets to exit before SIGTERM, and again
@@ -28,6 +42,12 @@ export interface StdioRecordOptions {
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
   /** Called once the journal is open, before any record (the capture filter goes on here). */
   onJournal?: (journal: JournalSink) => void;
+  /** How the journal goes into the cassette, whoever settles it (its header keeps this). */
+  finish?: JournalFinish;
+  /** At the end, how long to wait for the live validator's last verdicts (LiveTap.finish), and
+   * for its last alerts once they are in. */
+  liveWaitMs?: number;
+  alertWaitMs?: number;
 }
 
 export interface ExitStatus {
@@ -37,11 +57,26 @@ export interface ExitStatus {
   validationFailed?: boolean;
   /** Live validation did not judge every message (it shed): the cassette write judges them. */
   liveIncomplete?: boolean;
+  /** The worst verdict live validation gave (when it judged every message, the session's). */
+  liveWorst?: Severity;
+  /** Frames the session holds (lines of the three streams, and what each ended with unterminated),
+   * as the fold will number them. */
+  frames?: number;
   /** The session could not be written to the cassette; it is kept in its journal. */
   notSaved?: boolean;
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** When the server's first process has exited, how long what it started gets after SIGTERM
+ * before SIGKILL: a session ends with every process of the server's group (`npx -y <package>`
+ * runs the real server as its child). */
+const GROUP_GRACE_MS = 200;
+/** After the server exited, how long a process outside its group (a daemon that called setsid)
+ * may hold the pipes open before the proxy stops reading them. */
+const PIPE_HOLD_MS = 300;
+/** The live validator starts once the server's first answer is forwarded, or this long after
+ * the spawn (a server that says nothing): LiveTap.start. */
+const LIVE_START_DELAY_MS = 250;
 
 /**
  * The stdio recording proxy: spawn the server, forward bytes both ways untouched, pass stderr
@@ -53,10 +88,11 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   const grace = options.shutdownGraceMs ?? 2000;
   const t0 = performance.now();
   const startedAt = new Date().toISOString();
-  const [file, ...args] = options.command;
 
-  // Spawn before anything else: real clients give a new server about a second to answer.
-  const child = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Spawned before anything else (by the bin, usually, before the recorder loaded).
+  const server = options.server ?? spawnRecordedServer(options.command);
+  const child = server.child;
+  const signalServer = (signal: NodeJS.Signals): void => killGroup(child, signal);
 
   const sessionId = randomUUID();
   let journal: JournalSink;
@@ -75,21 +111,22 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
           target: { command: redactArgv(options.command, { patterns: options.redactPatterns }), cwd: process.cwd() },
           proxy: { pid: process.pid, version: packageVersion() },
         },
+        ...(options.finish ? { finish: { ...options.finish } } : {}),
       },
       t0,
     );
   } catch (err) {
-    child.kill(); // nothing can be recorded: the server started first must not outlive us
+    signalServer('SIGTERM'); // nothing can be recorded: the server started first must not outlive us
     throw err;
   }
   options.onJournal?.(journal);
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));
-    // 1.2 s in: after the first second, in which clients such as @ai-sdk/mcp wait for the answer
-    // to their server/discover probe, so the validator (a worker that loads the SDK schemas and
-    // every rule) never competes with the server for the CPU then. Traffic waits in the batch.
-    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, 1200);
+    // Once the server's first answer is out (clients such as @ai-sdk/mcp give server/discover
+    // about a second), so that loading the validator never competes with the server for the CPU
+    // before then. Traffic waits in the batch meanwhile, and is judged while the session runs.
+    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, LIVE_START_DELAY_MS, true);
   }
 
   const done = new Promise<ExitStatus>((resolve, reject) => {
@@ -103,7 +140,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
         journal.event('shutdown', { by, ...(signal ? { signal } : {}) });
       }
       if (signal) {
-        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        if (child.exitCode === null && child.signalCode === null) signalServer(signal);
         escalate(child, [grace, 'SIGKILL']);
       } else {
         escalate(child, [grace, 'SIGTERM'], [2 * grace, 'SIGKILL']);
@@ -112,7 +149,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
     const escalate = (proc: ChildProcess, ...steps: [number, NodeJS.Signals][]): void => {
       for (const [ms, sig] of steps) {
         const timer = setTimeout(() => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
+          if (proc.exitCode === null && proc.signalCode === null) signalServer(sig);
         }, ms);
         timer.unref();
         killTimers.push(timer);
@@ -120,19 +157,40 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
     };
 
     // host → server
-    // Each chunk is appended to the journal (one page-cache write, a few µs) just before it is
-    // forwarded: then a SIGKILL can never lose bytes the other side already has. Everything else
-    // (framing, parsing, validation) happens after forwarding, in a later turn of the loop.
+    // Each chunk is appended to the journal (one page-cache write, a few µs) before it is
+    // forwarded, and only what the journal holds is forwarded (held-back.ts): then a SIGKILL can
+    // never lose bytes the other side already has. Everything else (framing, parsing,
+    // validation) happens after forwarding, in a later turn of the loop.
+    // Frames, counted as they pass (the fold numbers the same): the summary's count, whether or
+    // not live validation judged them.
+    let frames = 0;
+    const open: Record<'stdin' | 'stdout' | 'stderr', boolean> = { stdin: false, stdout: false, stderr: false };
+    const count = (channel: 'stdin' | 'stdout' | 'stderr', chunk: Buffer): void => {
+      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, nl + 1)) frames++;
+      if (chunk.length > 0) open[channel] = chunk[chunk.length - 1] !== 0x0a;
+    };
+    const closeFrame = (channel: 'stdin' | 'stdout' | 'stderr'): void => {
+      if (open[channel]) frames++;
+      open[channel] = false;
+    };
+    const toServer = new HeldBack();
+    const toHost = new HeldBack();
+    const toHostErr = new HeldBack();
+    const writeServer = (bytes: Buffer | undefined): void => {
+      if (!bytes || child.stdin!.destroyed || child.stdin!.write(bytes)) return;
+      io.stdin.pause();
+      child.stdin!.once('drain', () => io.stdin.resume());
+    };
     io.stdin.on('data', (chunk: Buffer) => {
       const t = journal.chunk('stdin', chunk);
-      if (!child.stdin!.destroyed && !child.stdin!.write(chunk)) {
-        io.stdin.pause();
-        child.stdin!.once('drain', () => io.stdin.resume());
-      }
+      count('stdin', chunk);
+      writeServer(toServer.take(chunk, heldBytes(journal, 'stdin')));
       live?.chunk('stdin', chunk, t);
     });
     io.stdin.on('end', () => {
       journal.event('eof', { channel: 'stdin' });
+      closeFrame('stdin');
+      writeServer(toServer.rest());
       live?.end('stdin', journal.now());
       child.stdin!.end();
       beginShutdown('host-eof');
@@ -143,32 +201,42 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
     });
 
     // server → host
+    let hostGone = false;
+    const writeHost = (bytes: Buffer | undefined): void => {
+      if (!bytes || hostGone || io.stdout.write(bytes)) return;
+      child.stdout!.pause();
+      io.stdout.once('drain', () => child.stdout!.resume());
+    };
     child.stdout!.on('data', (chunk: Buffer) => {
       const t = journal.chunk('stdout', chunk);
-      if (!io.stdout.write(chunk)) {
-        child.stdout!.pause();
-        io.stdout.once('drain', () => child.stdout!.resume());
-      }
+      count('stdout', chunk);
+      writeHost(toHost.take(chunk, heldBytes(journal, 'stdout')));
       live?.chunk('stdout', chunk, t);
     });
     child.stdout!.on('end', () => {
       journal.event('eof', { channel: 'stdout' });
+      closeFrame('stdout');
+      writeHost(toHost.rest());
       live?.end('stdout', journal.now());
     });
     io.stdout.on('error', () => {
       // EPIPE: the host is gone. Stop forwarding but keep recording what the server says.
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.on('data', (chunk: Buffer) => live?.chunk('stdout', chunk, journal.chunk('stdout', chunk)));
+      hostGone = true;
       child.stdout!.resume();
       beginShutdown('host-gone');
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       const t = journal.chunk('stderr', chunk);
-      io.stderr.write(chunk);
+      count('stderr', chunk);
+      const bytes = toHostErr.take(chunk, heldBytes(journal, 'stderr'));
+      if (bytes) io.stderr.write(bytes);
       live?.chunk('stderr', chunk, t);
     });
     child.stderr!.on('end', () => {
       journal.event('eof', { channel: 'stderr' });
+      closeFrame('stderr');
+      const bytes = toHostErr.rest();
+      if (bytes) io.stderr.write(bytes);
       live?.end('stderr', journal.now());
     });
 
@@ -179,55 +247,105 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       // Only spawn failures arrive here before 'exit'; the child never ran.
       if (child.pid === undefined) spawnError = err;
     });
-    child.on('exit', () => {
-      // 'close' waits for the pipes; a grandchild that inherited them must not keep us alive.
+    const onExit = (): void => {
+      if (child.pid === undefined) return;
+      // The session ends with the server's whole group: what its first process started and left
+      // running (the real server under `npx`, a shell's children) gets SIGTERM, then SIGKILL.
+      if (groupAlive(child.pid)) {
+        signalServer('SIGTERM');
+        const kill = setTimeout(() => groupAlive(child.pid!) && signalServer('SIGKILL'), GROUP_GRACE_MS);
+        kill.unref();
+        killTimers.push(kill);
+      }
+      // 'close' waits for the pipes; a process outside the group that holds them must not keep
+      // us alive.
       const timer = setTimeout(() => {
         child.stdout!.destroy();
         child.stderr!.destroy();
-      }, 2000);
+      }, PIPE_HOLD_MS);
       timer.unref();
       killTimers.push(timer);
-    });
+    };
+    // The bin spawned the server before this code loaded: its exit may be past already.
+    if (child.exitCode !== null || child.signalCode !== null) onExit();
+    else child.on('exit', onExit);
 
-    child.on('close', (code, signal) => {
+    let ended = false;
+    const end = (): boolean => {
+      if (ended) return false;
+      ended = true;
       for (const s of FORWARDED_SIGNALS) process.off(s, onSignal);
       for (const t of killTimers) clearTimeout(t);
       killTimers = [];
       io.stdin.removeAllListeners('data');
       io.stdin.pause();
-      if (spawnError) {
-        live?.abort();
-        journal.close();
-        safeUnlink(journal.path);
-        reject(spawnError);
-        return;
-      }
-      // The last frames are judged before the journal closes, so their violations are kept. A
-      // host that signals us meanwhile (clients send SIGTERM a couple of seconds after closing
-      // stdin, then SIGKILL) gets the cassette written now, without the verdicts still pending.
-      const end = {
+      return true;
+    };
+    const failSpawn = (err: NodeJS.ErrnoException): void => {
+      if (!end()) return;
+      live?.abort();
+      journal.close();
+      safeUnlink(journal.path);
+      reject(err);
+    };
+    // A spawn that failed before this code loaded (its 'error' and 'close' may be past).
+    if (child.pid === undefined && server.error) setImmediate(() => failSpawn(server.error!));
+
+    child.on('close', (code, signal) => {
+      if (spawnError) return failSpawn(spawnError);
+      if (!end()) return;
+      // The last frames are judged before the journal closes, so their violations are kept
+      // (LiveTap.finish bounds the wait; what it cuts off is judged when the cassette is written).
+      const how = {
         exitCode: code,
         signal,
         ...(shutdownBy ? { initiatedBy: shutdownBy as 'host-eof' | 'proxy-signal' | 'host-gone' } : {}),
       };
-      const hurry = (): void => live?.hurry();
+      // A host's first signal meanwhile is its usual way to close (the v2 client's probe sends
+      // SIGTERM with the end of stdin): the wait is short anyway. A second one cuts it short.
+      let signals = 0;
+      const hurry = (): void => {
+        if (++signals > 1) live?.hurry();
+      };
       for (const s of FORWARDED_SIGNALS) process.on(s, hurry);
-      void (live ? live.finish(end) : Promise.resolve({ failed: false, complete: true }))
-        .catch(() => ({ failed: false, complete: false }))
+      void (
+        live ? live.finish(how, options.liveWaitMs, options.alertWaitMs) : Promise.resolve<LiveOutcome>({ failed: false, complete: true })
+      )
+        .catch((): LiveOutcome => ({ failed: false, complete: false }))
         .then((verdict) => {
           for (const s of FORWARDED_SIGNALS) process.off(s, hurry);
+          // Whether the verdicts journaled are the session's: the settler judges the rest.
+          if (live) journal.event(LIVE_EVENT, { complete: verdict.complete });
           journal.event('exit', { code, signal });
           journal.close();
+          for (const c of ['stdin', 'stdout', 'stderr'] as const) closeFrame(c);
           resolve({
             code,
             signal,
+            frames,
             ...(verdict.failed ? { validationFailed: true } : {}),
             ...(verdict.complete ? {} : { liveIncomplete: true }),
+            ...(verdict.worst ? { liveWorst: verdict.worst } : {}),
           });
         });
     });
   });
+  // A spawn failure may settle `done` before the caller awaits it (the recorder loads its logger
+  // first): it is the caller's to report, never an unhandled rejection.
+  done.catch(() => {});
   return { sessionId, journal: journal.path, done };
+}
+
+/** Whether any process of the group `pgid` is still there (POSIX; elsewhere the server's own
+ * process is all there is to know). */
+function groupAlive(pgid: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function safeUnlink(path: string): void {

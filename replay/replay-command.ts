@@ -11,6 +11,7 @@ import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress
 import { exitCodeFor, replayCassette } from './replay.js';
 import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';
 import type { CommandModule } from '../lib/command.js';
+import { settleBeforeRead } from '../lib/cassette/settle-read.js';
 
 export interface ReplayArgs {
   /** A cassette file, several, or a directory of them. */
@@ -90,6 +91,7 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
   let bar: ProgressBar | undefined;
   let decided = false;
   let result;
+  await settleBeforeRead(typeof args.cassette === 'string' ? [args.cassette] : args.cassette);
   try {
     result = await replayCassette(args.cassette, {
       ...(args.url !== undefined ? { url: args.url } : { command: args.command }),

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { request } from 'undici';
 import type { Logger } from '../lib/log.js';
 import type { Violation } from '../lib/violation.js';
+import { cjsExport } from '../lib/cjs-export.js';
 
 export interface AlertOptions {
   logger: Logger;
@@ -142,6 +142,9 @@ export class AlertHub {
   }
 
   async #post(url: string, v: Violation): Promise<void> {
+    // Loaded on the first webhook alert: undici is the largest part of the validator's code,
+    // and a worker that never posts must not pay for it at start (issue 28).
+    const request = cjsExport<typeof import('undici').request>(await import('undici'), 'request');
     const res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -197,3 +197,7 @@ port.on('message', (batch: (LiveWorkerInput | LiveJournalInput)[]) => {
   found = [];
   judged = 0;
 });
+
+// Loaded: the proxy knows from now on that what it hands over is judged while the session runs.
+logger.debug({}, 'live validation ready');
+send({ type: 'ready' });

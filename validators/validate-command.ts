@@ -14,6 +14,7 @@ import type { Rule } from './rule.js';
 import type { CommandModule } from '../lib/command.js';
 import { loadExpectedFailures } from '../lib/expected-failures.js';
 import { applyExpectedViolations } from './expected-violations.js';
+import { settleBeforeRead } from '../lib/cassette/settle-read.js';
 
 export interface ValidateArgs {
   cassettes: string[];
@@ -58,6 +59,7 @@ export async function validateCommand(args: ValidateArgs): Promise<number> {
   if (args.failOn !== undefined && args.failOn !== 'error' && args.failOn !== 'warning') {
     throw new CassetteError('MCPC_USAGE', `--fail-on must be error or warning (got ${JSON.stringify(args.failOn)})`);
   }
+  await settleBeforeRead(args.cassettes);
   const rules = args.schema ? [...RULES, ...officialSchemaRules(resolve(args.schema))] : RULES;
   const baseline = args.expectedFailures !== undefined ? loadExpectedFailures(args.expectedFailures) : undefined;
   const found = validateCassettes(

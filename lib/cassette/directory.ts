@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CassetteError, ioReason } from '../errors.js';
-import { recoverJournals, type RecoverResult } from './recover.js';
+import { settleJournals, type SettleOptions, type SettleResult } from './settle.js';
 
 /** What a cassette's file name ends with; a directory of cassettes holds files named so. */
 export const CASSETTE_SUFFIX = '.cassette.json';
@@ -74,9 +74,10 @@ export function orphanCassettes(dir: string): string[] {
   return [...owners].sort().map((n) => join(dir, n));
 }
 
-/** `recover <dir>`: every journal of the directory, each into its own cassette. */
-export async function recoverDirectory(dir: string, options: { force?: boolean } = {}): Promise<(RecoverResult & { cassette: string })[]> {
-  const out: (RecoverResult & { cassette: string })[] = [];
-  for (const cassette of orphanCassettes(dir)) out.push({ cassette, ...(await recoverJournals(cassette, options)) });
+/** Every journal of the directory whose recorder is gone, each into its own cassette
+ * (`recover <dir>`, readers of a directory, the finisher of `record --cassette-dir`). */
+export async function settleDirectory(dir: string, options: SettleOptions = {}): Promise<SettleResult[]> {
+  const out: SettleResult[] = [];
+  for (const cassette of orphanCassettes(dir)) out.push(await settleJournals(cassette, options));
   return out;
 }

@@ -90,6 +90,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
   for (const r of journal.records) {
     now = r.t;
     if ('ev' in r) {
+      options.onEvent?.(r);
       if (r.ev === 'violation') {
         if (isObject(r.ref)) liveViolations.push({ violation: r.violation as Violation, ref: r.ref as { x: number; k: number } });
         continue;

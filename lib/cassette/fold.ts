@@ -14,6 +14,8 @@ export interface FoldOptions {
    * back. The caller disposes of it once the sessions are written. */
   spill?: SpillFile;
   spillAbove?: number;
+  /** Hears every event of the journal as it is read (the settler looks for the recorder's `live`). */
+  onEvent?: (event: JournalEvent) => void;
 }
 
 /**
@@ -30,6 +32,7 @@ export function foldJournal(journal: JournalSource, options: FoldOptions = {}): 
   for (const record of journal.records) {
     last = record.t;
     if ('ev' in record) {
+      options.onEvent?.(record);
       events.push(record);
       if (record.ev === 'eof' && typeof record.channel === 'string') framer.end(record.channel as StdioChannel, record.t);
       if (record.ev === 'violation') violations.push(record.violation as Violation);

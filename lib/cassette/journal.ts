@@ -31,7 +31,28 @@ export interface JournalHeader {
   hostname: string;
   /** Session fields known at start (transport, redacted command, label, ...). */
   session: Record<string, unknown>;
+  /** How the journal goes into its cassette, for whichever process settles it (lib/cassette/settle.ts). */
+  finish?: JournalFinish;
 }
+
+/** How a journal's sessions go into the cassette: written into the journal header at its start,
+ * so any process that settles the journal later does what the recorder would have done. */
+export interface JournalFinish {
+  /** Replace the sessions already in the cassette (`record --overwrite`). */
+  overwrite?: boolean;
+  /** Live validation ran (false: `--no-validate`, nothing is judged when folded). */
+  validate?: boolean;
+  failOn?: 'error' | 'warning' | 'info';
+  /** `--sample` (recorder/capture/sampling.ts; applied through SettleHooks.select). */
+  sampling?: unknown;
+  /** What judging at write covers when live validation judged every message: the rules that
+   * compare the sessions of an HTTP run that several workers split (`--validate-workers`). */
+  judgeWhenComplete?: 'cross-session';
+}
+
+/** The journal event a recorder writes at its end: whether live validation judged every message
+ * (then the verdicts journaled are the session's verdicts; otherwise they are judged when folded). */
+export const LIVE_EVENT = 'live';
 
 export type JournalEvent = { t: number; ev: string; [k: string]: unknown };
 /** Where journaled bytes came from: a stdio pipe, or the request or response body of HTTP
@@ -54,6 +75,8 @@ const CODE_STREAM: Record<string, JournalStream> = { i: 'stdin', o: 'stdout', e:
 export interface JournalFilter {
   chunk(record: JournalChunk): JournalChunk[];
   event(record: JournalEvent): { before: JournalChunk[]; event: JournalEvent };
+  /** Bytes of a stdio stream taken in and not written yet (the line in progress). */
+  held?(stream: JournalStream): number;
 }
 
 /** What a recorder writes its journal through: one file (`JournalWriter`), or a series of files
@@ -68,6 +91,13 @@ export interface JournalSink {
   event(ev: string, fields?: Record<string, unknown>, hold?: boolean): void;
   flush(): void;
   close(): void;
+}
+
+/** Bytes of `stream` a journal has taken in and not written yet: a stdio proxy forwards no more
+ * than its journal holds (recorder/stdio-recorder.ts), so that a kill never loses a byte the
+ * other side has. */
+export function heldBytes(journal: JournalSink, stream: JournalStream): number {
+  return journal.filter?.held?.(stream) ?? 0;
 }
 
 /** A chunk record's header line; the chunk's `n` bytes and a newline follow it. */

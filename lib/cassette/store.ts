@@ -10,8 +10,14 @@ import { markTooDeep } from './too-deep.js';
 import { cassetteProblems } from './validate.js';
 import { writeCassetteFile } from './write.js';
 
-/** Parses and checks cassette text; every failure names the file and the problem. */
-export function parseCassette(path: string, text: string): Cassette {
+/**
+ * Parses and checks cassette text; every failure names the file and the problem. `light` leaves
+ * out the schema check, for the one writer that knows the file already: a recorder adding its
+ * session at exit (lib/cassette/settle.ts), which checked the file when it started and must not
+ * spend a host's shutdown budget compiling the schema. The text must still be JSON, a cassette
+ * and not too new; what else it holds is left as it was.
+ */
+export function parseCassette(path: string, text: string, light = false): Cassette {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -22,8 +28,12 @@ export function parseCassette(path: string, text: string): Cassette {
       { cause: err },
     );
   }
-  const migrated = migrate(path, value);
-  const problems = cassetteProblems(migrated);
+  const migrated = migrate(path, value) as Partial<Cassette> | null;
+  const problems = light
+    ? migrated?.format === emptyCassette().format && Array.isArray(migrated.sessions)
+      ? []
+      : ['it is not a cassette']
+    : cassetteProblems(migrated);
   if (problems.length > 0) {
     throw new CassetteError(
       'MCPC_CASSETTE_INVALID',
@@ -62,7 +72,11 @@ export function stringifyCassette(cassette: Cassette): string {
  * DataFile does, and a cassette holding a 50 MB message then cost several copies of it).
  */
 export class CassetteFile implements Adapter<Cassette> {
-  constructor(readonly path: string) {}
+  /** `light`: read without the schema check (parseCassette). */
+  constructor(
+    readonly path: string,
+    readonly light = false,
+  ) {}
 
   async read(): Promise<Cassette | null> {
     let text: string;
@@ -72,7 +86,7 @@ export class CassetteFile implements Adapter<Cassette> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw unreadable(this.path, err);
     }
-    return parseCassette(this.path, text);
+    return parseCassette(this.path, text, this.light);
   }
 
   async write(data: Cassette): Promise<void> {
@@ -84,13 +98,15 @@ export class CassetteFile implements Adapter<Cassette> {
   }
 }
 
-function database(path: string): Low<Cassette | null> {
-  return new Low<Cassette | null>(new CassetteFile(path) as Adapter<Cassette | null>, null);
+function database(path: string, light = false): Low<Cassette | null> {
+  return new Low<Cassette | null>(new CassetteFile(path, light) as Adapter<Cassette | null>, null);
 }
 
 export interface AppendOptions {
   /** Drop the sessions already in the file. */
   overwrite?: boolean;
+  /** Read the file without the schema check (parseCassette). */
+  light?: boolean;
 }
 
 /**
@@ -99,29 +115,34 @@ export interface AppendOptions {
  * atomically (lowdb writes a temporary file and renames it). A corrupt file is left untouched.
  */
 export async function appendSessions(path: string, sessions: RecordedSession[], options: AppendOptions = {}): Promise<Cassette> {
-  return withCassetteLock(path, async () => {
-    const db = database(path);
-    await db.read();
-    const cassette = options.overwrite || db.data === null ? emptyCassette() : db.data;
-    const known = new Set(cassette.sessions.map((s) => s.id));
-    for (const session of sessions) {
-      if (!known.has(session.id)) cassette.sessions.push(session);
-    }
-    cassette.sessions.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
-    db.data = cassette;
-    await db.write();
-    return cassette;
-  });
+  return withCassetteLock(path, () => appendLocked(path, sessions, options));
 }
 
-export async function withCassetteLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+/** `appendSessions` for a caller that holds the cassette's lock already (lib/cassette/settle.ts). */
+export async function appendLocked(path: string, sessions: RecordedSession[], options: AppendOptions = {}): Promise<Cassette> {
+  const db = database(path, options.light);
+  await db.read();
+  const cassette = options.overwrite || db.data === null ? emptyCassette() : db.data;
+  const known = new Set(cassette.sessions.map((s) => s.id));
+  for (const session of sessions) {
+    if (!known.has(session.id)) cassette.sessions.push(session);
+  }
+  cassette.sessions.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  db.data = cassette;
+  await db.write();
+  return cassette;
+}
+
+/** `retries`: how many times a lock held by another process is tried again (0: fail at once). */
+export async function withCassetteLock<T>(path: string, fn: () => Promise<T>, retries = 100): Promise<T> {
   mkdirSync(dirname(path), { recursive: true });
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(path, {
       realpath: false,
-      stale: 10_000,
-      retries: { retries: 100, minTimeout: 10, maxTimeout: 250, factor: 1.5 },
+      // A holder refreshes the lock every half of this; one killed holding it is given up after it.
+      stale: 5_000,
+      retries: { retries, minTimeout: 10, maxTimeout: 250, factor: 1.5 },
     });
   } catch (err) {
     throw new CassetteError(

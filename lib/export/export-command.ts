@@ -5,6 +5,7 @@ import { expandCassettePaths } from '../cassette/directory.js';
 import { loadCassette } from '../cassette/store.js';
 import { CassetteError, ioReason } from '../errors.js';
 import { FORMATS } from './formats.js';
+import { settleBeforeRead } from '../cassette/settle-read.js';
 
 /**
  * `export <cassette|dir...> --format <name> [--output F]`: turns cassettes into another tool's
@@ -23,6 +24,7 @@ export async function exportCommand(
       'MCPC_USAGE',
       `--format ${JSON.stringify(options.format)} is not an export format; use one of ${names.join(', ')}`,
     );
+  await settleBeforeRead(inputs);
   const cassettes = expandCassettePaths(inputs).map((path) => ({ path, cassette: loadCassette(path) }));
   const format = await load();
   const toFile = options.output !== undefined && options.output !== '-';

@@ -8,6 +8,7 @@ import type { CommandModule } from '../command.js';
 import { parseHostPort } from '../listen.js';
 import { startViewServer } from './view-server.js';
 import { loadViewSource } from './view-source.js';
+import { settleBeforeRead } from '../cassette/settle-read.js';
 
 function warnOpen(cmd: string, err: unknown): void {
   process.stderr.write(`--open: could not start ${cmd} (${(err as Error).message}); open the URL yourself\n`);
@@ -32,6 +33,7 @@ export function openBrowser(url: string): void {
 
 export async function viewCommand(paths: string[], options: { listen: string; open: boolean }): Promise<number> {
   const { host, port } = parseHostPort(options.listen, '--listen');
+  await settleBeforeRead(paths);
   const source = loadViewSource(paths);
   const view = await startViewServer(source, { host, port });
   process.stdout.write(view.url + '\n');

@@ -8,8 +8,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CassetteError } from '../errors.js';
+import { packageRoot } from '../paths.js';
 import { listenOn } from '../listen.js';
 import { checkHostAndOrigin } from '../loopback-guard.js';
 import { nodeAt } from './json-node.js';
@@ -32,7 +34,8 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-const UI_DIR = new URL('./ui/', import.meta.url);
+// The page's files, wherever this module runs from (dist/lib/view/, or the bundle in dist/bin/).
+const UI_DIR = pathToFileURL(join(packageRoot, 'dist', 'lib', 'view', 'ui') + '/');
 
 function asset(name: string): Buffer {
   try {

@@ -8,11 +8,19 @@ import { isPassThrough, maskedMessage } from './frame-transform.js';
 import { CaptureFilter } from './journal-filter.js';
 import { DeferredMetrics } from '../metrics/deferred-metrics.js';
 import { countSampling, sampleCounts, sampleSessions, type SampleCounts } from './sampling.js';
-import { SpanFeed } from '../otel/span-feed.js';
+import type { SpanFeed } from '../otel/span-feed.js';
 import type { OtelSdk } from '../otel/otel-sdk.js';
-import { liveFeed } from '../../lib/view/live-feed.js';
-import { LiveSource } from '../../lib/view/live-source.js';
-import { startViewServer, type ViewServer } from '../../lib/view/view-server.js';
+import type { LiveSource } from '../../lib/view/live-source.js';
+import type { ViewServer } from '../../lib/view/view-server.js';
+
+/** What --otel and --ui need, loaded only when they are given (CaptureRuntime.create): a host's
+ * server command loads nothing it does not use before its first answer. */
+interface Optional {
+  SpanFeed?: typeof SpanFeed;
+  view?: typeof import('../../lib/view/live-feed.js') &
+    typeof import('../../lib/view/live-source.js') &
+    typeof import('../../lib/view/view-server.js');
+}
 
 /**
  * Production capture for one `record` run: the journal filter (redaction, capture level), the
@@ -30,27 +38,51 @@ export class CaptureRuntime {
   readonly otel: SpanFeed | undefined;
   #sdk: OtelSdk | undefined;
 
+  /** A run's capture, with the modules its options need loaded. */
+  static async create(args: CaptureArgs, transport: 'stdio' | 'http', upstream?: URL): Promise<CaptureRuntime> {
+    const optional: Optional = {};
+    if (args.otel) optional.SpanFeed = (await import('../otel/span-feed.js')).SpanFeed;
+    if (args.uiListen) {
+      const [feed, source, server] = await Promise.all([
+        import('../../lib/view/live-feed.js'),
+        import('../../lib/view/live-source.js'),
+        import('../../lib/view/view-server.js'),
+      ]);
+      optional.view = { ...feed, ...source, ...server };
+    }
+    return new CaptureRuntime(args, transport, upstream, optional);
+  }
+
+  readonly #optional: Optional;
+
   /** `metrics`: where the proxy's parts report; with --metrics-listen a sink that holds what
-   * comes before `serve()` has loaded prom-client (the stdio proxy spawns its server first). */
+   * comes before `serve()` has loaded prom-client (the stdio proxy spawns its server first).
+   * `optional`: the modules of --otel and --ui (see `create`). */
   constructor(
     readonly args: CaptureArgs,
     readonly transport: 'stdio' | 'http',
     /** HTTP: the upstream endpoint (the spans' server.address and server.port). */
     upstream?: URL,
+    optional: Optional = {},
   ) {
+    this.#optional = optional;
+    if ((args.otel && !optional.SpanFeed) || (args.uiListen && !optional.view))
+      throw new Error('CaptureRuntime: --otel and --ui need their modules (use CaptureRuntime.create)');
     this.metrics = args.metricsListen ? new DeferredMetrics() : NO_METRICS;
     const server = upstream
       ? { address: upstream.hostname, port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)) }
       : undefined;
-    this.otel = args.otel
-      ? new SpanFeed(
-          { transport: transport === 'stdio' ? 'stdio' : 'streamable-http', ...(server ? { server } : {}) },
-          // The frames reach the spans path-redacted already (the filter wrote them so); the
-          // value patterns and credential shapes are applied again to what goes on a span.
-          args.otel.includePayloads ? { ...args.settings.redaction, paths: [] } : undefined,
-        )
-      : undefined;
-    if (args.uiListen) this.#ui = { source: new LiveSource(`record ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (live)`) };
+    this.otel =
+      args.otel && optional.SpanFeed
+        ? new optional.SpanFeed(
+            { transport: transport === 'stdio' ? 'stdio' : 'streamable-http', ...(server ? { server } : {}) },
+            // The frames reach the spans path-redacted already (the filter wrote them so); the
+            // value patterns and credential shapes are applied again to what goes on a span.
+            args.otel.includePayloads ? { ...args.settings.redaction, paths: [] } : undefined,
+          )
+        : undefined;
+    if (optional.view)
+      this.#ui = { source: new optional.view.LiveSource(`record ${transport === 'http' ? 'Streamable HTTP' : 'stdio'} (live)`) };
   }
 
   /** --ui: the live view's traffic (bounded, lib/view/live-source.ts) and its server. */
@@ -69,7 +101,7 @@ export class CaptureRuntime {
   async serve(): Promise<void> {
     if (this.#ui && !this.#ui.server) {
       const listen = this.args.uiListen!;
-      const view = await startViewServer(this.#ui.source, { host: listen.host, port: listen.port, option: '--ui' });
+      const view = await this.#optional.view!.startViewServer(this.#ui.source, { host: listen.host, port: listen.port, option: '--ui' });
       this.#ui.server = view;
       process.stderr.write(`mcp-cassette: live view at ${view.url}\n`);
     }
@@ -90,7 +122,7 @@ export class CaptureRuntime {
    * wants metrics or spans), and with --ui feeds the live view what the journal hears. */
   attach(journal: JournalSink): void {
     if (this.#ui) {
-      const feed = liveFeed(
+      const feed = this.#optional.view!.liveFeed(
         this.#ui.source,
         this.transport === 'http' ? 'streamable-http' : 'stdio',
         this.#ui.source.title,

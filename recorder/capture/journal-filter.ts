@@ -67,6 +67,10 @@ export class CaptureFilter implements JournalFilter {
     this.#timer = new OperationTimer(metrics, transport);
   }
 
+  held(stream: JournalStream): number {
+    return stream === 'stdin' || stream === 'stdout' || stream === 'stderr' ? this.#held[stream] : 0;
+  }
+
   chunk(record: JournalChunk): JournalChunk[] {
     const { c, data, t } = record;
     if (c === 'stdin' || c === 'stdout' || c === 'stderr') return this.#stdio(c, data, t);

@@ -30,8 +30,20 @@ export function samplePoint(id: string): number {
   return createHash('sha256').update(id).digest().readUInt32BE(0) / 2 ** 32;
 }
 
-function hasViolationAtLeast(session: RecordedSession, level: Severity): boolean {
-  return (session.violations ?? []).some((v) => SEVERITY_ORDER[v.severity] >= SEVERITY_ORDER[level]);
+function worstOf(session: RecordedSession): Severity | undefined {
+  let worst: Severity | undefined;
+  for (const v of session.violations ?? [])
+    if (worst === undefined || SEVERITY_ORDER[v.severity] > SEVERITY_ORDER[worst]) worst = v.severity;
+  return worst;
+}
+
+/** Whether a session is kept: under the fraction by the hash of its id (the same answer wherever
+ * it is asked: the proxy at its exit, the process that writes the cassette), or for a violation
+ * at `keepViolations` or above (`worst`: its worst verdict). */
+export function keepsSession(id: string, worst: Severity | undefined, s: SamplingSettings): 'sampled' | 'violation' | false {
+  if (s.fraction >= 1 || samplePoint(id) < s.fraction) return 'sampled';
+  if (s.keepViolations !== 'none' && worst !== undefined && SEVERITY_ORDER[worst] >= SEVERITY_ORDER[s.keepViolations]) return 'violation';
+  return false;
 }
 
 /** What one sampling decided, in numbers: what a fold worker hands back to the proxy. */
@@ -71,8 +83,9 @@ export function sampleSessions(
 ): SampleOutcome {
   const out: SampleOutcome = { kept: [], sampledOut: { sessions: 0, messages: 0 }, keptForViolations: 0 };
   for (const session of sessions) {
-    if (s.fraction >= 1 || samplePoint(session.mcpSessionId ?? session.id) < s.fraction) out.kept.push(session);
-    else if (s.keepViolations !== 'none' && hasViolationAtLeast(session, s.keepViolations)) {
+    const kept = keepsSession(session.mcpSessionId ?? session.id, worstOf(session), s);
+    if (kept === 'sampled') out.kept.push(session);
+    else if (kept === 'violation') {
       out.kept.push(session);
       out.keptForViolations += 1;
     } else {

@@ -28,6 +28,8 @@ export interface FoldSettings {
 }
 
 const WORKER = new URL('./fold-worker.js', import.meta.url);
+/** How long after the start the journals of dead recorders are folded. */
+const RECOVER_AFTER_MS = 5_000;
 
 /**
  * The cassette directory of a running `record --cassette-dir`: folds each closed journal into
@@ -40,16 +42,25 @@ export class CassetteDir {
   #failed: FoldJob[] = [];
   #running: Promise<void> | undefined;
   #retry: NodeJS.Timeout | undefined;
+  #recover: NodeJS.Timeout | undefined;
+  /** The fold in its worker now. */
+  #current: { job: FoldJob; worker: Worker } | undefined;
+  #handedOff = false;
 
   constructor(options: CassetteDirOptions) {
     this.#o = options;
-    // Journals that dead recorders left here are folded first, then the policy is applied.
-    this.#push({ kind: 'recover', dir: options.dir });
+    // Journals that dead recorders left here are folded, then the policy is applied: a while
+    // after the start, never while the server answers its host's first requests (a recorder
+    // that ends before then hands the directory to its finisher, which does the same).
+    this.#recover = setTimeout(() => this.#push({ kind: 'recover', dir: options.dir }), RECOVER_AFTER_MS);
+    this.#recover.unref();
   }
 
   /** A closed journal to fold into its cassette. */
   closed(file: { journal: string; cassette: string; trigger?: string }): void {
-    this.#push({ kind: 'fold', ...file });
+    // The last file waits for the end of the recording: drained here, or handed to the finisher.
+    if (file.trigger === 'end') this.#queue.push({ kind: 'fold', ...file });
+    else this.#push({ kind: 'fold', ...file });
   }
 
   /** Waits for every fold queued so far (at exit); journals that still cannot be folded are
@@ -63,7 +74,25 @@ export class CassetteDir {
     return this.#failed.filter((j) => j.kind === 'fold').length;
   }
 
+  /**
+   * The end of a stdio recording that exits with its server: stops folding and returns the
+   * journals not folded yet (queued, failed, or in the fold now, whose worker is stopped: a fold
+   * writes its cassette whole or not at all, and folding a journal again adds its sessions once),
+   * for the finisher (recorder/finisher.ts).
+   */
+  handOff(): string[] {
+    this.#handedOff = true;
+    clearTimeout(this.#retry);
+    clearTimeout(this.#recover);
+    const jobs = [...(this.#current ? [this.#current.job] : []), ...this.#queue, ...this.#failed];
+    this.#queue = [];
+    this.#failed = [];
+    void this.#current?.worker.terminate();
+    return jobs.flatMap((j) => (j.kind === 'fold' ? [j.journal] : []));
+  }
+
   #push(job: FoldJob): void {
+    if (this.#handedOff) return;
     this.#queue.push(job);
     this.#kick();
   }
@@ -87,6 +116,7 @@ export class CassetteDir {
   async #run(job: FoldJob): Promise<void> {
     const result = await new Promise<FoldResult>((resolve) => {
       const worker = new Worker(WORKER, { workerData: this.#withSettings(job) });
+      this.#current = { job, worker };
       let settled = false;
       worker.once('message', (r: FoldResult) => {
         settled = true;
@@ -97,6 +127,8 @@ export class CassetteDir {
         if (!settled) resolve({ ok: false, error: 'the fold worker stopped' });
       });
     });
+    this.#current = undefined;
+    if (this.#handedOff) return;
     const c = this.#o.counters;
     if (!result.ok) {
       if (job.kind === 'fold') {

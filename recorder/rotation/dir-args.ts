@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { CassetteError } from '../../lib/errors.js';
-import type { OptionSpec, ParsedOptions } from '../../lib/fast-args.js';
+import type { ParsedOptions } from '../../lib/fast-args.js';
 import { parseBytes, parseCount, parseDuration } from '../../lib/units.js';
 import type { RetentionPolicy } from './retention.js';
 
@@ -15,24 +15,9 @@ export interface RotationPolicy {
   sessions?: number;
 }
 
-export const DIR_OPTIONS: Record<string, OptionSpec> = {
-  'cassette-dir': {
-    type: 'string',
-    describe: 'Record into a series of cassettes in this directory instead of one file (each readable as soon as it is closed)',
-  },
-  'rotate-size': {
-    type: 'string',
-    describe: 'With --cassette-dir: start a new cassette once the current one holds this much (10MB, 512KiB)',
-  },
-  'rotate-interval': { type: 'string', describe: 'With --cassette-dir: start a new cassette this often (30m, 1h, 1d)' },
-  'rotate-sessions': { type: 'string', describe: 'With --cassette-dir: at most this many sessions begin in one cassette' },
-  'keep-files': { type: 'string', describe: 'With --cassette-dir: keep at most this many closed cassettes, deleting the oldest' },
-  'keep-age': { type: 'string', describe: 'With --cassette-dir: delete closed cassettes older than this (7d, 12h)' },
-  'keep-bytes': {
-    type: 'string',
-    describe: 'With --cassette-dir: keep the closed cassettes within this total size, deleting the oldest (1GB)',
-  },
-};
+import { DIR_OPTIONS } from './dir-option-table.js';
+
+export { DIR_OPTIONS };
 
 export interface DirArgs {
   dir: string;

@@ -17,6 +17,8 @@ export interface DirRecording {
   /** After the proxy closed its journal: waits for the last cassettes to be written; false when
    * some journals could not be (they stay for `recover`). */
   finish(): Promise<boolean>;
+  /** Or: stops folding and returns the journals left to fold, for the finisher. */
+  handOff(): string[];
 }
 
 /**
@@ -75,6 +77,11 @@ export function startDirRecording(
           { cause: err },
         );
       }
+    },
+    handOff() {
+      const left = dir.handOff();
+      logger()?.info({ dir: args.dir, ...counters, ...options.summary?.() }, 'recording stopped');
+      return left;
     },
     async finish() {
       const left = await dir.drain();

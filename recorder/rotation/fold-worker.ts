@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
-import { recoverDirectory } from '../../lib/cassette/directory.js';
+import { settleDirectory } from '../../lib/cassette/directory.js';
 import type { Logger } from '../../lib/log.js';
 import type { Severity } from '../../lib/violation.js';
 import { sampleCounts, sampleSessions, type SampleCounts, type SamplingSettings } from '../capture/sampling.js';
@@ -98,8 +98,8 @@ async function run(job: FoldJob): Promise<FoldResult> {
       logs,
     };
   }
-  const results = await recoverDirectory(job.dir);
-  const sessions = results.flatMap((r) => r.recovered);
+  const results = await settleDirectory(job.dir);
+  const sessions = results.flatMap((r) => r.sessions);
   return {
     ok: true,
     sessions: sessions.length,

@@ -1,6 +1,7 @@
 import { wrapConfig, unwrapConfig, type WrapReport } from './wrap.js';
 import type { CommandModule } from '../../lib/command.js';
 import { DIR_OPTIONS, dirArgsFrom } from '../rotation/dir-args.js';
+import { shellQuote } from '../../lib/shell-quote.js';
 
 function print(verb: string, path: string, report: WrapReport): void {
   for (const c of report.changed) {
@@ -36,10 +37,6 @@ function recordOptionsFrom(args: Record<string, unknown>): string[] {
   const given = Object.keys(PASSED_ON).filter((k) => args[k] !== undefined);
   dirArgsFrom({ 'cassette-dir': '.', ...Object.fromEntries(given.map((k) => [k, args[k]])), '--': [] });
   return given.flatMap((k) => [`--${k}`, String(args[k])]);
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 export async function wrapCommand(

@@ -2,10 +2,12 @@ import type { ParsedOptions } from '../../lib/fast-args.js';
 import { serveCommand } from './serve-command.js';
 import { SERVE_OPTIONS, serveArgsFrom } from './serve-options.js';
 import type { CommandModule } from '../../lib/command.js';
+import { settleBeforeRead } from '../../lib/cassette/settle-read.js';
 
 /** Runs `serve` for the CLI: SIGINT and SIGTERM end it (stdio: like stdin EOF; HTTP: stop
  * listening), and the exit status is returned, never set here. */
 export async function runServe(cassettes: readonly string[], options: ParsedOptions): Promise<number> {
+  await settleBeforeRead(cassettes);
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);

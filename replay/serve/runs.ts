@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import { loadCassette, removeSessions, withCassetteLock } from '../../lib/cassette/store.js';
+import { journalSessions } from '../../lib/cassette/settle.js';
 import type { Action, RecordMode } from './modes.js';
 
 export const RUN_ENV = 'MCP_CASSETTE_RUN';
@@ -86,12 +87,16 @@ function alive(pid: number): boolean {
   }
 }
 
-function sessions(cassette: string): RecordedSession[] {
+/** What the cassette holds, and what the journals beside it hold: `record`, run in serve's place,
+ * may exit before its cassette is written (recorder/exit-write.ts). */
+async function sessions(cassette: string): Promise<RecordedSession[]> {
+  let held: RecordedSession[] = [];
   try {
-    return existsSync(cassette) ? loadCassette(cassette).sessions : [];
+    held = existsSync(cassette) ? loadCassette(cassette).sessions : [];
   } catch {
-    return [];
+    // unreadable: as if empty
   }
+  return [...held, ...(await journalSessions(cassette))];
 }
 
 /** The ids of the sessions a cassette holds now (none when it does not exist). */
@@ -159,7 +164,7 @@ function handle(cassette: string, path: string, stale: string[], joined: boolean
     joined,
     end: async () => {
       const known = new Set(before);
-      const recorded = sessions(cassette).filter((s) => !known.has(s.id));
+      const recorded = (await sessions(cassette)).filter((s) => !known.has(s.id));
       await withCassetteLock(path, async () => {
         const current = read(path);
         const me = current?.procs.find((p) => p.pid === process.pid && p.end === undefined);

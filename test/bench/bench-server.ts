@@ -17,7 +17,9 @@
  * Tools: `echo` ({n}) answers `n` as text; `big` ({mb}) answers a text of `mb` megabytes;
  * `stream` ({ms}) sends a progress notification at once and its answer `ms` later (over HTTP as
  * two events of one SSE stream: a proxy that buffers the stream delivers both together).
+ * With BENCH_EXIT_LOG=<file>, the time it exits (epoch ms) is appended to that file.
  */
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -71,6 +73,8 @@ function legacyAnswer(msg: Request): string | undefined {
     }
     case 'ping':
       return `{"jsonrpc":"2.0","id":${id},"result":{}}`;
+    case 'server/discover':
+      return `{"jsonrpc":"2.0","id":${id},"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"bench-server","version":"1.0.0"}}}`;
     case 'tools/list':
       return `{"jsonrpc":"2.0","id":${id},"result":{"tools":${JSON.stringify(TOOLS)}}}`;
     case 'tools/call': {
@@ -177,6 +181,12 @@ function http(format: 'json' | 'sse', sessions: boolean): void {
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`));
   process.on('SIGTERM', () => process.exit(0));
+}
+
+// The lifecycle bench compares when the proxy exits with when its server did (epoch ms).
+if (process.env.BENCH_EXIT_LOG) {
+  const log = process.env.BENCH_EXIT_LOG;
+  process.on('exit', () => appendFileSync(log, `${performance.timeOrigin + performance.now()}\n`));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: every scenario of issue 7 in one run, printed as one README-ready markdown
+ * `npm run bench`: every scenario (issue 7's, and those added since) in one run, printed as one README-ready markdown
  * table (medians with p99, ratios against the direct connection and the reference floors, the
  * variants alternated within the run), then the targets with met/missed, then notes. Progress
  * goes to stderr, so `npm run bench > bench.md` keeps only the report.
@@ -25,11 +25,13 @@
  *                            (scenario 10 runs only when BENCH_ONLY names it: an hour by default)
  *   BENCH_CPU_PROF=<dir>     write CPU profiles of every mcp-cassette process there
  *                            (summarise with `node dist/test/bench/profile-summary.js <dir>`)
+ *   BENCH_LIFECYCLE_ROUNDS   11: rounds of 1, 4 and 8 sessions at once, quiet and busy (5)
  *   BENCH_JSON=<file>        also write rows and targets as JSON
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { httpLargeMessage, httpRoundTrips, httpThroughput, sseStreaming } from './http-bench.js';
+import { lifecycleBench } from './lifecycle-bench.js';
 import { loadBench } from './load-bench.js';
 import { soakBench } from './soak-bench.js';
 import { replayBench } from './replay-bench.js';
@@ -71,6 +73,7 @@ const settings = {
   soakRate: num('BENCH_SOAK_RATE', 50, 50),
   soakConns: num('BENCH_SOAK_CONNS', 4, 4),
   soakSampleSeconds: num('BENCH_SOAK_SAMPLE_S', 5, 5),
+  lifecycleRounds: num('BENCH_LIFECYCLE_ROUNDS', 5, 1),
 };
 process.env.BENCH_SERVE_MAX_SECONDS ??= quick ? '10' : '20';
 
@@ -148,6 +151,7 @@ await run(6, '6. validator throughput', () => {
 await run(7, '7. cold start', () => coldStart(settings.coldRounds));
 await run(8, '8. replay and serve', () => replayBench(settings.replayInteractions, settings.replayRounds));
 await run(9, '9. live validation at load', () => loadBench(settings.loadSeconds, settings.loadStdio));
+await run(11, '11. lifecycle', () => lifecycleBench(settings.lifecycleRounds));
 await run(10, '10. production-capture soak', () =>
   soakBench(
     settings.soakMinutes,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { cliPath, packageRoot } from '../../lib/paths.js';
 import { script, type FuzzCase } from './frames.js';
+import { listJournals } from '../../lib/cassette/settle.js';
 
 const hostileServer = join(packageRoot, 'dist', 'test', 'servers', 'hostile-server.js');
 /** A guard against a hang, not a timing assertion: no healthy step comes near it. */
@@ -211,6 +212,8 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     if (!rec.stderr.includes('mcp-cassette recover')) failures.push('record: exit 73 without the recover command on stderr');
     check(failures, 'recover', await run([cliPath, 'recover', cassette], {}), [0]);
   }
+  // The recorder exits with its server; its cassette may be its finisher's to write.
+  for (let i = 0; i < 1200 && listJournals(cassette).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   if (!existsSync(cassette)) {
     replayTarget.stop?.();
     failures.push('record: no cassette was saved');

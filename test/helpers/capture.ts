@@ -7,7 +7,7 @@ import { startHttpRecorder } from './http-recorder.js';
 import { node, root } from './paths.js';
 import { spawnTracked, waitForOutput } from './proc.js';
 import { PipeTransport, v2Client } from './real-server.js';
-import { readCassette, startRecorder } from './recording.js';
+import { readCassette, startRecorder, waitForDirFinishers, waitForFinishers } from './recording.js';
 import { cassettesIn } from '../../lib/cassette/directory.js';
 
 /** The production-capture tests' real server (test/servers/echo-secrets-server.ts). */
@@ -49,7 +49,8 @@ export function allFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => statSync(join(dir, f)).isFile());
 }
 
-export type Steps = (client: Client) => Promise<void>;
+/** What a test's client does; `stderr` is the recorder's stderr so far (stdio). */
+export type Steps = (client: Client, stderr?: () => string) => Promise<void>;
 
 /** `record -- echo-secrets-server` with the v2 client on the recorder's stdio; the cassette once
  * the recorder exited, and its stderr. */
@@ -72,13 +73,16 @@ export async function recordStdio(
   const client = v2Client();
   await client.connect(new PipeTransport(recorder));
   try {
-    await steps(client);
+    await steps(client, () => stderr);
   } finally {
     await client.close();
   }
   const code = await done;
-  // A recording whose sessions were all left out (--sample) writes no cassette; a directory's
-  // cassettes are read as one.
+  // The recorder exited with its server; its finisher writes the cassette (or the directory's
+  // last one). A recording whose sessions were all left out (--sample) writes no cassette; a
+  // directory's cassettes are read as one.
+  if (into === '--cassette-dir') waitForDirFinishers(cassette);
+  else waitForFinishers(cassette);
   if (into === '--cassette-dir') {
     const files = cassettesIn(cassette);
     return { cassette: { ...emptyCassette(), sessions: files.flatMap((f) => readCassette(f).sessions) }, stderr, code };
@@ -105,7 +109,7 @@ export async function recordHttp(
   const client = v2Client();
   await client.connect(new StreamableHTTPClientTransport(new URL(recorder.url)));
   try {
-    await steps(client);
+    await steps(client, () => '');
   } finally {
     await client.close();
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
+import { listJournals } from '../../lib/cassette/settle.js';
 import { messageBytes } from '../../lib/message.js';
 import { spawnTracked } from './proc.js';
 import { cli, node } from './paths.js';
@@ -42,8 +43,41 @@ export function channelBytes(session: RecordedSession, channel: 'stdin' | 'stdou
   );
 }
 
-export function readCassette(path: string): Cassette {
+/**
+ * The cassette once the recorders that wrote into it are done: a stdio recorder under a host
+ * exits with its server and leaves the cassette write to its background finisher, so this waits
+ * (synchronously, bounded) until no journal is left beside the cassette, then reads it. A journal
+ * that stays (a killed recorder, a finisher that failed) fails the read with its name: the test
+ * then means to settle it some other way (a reader command, `recover`).
+ */
+export function readCassette(path: string, timeoutMs = 20_000): Cassette {
+  waitForFinishers(path, timeoutMs);
   return loadCassette(path);
+}
+
+/** Waits until no journal is left in a `--cassette-dir` directory (its finishers are done). */
+export function waitForDirFinishers(dir: string, timeoutMs = 20_000): void {
+  const deadline = Date.now() + timeoutMs;
+  const tick = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const left = readdirSync(dir).filter((f) => f.endsWith('.journal') || f.endsWith('.lock'));
+    if (left.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`journals still in ${dir} after ${timeoutMs} ms: ${left.join(', ')}`);
+    Atomics.wait(tick, 0, 0, 20);
+  }
+}
+
+/** Waits until no journal is left beside `cassette` (its recorders' finishers are done). */
+export function waitForFinishers(cassette: string, timeoutMs = 20_000): void {
+  const deadline = Date.now() + timeoutMs;
+  const tick = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    // The journal goes once its sessions are in the cassette; the lock once the writer is done.
+    const left = [...listJournals(cassette), ...(existsSync(`${cassette}.lock`) ? [`${cassette}.lock`] : [])];
+    if (left.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`journals still beside ${cassette} after ${timeoutMs} ms: ${left.join(', ')}`);
+    Atomics.wait(tick, 0, 0, 20);
+  }
 }
 
 export interface TapPair {

@@ -3,7 +3,7 @@
  * stderr, never "internal error" (70) with a stack trace. Real CLI processes throughout.
  */
 import test from 'ava';
-import { chmodSync, mkdirSync, readdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { useColour } from '../../lib/cli-output.js';
@@ -237,12 +237,13 @@ test('record (stdio) into a folder that cannot be created: exit 2 naming it, the
 test('recover into a cassette that cannot be read (a folder): exit 2 naming it, the journal kept', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'x.cassette.json');
-  writeFileSync(cassette, '{ not a cassette');
+  // A recorder killed mid-session leaves its journal; then the cassette's path becomes a folder.
   const rec = spawnTracked(t, node, [cli, 'record', '--cassette', cassette, '--', node, rawServer, 'echo']);
   const recorded = collect(rec);
-  rec.stdin!.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
-  t.is((await recorded).code, 73);
-  rmSync(cassette);
+  rec.stdin!.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await waitForOutput(rec.stdout!, (s) => s.includes('"id":1'));
+  rec.kill('SIGKILL');
+  await recorded;
   mkdirSync(cassette);
   const r = await run(t, ['recover', cassette]);
   t.is(r.code, 2);
@@ -262,5 +263,5 @@ test('a bug of ours (an unexpected exception) ends with exit 70 and the stack tr
     r.stderr,
     /^mcp-cassette: internal error \(a bug in mcp-cassette, not in your server or input: please report it with this stack trace\): TypeError: injected fault\n\s+at /,
   );
-  t.regex(r.stderr, /rules-command\.js/, 'the trace names where it happened');
+  t.regex(r.stderr, /rules-command\.[tj]s:\d+:\d+/, 'the trace names where it happened (the bundle mapped back to the source)');
 });

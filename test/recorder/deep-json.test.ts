@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { byteTap, cli, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { assertTransparent, readCassette, recordArgs, waitForSessions } from '../helpers/recording.js';
+import { assertTransparent, readCassette, recordArgs, waitForFinishers, waitForSessions } from '../helpers/recording.js';
 import { startTappedUpstream, tappedFetch } from '../helpers/http-taps.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -62,6 +62,7 @@ async function recordDeep(t: ExecutionContext, where: string, lines = clientLine
   child.stdin!.end();
   const r = await done;
   t.is(r.code, 0, `${String(r.signal)} ${r.stderr}`);
+  waitForFinishers(cassette); // a large journal is the recorder's finisher's to write
   return { dir, cassette, taps, clientOut: r.stdout };
 }
 

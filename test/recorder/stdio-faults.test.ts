@@ -9,6 +9,29 @@ import { channelBytes, line, readCassette, startRecorder, waitForSessions } from
 import { tempDir } from '../helpers/tmp.js';
 
 const journals = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.journal'));
+/** A finisher holds the cassette's lock (a `.lock` folder) while it writes. */
+const finisherBusy = (dir: string) => readdirSync(dir).some((f) => f.endsWith('.lock'));
+
+async function waitFor(ok: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  const gone = (): boolean => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  await waitFor(gone, ms).catch(() => {});
+  return gone();
+}
 
 test('argv, cwd and environment reach the server untouched; stdout carries only server bytes', async (t) => {
   const dir = tempDir(t);
@@ -276,33 +299,61 @@ test('concurrent recorders into one cassette keep every session', async (t) => {
   );
 });
 
-test('a corrupt cassette: clear error, exit 73, file untouched, session kept for recovery', async (t) => {
+test('a corrupt cassette is refused at the start: one line that names the fix, exit 2, the server ended, nothing written', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'corrupt.cassette.json');
   writeFileSync(cassette, '{ this is not a cassette');
+  const pidFile = join(dir, 'server.pid');
+  const proxy = startRecorder(t, cassette, [
+    node,
+    '-e',
+    `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`,
+  ]);
+  const r = await collect(proxy);
+  t.is(r.code, 2);
+  const lines = r.stderr.trim().split('\n');
+  t.is(lines.length, 1, r.stderr);
+  t.regex(lines[0]!, /corrupt\.cassette\.json cannot take a new session: it is not valid JSON/);
+  t.true(lines[0]!.includes(`mv ${cassette} ${cassette}.broken`), lines[0]);
+  t.is(readFileSync(cassette, 'utf8'), '{ this is not a cassette');
+  t.deepEqual(journals(dir), []);
+  // The server the bin had already spawned is gone (when it got as far as saying who it is).
+  if (existsSync(pidFile)) t.true(await goneWithin(Number(readFileSync(pidFile, 'utf8')), 5000), 'the server was ended');
+});
+
+test('a cassette broken during the session: the journal is kept, every read says why and adds it once the file is moved aside', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'later.cassette.json');
   const proxy = startRecorder(t, cassette, [node, rawServer, 'echo']);
   const done = collect(proxy);
-  proxy.stdin!.end(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+  proxy.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+  await waitForOutput(proxy.stdout!, (s) => s.includes('"id":1'));
+  writeFileSync(cassette, '{ broken by hand'); // after the start check
+  proxy.stdin!.end();
   const r = await done;
-  t.is(r.code, 73, "a session that could not be saved ends record with its own status, whatever the server's");
+  t.is(r.code, 0, "the proxy ends as its server did; the cassette write is the finisher's");
   t.is(r.stdout.toString(), '{"jsonrpc":"2.0","id":1,"result":{"echo":null}}\n');
-  t.regex(r.stderr, /corrupt\.cassette\.json is not valid JSON/);
-  t.true(r.stderr.includes(`\n  mcp-cassette recover ${cassette}\n`), r.stderr);
-  t.is(readFileSync(cassette, 'utf8'), '{ this is not a cassette');
-  t.is(journals(dir).length, 1);
+  await waitFor(() => journals(dir).length === 1 && !finisherBusy(dir));
 
   const show = await collect(spawnTracked(t, node, [cli, 'show', cassette]));
   t.is(show.code, 2);
-  t.regex(show.stderr, /not valid JSON/);
+  t.regex(
+    show.stderr,
+    /left in journals could not be added \(cassette .* is not valid JSON.*\); they are kept, and any read adds them once the cassette is fixed or moved aside/,
+  );
+  t.is(readFileSync(cassette, 'utf8'), '{ broken by hand');
+  t.is(journals(dir).length, 1, 'the journal is kept');
 
   const stillBroken = await collect(spawnTracked(t, node, [cli, 'recover', cassette]));
   t.is(stillBroken.code, 2);
   t.is(journals(dir).length, 1, 'recover refuses to touch the corrupt file and keeps the journal');
 
   rmSync(cassette); // the user moves the broken file away
-  const recovered = await collect(spawnTracked(t, node, [cli, 'recover', cassette]));
-  t.is(recovered.code, 0, recovered.stderr);
+  const shown = await collect(spawnTracked(t, node, [cli, 'show', cassette]));
+  t.is(shown.code, 0, shown.stderr);
+  t.regex(shown.stderr, /later\.cassette\.json: added 1 session that its recorder left in a journal/);
   t.is(readCassette(cassette).sessions[0]!.messages.filter((m) => m.channel === 'stdout').length, 1);
+  t.is(readCassette(cassette).sessions[0]!.end?.reason, 'exit');
   t.deepEqual(journals(dir), []);
 });
 

@@ -113,5 +113,5 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
   // The runtime only: no tests, fixtures, example cassettes or source maps.
   const { readdirSync } = await import('node:fs');
   t.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'docs', 'lib', 'package.json', 'replay']);
-  t.deepEqual(readdirSync(join(installed, 'dist')).sort(), ['check', 'lib', 'recorder', 'replay', 'validators']);
+  t.deepEqual(readdirSync(join(installed, 'dist')).sort(), ['bin', 'check', 'lib', 'recorder', 'replay', 'validators']);
 });

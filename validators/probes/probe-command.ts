@@ -16,6 +16,7 @@ import { derivePlan } from './plan.js';
 import { renderProbeRun, toValidationRun, type ProbeRun } from './report.js';
 import { httpTarget, stdioTarget, type Target } from './target.js';
 import type { CommandModule } from '../../lib/command.js';
+import { settleBeforeRead } from '../../lib/cassette/settle-read.js';
 
 export interface ProbeArgs {
   cassette: string;
@@ -60,6 +61,7 @@ export async function probe(args: ProbeArgs): Promise<ProbeRun> {
   const ids = PROBES.map((p) => p.id);
   const baseline: BaselineEntry[] = args.expectedFailures ? loadBaseline(args.expectedFailures, ids) : [];
   const cassettePath = resolve(args.cassette);
+  await settleBeforeRead([cassettePath]);
   const plan = derivePlan(loadCassette(cassettePath));
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   const target: Target = args.url ? httpTarget(args.url, timeoutMs, parseHeaderOptions(args.header)) : stdioTarget(args.command, timeoutMs);

@@ -2,6 +2,7 @@ import test from 'ava';
 import { rawServer } from '../../helpers/paths.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { waitForOutput } from '../../helpers/proc.js';
+import { waitForDirFinishers } from '../../helpers/recording.js';
 import { cassetteFiles, cli, collect, journalsIn, node, readJson, spawnTracked } from './dir-helpers.js';
 
 test('stdio: SIGKILL of `record --cassette-dir` loses nothing forwarded; recover on the directory (or the next run) restores it', async (t) => {
@@ -16,11 +17,12 @@ test('stdio: SIGKILL of `record --cassette-dir` loses nothing forwarded; recover
   await done;
   t.is(journalsIn(dir).length, 1);
   t.deepEqual(cassetteFiles(dir), []);
-  // The next run in the same directory folds what the dead one left, before anything else.
+  // The next run in the same directory has what the dead one left folded (by its finisher).
   const next = spawnTracked(t, node, [cli, 'record', '--cassette-dir', dir, '--no-validate', '--', node, rawServer, 'echo']);
   const nextDone = collect(next);
   next.stdin!.end('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
   t.is((await nextDone).code, 0);
+  waitForDirFinishers(dir);
   t.deepEqual(journalsIn(dir), []);
   const files = cassetteFiles(dir);
   t.is(files.length, 2);

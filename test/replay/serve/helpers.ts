@@ -6,6 +6,7 @@ import type { ExecutionContext } from 'ava';
 import type { Cassette } from '../../../lib/cassette/cassette.js';
 import { cli, exampleServer, node } from '../../helpers/paths.js';
 import { collect, spawnTracked, type Finished } from '../../helpers/proc.js';
+import { waitForFinishers } from '../../helpers/recording.js';
 
 export function serveArgs(cassette: string, extra: string[] = []): string[] {
   return [cli, 'serve', cassette, '--log-level', 'warn', ...extra];
@@ -135,6 +136,10 @@ export function countedServer(marker: string, mode = 'stdio'): string[] {
 export const starts = (marker: string): number =>
   existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0;
 
-export const readJson = <T = Cassette>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+/** The cassette file as JSON, once the recorders that serve ran in place have it written. */
+export const readJson = <T = Cassette>(path: string): T => {
+  waitForFinishers(path);
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
+};
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
