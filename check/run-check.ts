@@ -14,9 +14,9 @@ import { loadExpectedFailures, lineOfEntry, type ExpectedFailures } from '../lib
 import type { Violation } from '../lib/violation.js';
 import { replayCassette, type ReplayOptions } from '../replay/index.js';
 import { matchExpectedViolations } from '../validators/expected-violations.js';
-import { probe } from '../validators/probes/probe-command.js';
+import { probe } from '../validators/probes/probe-run.js';
 import type { ProbeRun } from '../validators/probes/report.js';
-import { validateCassettes } from '../validators/validate-command.js';
+import { validateCassettes } from '../validators/validate-run.js';
 import { recordFromCassettes, recordFromClient, type FreshCassette } from './base-build.js';
 import { cassetteFindings, fails, fingerprint, replayCovers } from './findings.js';
 import { startRecording, type Target } from './recording-target.js';

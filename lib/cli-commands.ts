@@ -1,5 +1,6 @@
 import yargs, { type Argv } from 'yargs';
-import { RECORD_COMMAND, type RecordContext } from '../recorder/record-command.js';
+import type { RecordContext } from '../recorder/record-run.js';
+import { RECORD_COMMAND } from '../recorder/record-command.js';
 import { RECOVER_COMMAND } from '../recorder/recover-command.js';
 import { SHOW_COMMAND } from '../recorder/show-command.js';
 import { WRAP_COMMAND, UNWRAP_COMMAND } from '../recorder/wrap/wrap-command.js';

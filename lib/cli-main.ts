@@ -17,7 +17,7 @@ import { sourceStack } from './stack-sources.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
 import { recordArgsFrom } from '../recorder/record-args.js';
 import { abandonServer, spawnRecordedServer, takeEarlyServer, type SpawnedServer } from '../recorder/server-spawn.js';
-import type { RecordContext, RecordHooks } from '../recorder/record-command.js';
+import type { RecordContext, RecordHooks } from '../recorder/record-run.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
 import { FINISH_COMMAND, type FinisherJob } from '../recorder/finisher-job.js';
 import type { SamplingSettings } from '../recorder/capture/sampling.js';
@@ -87,7 +87,7 @@ async function main(argv: string[]): Promise<void> {
       try {
         const args = recordArgsFrom(fast);
         server = args.http ? undefined : (early ?? spawnRecordedServer(args.command));
-        const { runRecord } = await import('../recorder/record-command.js');
+        const { runRecord } = await import('../recorder/record-run.js');
         await finishRecord(await runRecord(args, recordHooks, server));
       } catch (err) {
         // A usage error or our failure ends the session: the server must not outlive it (its

@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from '../lib/log.js';
 import { startHttpRecorder } from './http-recorder.js';
 import type { HttpModeArgs, RecordArgs } from './record-args.js';
-import type { SaveResult, WriteScope } from './record-command.js';
+import type { SaveResult, WriteScope } from './record-run.js';
 import type { ExitStatus } from './stdio-recorder.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import type { JournalSink } from '../lib/cassette/journal.js';

@@ -1,29 +1,8 @@
-import { wrapConfig, unwrapConfig, type WrapReport } from './wrap.js';
 import type { CommandModule } from '../../lib/command.js';
-import { DIR_OPTIONS, dirArgsFrom } from '../rotation/dir-args.js';
-import { shellQuote } from '../../lib/shell-quote.js';
-
-function print(verb: string, path: string, report: WrapReport): void {
-  for (const c of report.changed) {
-    if (c.command) {
-      process.stdout.write(
-        `${verb} ${JSON.stringify(c.name)} (HTTP): it now points at ${c.url}; start the recording proxy with\n  ${c.command.map(shellQuote).join(' ')}\n`,
-      );
-    } else {
-      process.stdout.write(
-        `${verb} ${JSON.stringify(c.name)}${c.cassette ? ` -> records into ${c.cassette}/ (a cassette per launch)` : ''}\n`,
-      );
-    }
-  }
-  for (const s of report.skipped) process.stdout.write(`left ${JSON.stringify(s.name)} alone: ${s.reason}\n`);
-  if (report.changed.length === 0) process.stdout.write(`${path}: nothing to change\n`);
-  else if (report.backup) process.stdout.write(`backup of the original: ${report.backup}\n`);
-  if (report.changed.length > 0) process.stdout.write('restart the host (or reload its MCP servers) to apply\n');
-  if (report.note) process.stderr.write(`mcp-cassette: note: ${report.note}\n`);
-}
+import { DIR_OPTIONS } from '../rotation/dir-option-table.js';
 
 /** Rotation and retention options, passed on to every wrapped entry's `record`. */
-const PASSED_ON = Object.fromEntries(
+export const PASSED_ON = Object.fromEntries(
   Object.entries(DIR_OPTIONS)
     .filter(([k]) => k !== 'cassette-dir')
     .map(([k, o]) => [
@@ -32,26 +11,9 @@ const PASSED_ON = Object.fromEntries(
     ]),
 );
 
-/** The PASSED_ON options given, checked now (a bad value fails here, not at the host's launch). */
-function recordOptionsFrom(args: Record<string, unknown>): string[] {
-  const given = Object.keys(PASSED_ON).filter((k) => args[k] !== undefined);
-  dirArgsFrom({ 'cassette-dir': '.', ...Object.fromEntries(given.map((k) => [k, args[k]])), '--': [] });
-  return given.flatMap((k) => [`--${k}`, String(args[k])]);
-}
-
-export async function wrapCommand(
-  path: string,
-  options: { servers: string[]; cassetteDir?: string; port?: number; recordOptions?: string[] },
-): Promise<number> {
-  print('wrapped', path, await wrapConfig(path, options));
-  return 0;
-}
-
-export async function unwrapCommand(path: string, options: { servers: string[] }): Promise<number> {
-  print('unwrapped', path, await unwrapConfig(path, options));
-  return 0;
-}
-
+/**
+ * `mcp-cassette wrap` and `unwrap`: what the command line knows of them (options, help). The work is in wrap-run.ts, loaded when a command runs.
+ */
 export const WRAP_COMMAND: CommandModule = {
   name: 'wrap',
   describe:
@@ -67,13 +29,7 @@ export const WRAP_COMMAND: CommandModule = {
     ...PASSED_ON,
     port: { type: 'number', describe: "Listen port for the first HTTP entry's proxy, counting up for the next (default: free ports)" },
   },
-  handler: async (args) =>
-    wrapCommand(String(args.config), {
-      servers: (args.server as string[] | undefined) ?? [],
-      ...(args['cassette-dir'] ? { cassetteDir: String(args['cassette-dir']) } : {}),
-      ...(typeof args.port === 'number' ? { port: args.port } : {}),
-      recordOptions: recordOptionsFrom(args),
-    }),
+  handler: async (args, context) => (await import('./wrap-run.js')).WRAP_HANDLER(args, context),
 };
 
 export const UNWRAP_COMMAND: CommandModule = {
@@ -81,5 +37,5 @@ export const UNWRAP_COMMAND: CommandModule = {
   describe: 'Restore the server entries that `wrap` changed, exactly as they were',
   positionals: [{ name: 'config' }],
   options: { server: { type: 'string', array: true, describe: 'Only these server entries (repeatable)' } },
-  handler: async (args) => unwrapCommand(String(args.config), { servers: (args.server as string[] | undefined) ?? [] }),
+  handler: async (args, context) => (await import('./wrap-run.js')).UNWRAP_HANDLER(args, context),
 };

@@ -1,12 +1,15 @@
 import type { ParsedOptions } from '../../lib/fast-args.js';
-import { serveCommand } from './serve-command.js';
 import { SERVE_OPTIONS, serveArgsFrom } from './serve-options.js';
 import type { CommandModule } from '../../lib/command.js';
-import { settleBeforeRead } from '../../lib/cassette/settle-read.js';
 
 /** Runs `serve` for the CLI: SIGINT and SIGTERM end it (stdio: like stdin EOF; HTTP: stop
  * listening), and the exit status is returned, never set here. */
 export async function runServe(cassettes: readonly string[], options: ParsedOptions): Promise<number> {
+  // Loaded now, not with the command's definition: `--help` loads nothing of serve.
+  const [{ serveCommand }, { settleBeforeRead }] = await Promise.all([
+    import('./serve-command.js'),
+    import('../../lib/cassette/settle-read.js'),
+  ]);
   await settleBeforeRead(cassettes);
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
 import { CI_VARIABLES, LONG_CASSETTE_SESSIONS, ProgressBar, shouldShowProgress } from '../../replay/progress.js';
-import { replayCommand, type ReplayArgs } from '../../replay/replay-command.js';
+import { replayCommand, type ReplayArgs } from '../../replay/replay-run.js';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { SessionResult } from '../../replay/index.js';
 import { cli, node } from '../helpers/paths.js';

@@ -7,7 +7,7 @@ import { replayCassette } from '../../replay/index.js';
 import type { Difference, ReplayResult } from '../../replay/index.js';
 import { cli, node } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
-import { validateCassettes } from '../../validators/validate-command.js';
+import { validateCassettes } from '../../validators/validate-run.js';
 import { tempDir } from '../helpers/tmp.js';
 import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from './target-client.js';
 

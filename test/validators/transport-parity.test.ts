@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { Violation } from '../../lib/violation.js';
-import { validateCassettes } from '../../validators/validate-command.js';
+import { validateCassettes } from '../../validators/validate-run.js';
 import { DEFECTS, type Defect } from '../servers/defect-server.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { root, node } from '../helpers/paths.js';

@@ -2,7 +2,7 @@ import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { node } from '../../helpers/paths.js';
-import { probe, type ProbeArgs } from '../../../validators/probes/probe-command.js';
+import { probe, type ProbeArgs } from '../../../validators/probes/probe-run.js';
 import type { ProbeResult } from '../../../validators/probes/types.js';
 import { probeServer, probeServerCassette, sharedTempDir, startHttp } from './helpers.js';
 

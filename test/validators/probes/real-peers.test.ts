@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { everythingServer, exampleServer, node, root } from '../../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
-import { probe, type ProbeArgs } from '../../../validators/probes/probe-command.js';
+import { probe, type ProbeArgs } from '../../../validators/probes/probe-run.js';
 import type { ProbeOutcome, ProbeResult } from '../../../validators/probes/types.js';
 import { tmcpHandler } from '../../servers/tmcp-server.js';
 import { converse, sessionFrom, sharedTempDir, startHttp, tmcpServer, writeCassette } from './helpers.js';

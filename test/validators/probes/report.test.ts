@@ -7,7 +7,7 @@ import { collect, spawnTracked } from '../../helpers/proc.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { applyBaseline, parseBaseline } from '../../../validators/probes/baseline.js';
 import { PROBES } from '../../../validators/probes/index.js';
-import { probe, probeCommand, type ProbeArgs } from '../../../validators/probes/probe-command.js';
+import { probe, probeCommand, type ProbeArgs } from '../../../validators/probes/probe-run.js';
 import { renderProbeRun, toValidationRun } from '../../../validators/probes/report.js';
 import { probeServer, probeServerCassette, sharedTempDir } from './helpers.js';
 
