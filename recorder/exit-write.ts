@@ -33,8 +33,14 @@ export function preloadExitWrite(afterMs = 1000): void {
   setTimeout(() => void import('../lib/cassette/settle.js').catch(() => {}), afterMs).unref();
 }
 
-/** `job`: the recorder's journals and where they go (a cassette, or a directory's). */
-export async function writeAtExit(job: FinisherJob, logFile?: string): Promise<ExitWrite> {
+/** `job`: the recorder's journals and where they go (a cassette, or a directory's). `judged`:
+ * false when live validation did not judge every message, so the write needs the validator: the
+ * finisher starts at once, without loading the settler here first (some 20 ms at exit). */
+export async function writeAtExit(job: FinisherJob, logFile?: string, judged = true): Promise<ExitWrite> {
+  if (!judged) {
+    const pid = spawnFinisher(job, logFile);
+    return { results: [], pruned: [], ...(pid !== undefined ? { finisher: pid } : {}) };
+  }
   const results: SettleResult[] = [];
   const left: string[] = [];
   const settle = await import('../lib/cassette/settle.js');

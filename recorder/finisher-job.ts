@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { cliPath } from '../lib/paths.js';
+import { lowerPriority } from '../lib/priority.js';
 import type { RetentionPolicy } from './rotation/retention.js';
 
 /** What a recorder hands its finisher (recorder/finisher.ts), as one JSON argument, and how it
@@ -19,8 +19,8 @@ export interface FinisherJob {
 /** The hidden command the recorder starts. */
 export const FINISH_COMMAND = 'finish-journal';
 
-/** The finisher runs below the host's own servers' priority (POSIX nice 10): it is never what a
- * host that starts servers at once waits for. */
+/** The finisher runs below the host's own servers' priority (nice 10, and its scheduler group too):
+ * it is never what a host that starts servers at once waits for. */
 const FINISHER_NICE = 10;
 
 /** Starts the finisher for `job`, detached, with no pipe of the host's (a host waits for every
@@ -35,12 +35,6 @@ export function spawnFinisher(job: FinisherJob, logFile?: string): number | unde
     // Cannot start (no process left for it): the next read of the cassette settles the journal.
   });
   child.unref();
-  if (child.pid !== undefined) {
-    try {
-      setPriority(child.pid, FINISHER_NICE);
-    } catch {
-      // not allowed here: it runs at the host's priority
-    }
-  }
+  if (child.pid !== undefined) lowerPriority(child.pid, FINISHER_NICE);
   return child.pid;
 }

@@ -17,12 +17,15 @@ const FINISH_TIMEOUT_MS = 3_000;
  * its event loop; this bounds the wait for that answer. */
 const DEADLINE_ANSWER_MS = 1_000;
 /** At the end of a stdio session, how long at most the proxy waits for the validator's last
- * verdicts before it closes the journal and exits (a host gives it a second or two). A validator
- * that keeps up gives them in a few milliseconds; one still loading (a short session, such as a v2
- * client's probe) or catching up needs up to a couple of hundred, which costs the machine less
- * than the process that otherwise judges the session when it writes the cassette
- * (recorder/finisher.ts: a Node start and the validator's load, some 200 ms of CPU). */
-export const LIVE_EXIT_WAIT_MS = 250;
+ * verdicts before it closes the journal and exits. A host gives it little time, and a proxy must
+ * exit within about 100 ms of its server (issue 28): a validator that keeps up gives its last
+ * verdicts in a few milliseconds, well within this. One still loading (a short session, such as a
+ * v2 client's probe) is not waited for: the finisher judges the session when it writes the
+ * cassette (recorder/finisher.ts), at low priority after the host has what it waits for. Only the
+ * messages of the last moments can miss a live alert that way; an offending message that came
+ * 500 ms or more before the close has been judged live by then (the validator is loaded some
+ * 100-250 ms after the first answer). */
+export const LIVE_EXIT_WAIT_MS = 50;
 /** With alert sinks that deliver asynchronously (--alert-webhook, --alert-exec), how long more the
  * last alerts may hold the exit once the verdicts are in. */
 export const ALERT_EXIT_WAIT_MS = 1_000;
@@ -98,24 +101,27 @@ export class LiveTap {
   }
 
   /**
-   * Starts the workers after `delayMs`, or as soon as the server's first output has been
-   * forwarded when `onFirstAnswer` (stdio): loading the validator takes CPU that the server needs
-   * to answer its first request quickly (a host gives `server/discover` about a second), and once
-   * that answer is out, every later message should be judged while the session is still open.
-   * Traffic before that is queued for them (bounded like any backlog).
+   * Starts the workers after `delayMs`, or `afterAnswerMs` after the server's first output has
+   * been forwarded (stdio): loading the validator takes CPU that the server needs to answer its
+   * first request quickly (a host gives `server/discover` about a second, and starts all its
+   * servers at once), and a session that ends right after that answer (a v2 client's probe) is
+   * judged by the finisher without a validator loaded here at all. Traffic before the start is
+   * queued for the workers (bounded like any backlog) and judged while the session runs.
    */
-  start(spec: LiveWorkerSpec, delayMs = 0, onFirstAnswer = false): void {
+  start(spec: LiveWorkerSpec, delayMs = 0, afterAnswerMs?: number): void {
     this.#spec = spec;
     const n = spec.data.transport === 'streamable-http' ? Math.max(1, Math.floor(spec.workers ?? 1)) : 1;
     this.#lanes = Array.from({ length: n }, () => new LiveLane());
     if (n > 1) this.#router = new LiveRouter(n, (lane, parts) => this.#lanes[lane]!.journal.append(...parts));
     if (delayMs <= 0) return this.#startNow();
-    this.#startOnAnswer = onFirstAnswer;
+    this.#afterAnswerMs = afterAnswerMs;
     this.#timer = setTimeout(() => this.#startNow(), delayMs);
     this.#timer.unref();
   }
 
-  #startOnAnswer = false;
+  #afterAnswerMs: number | undefined;
+  /** Traffic was tapped (a session with none needs no verdicts). */
+  #tapped = false;
   #worst: Severity | undefined;
 
   #startNow(): void {
@@ -166,10 +172,13 @@ export class LiveTap {
   }
 
   chunk(channel: StdioChannel, data: Buffer, t: number): void {
-    if (this.#startOnAnswer && channel === 'stdout') {
+    this.#tapped = true;
+    if (this.#afterAnswerMs !== undefined && channel === 'stdout' && !this.#started) {
       // The host has its first answer (this chunk was forwarded before it got here).
-      this.#startOnAnswer = false;
-      setImmediate(() => this.#startNow());
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => this.#startNow(), this.#afterAnswerMs);
+      this.#timer.unref();
+      this.#afterAnswerMs = undefined;
     }
     if (this.#disabled) {
       if (this.#shed) this.#stats.shedBytes += data.length;
@@ -309,7 +318,14 @@ export class LiveTap {
     alertsMs = 0,
   ): Promise<LiveOutcome> {
     const patient = waitMs >= FINISH_TIMEOUT_MS;
-    this.#startNow(); // a session shorter than the start delay is judged now
+    if (!this.#started && !patient) {
+      // A session that ended before its validator started (a probe): judged by the finisher,
+      // rather than loading a validator now that the host waits for this process to exit.
+      clearTimeout(this.#timer);
+      this.#disabled = true;
+      return { failed: false, complete: !this.#tapped && !this.#shed };
+    }
+    this.#startNow(); // a session shorter than the start delay is judged now (the exit waits for it)
     if (!this.#started) return { failed: false, complete: !this.#shed };
     if (!this.#disabled) {
       for (const lane of this.#lanes) {
@@ -328,7 +344,12 @@ export class LiveTap {
         for (const lane of this.#lanes) lane.worker?.postMessage([{ type: 'deadline' } satisfies LiveWorkerInput]);
         await Promise.race([all, timer(DEADLINE_ANSWER_MS), hurried]);
       }
-    } else if ((await Promise.race([verdicts, timer(waitMs), hurried])) === 'verdicts' && alertsMs > 0) {
+    } else if (
+      // A validator still loading would need some 100 ms more: not waited for (the finisher judges).
+      this.#lanes.every((l) => l.ready) &&
+      (await Promise.race([verdicts, timer(waitMs), hurried])) === 'verdicts' &&
+      alertsMs > 0
+    ) {
       await Promise.race([all, timer(alertsMs), hurried]);
     }
     const judgedAll = !this.#disabled && this.#lanes.every((l) => l.verdict !== undefined);

@@ -141,7 +141,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, serve
       : { cassette: args.cassette, journals: [proxy.journal] };
     const hold = (): void => {};
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
-    const exit = await writeAtExit(job, args.logFile).finally(() => {
+    const exit = await writeAtExit(job, args.logFile, !args.validate || !status.liveIncomplete).finally(() => {
       for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
     });
     logExitWrite(logger, exit, capture, Boolean(dir));

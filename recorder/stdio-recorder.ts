@@ -74,9 +74,12 @@ const GROUP_GRACE_MS = 200;
 /** After the server exited, how long a process outside its group (a daemon that called setsid)
  * may hold the pipes open before the proxy stops reading them. */
 const PIPE_HOLD_MS = 300;
-/** The live validator starts once the server's first answer is forwarded, or this long after
- * the spawn (a server that says nothing): LiveTap.start. */
-const LIVE_START_DELAY_MS = 250;
+/** The live validator starts this long after the server's first answer is forwarded, or
+ * LIVE_START_DELAY_MS after the spawn (a server that says nothing first): LiveTap.start. Loaded
+ * some 100-250 ms later, it judges while the session runs: an offending message 500 ms before the
+ * close is alerted live. */
+const LIVE_AFTER_ANSWER_MS = 100;
+const LIVE_START_DELAY_MS = 500;
 
 /**
  * The stdio recording proxy: spawn the server, forward bytes both ways untouched, pass stderr
@@ -123,10 +126,10 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));
-    // Once the server's first answer is out (clients such as @ai-sdk/mcp give server/discover
+    // After the server's first answer is out (clients such as @ai-sdk/mcp give server/discover
     // about a second), so that loading the validator never competes with the server for the CPU
     // before then. Traffic waits in the batch meanwhile, and is judged while the session runs.
-    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, LIVE_START_DELAY_MS, true);
+    live.start({ ...options.live, data: { ...options.live.data, sessionId } }, LIVE_START_DELAY_MS, LIVE_AFTER_ANSWER_MS);
   }
 
   const done = new Promise<ExitStatus>((resolve, reject) => {
@@ -202,12 +205,15 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
 
     // server → host
     let hostGone = false;
+    /** When the server's last output came (performance.now()): its pipes are let go once idle. */
+    let lastServerData = 0;
     const writeHost = (bytes: Buffer | undefined): void => {
       if (!bytes || hostGone || io.stdout.write(bytes)) return;
       child.stdout!.pause();
       io.stdout.once('drain', () => child.stdout!.resume());
     };
     child.stdout!.on('data', (chunk: Buffer) => {
+      lastServerData = performance.now();
       const t = journal.chunk('stdout', chunk);
       count('stdout', chunk);
       writeHost(toHost.take(chunk, heldBytes(journal, 'stdout')));
@@ -226,6 +232,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       beginShutdown('host-gone');
     });
     child.stderr!.on('data', (chunk: Buffer) => {
+      lastServerData = performance.now();
       const t = journal.chunk('stderr', chunk);
       count('stderr', chunk);
       const bytes = toHostErr.take(chunk, heldBytes(journal, 'stderr'));
@@ -258,11 +265,21 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
         killTimers.push(kill);
       }
       // 'close' waits for the pipes; a process outside the group that holds them must not keep
-      // us alive.
-      const timer = setTimeout(() => {
+      // us alive. But what the server wrote before it exited is still in the pipe while a slow
+      // host holds the forwarding back (or while this process waits for the CPU): the pipes are
+      // let go only once nothing came for PIPE_HOLD_MS and nothing waits for the host.
+      const release = (): void => {
+        const waiting = !hostGone && (child.stdout!.isPaused() || io.stdout.writableNeedDrain);
+        if (waiting || performance.now() - lastServerData < PIPE_HOLD_MS) {
+          const again = setTimeout(release, PIPE_HOLD_MS);
+          again.unref();
+          killTimers.push(again);
+          return;
+        }
         child.stdout!.destroy();
         child.stderr!.destroy();
-      }, PIPE_HOLD_MS);
+      };
+      const timer = setTimeout(release, PIPE_HOLD_MS);
       timer.unref();
       killTimers.push(timer);
     };

@@ -51,6 +51,8 @@ export function progressFor(msg: Request): { line: string; delayMs: number } | u
 
 const MODERN_META = '"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-server","version":"1.0.0"}}';
 
+const CACHE_HINTS = ',"ttlMs":0,"cacheScope":"public"';
+
 /** The JSON-RPC answer to one request (undefined for a notification). */
 export function answer(msg: Request): string | undefined {
   const text = legacyAnswer(msg);
@@ -60,7 +62,9 @@ export function answer(msg: Request): string | undefined {
   const at = text.indexOf('"result":{');
   if (at === -1) return text;
   const open = at + '"result":{'.length;
-  return text.slice(0, open) + MODERN_META + (text[open] === '}' ? '' : ',') + text.slice(open);
+  // Discover and list results are cacheable: 2026-07-28 has them say for how long, and to whom.
+  const cache = msg.method === 'server/discover' || msg.method === 'tools/list' ? CACHE_HINTS : '';
+  return text.slice(0, open) + MODERN_META + cache + (text[open] === '}' ? '' : ',') + text.slice(open);
 }
 
 function legacyAnswer(msg: Request): string | undefined {

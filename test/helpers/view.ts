@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { spawnTracked, waitForOutput } from './proc.js';
+import { waitForFinishers } from './recording.js';
 import { cli, node, root } from './paths.js';
 
 export const defectServer = join(root, 'dist', 'test', 'servers', 'defect-server.js');
@@ -66,10 +67,12 @@ export async function recordDefectCassette(cassette: string): Promise<void> {
   await client.callTool({ name: 'fail', arguments: {} }).catch(() => undefined);
   await endStdio(transport);
   await client.close();
+  // The recorder exits with its server; a finisher may write the cassette just after.
+  waitForFinishers(cassette);
 }
 
-/** Ends the recorder's stdin (the host is done) and waits for it to write its cassette and exit:
- * the SDK's own close would SIGTERM it after 2 s. */
+/** Ends the recorder's stdin (the host is done) and waits for it to exit (the SDK's own close
+ * would SIGTERM it after 2 s); its cassette may be written by its finisher just after. */
 export async function endStdio(transport: StdioClientTransport): Promise<void> {
   const proc = (transport as unknown as { _process?: ChildProcess })._process;
   if (proc && proc.exitCode === null) {

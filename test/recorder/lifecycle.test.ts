@@ -126,6 +126,29 @@ test("a short session's alerts all come live, while the host still has it open",
   for (const v of notEnd) t.true(live.includes(v), `${v} was alerted while the session was open`);
 });
 
+test('a session closed before its validator started is judged by the finisher as validate judges it, a frame over 4 MB included', async (t) => {
+  const dir = tempDir(t);
+  const cassette = join(dir, 'probe-like.cassette.json');
+  const proxy = startRecorder(t, cassette, [node, rawServer, 'echo']);
+  const done = collect(proxy);
+  // Closed at once, as a probe is: the live validator never starts, and the finisher judges the
+  // session, whose 5 MB answer the fold keeps in its spill file (not in memory).
+  proxy.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'big', params: { mb: 5 } }));
+  proxy.stdin!.end(line({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+  t.is((await done).code, 0);
+  const s = readCassette(cassette).sessions[0]!;
+  t.true(
+    s.messages.some((m) => m.bytes > 5 * 1024 * 1024),
+    'the large answer is in the session',
+  );
+  const offline = await offlineVerdicts(cassette);
+  t.deepEqual(storedVerdicts(s), offline);
+  t.false(
+    offline.some((v) => v.startsWith('ENV-JSONRPC20')),
+    offline.join('\n'),
+  );
+});
+
 /** A small seeded generator: the kill points differ by seed, and a failure names its seed. */
 function prng(seed: number): () => number {
   let x = seed >>> 0 || 1;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
 import { rawServer, node } from '../helpers/paths.js';
-import { collect } from '../helpers/proc.js';
+import { collect, waitForOutput } from '../helpers/proc.js';
 import { line, readCassette, startRecorder } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { logRecords, startWebhook } from '../helpers/webhook.js';
@@ -82,7 +82,11 @@ test('a stdio line past the live size limit is recorded, not judged live (a warn
   // 9 MB: above the live limit (8 MB). The server writes it in pipe-sized chunks, most of which
   // the proxy hands to the validator by size only.
   proxy.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'big', params: { mb: 9 } }));
-  proxy.stdin!.end(line({ jsonrpc: '2.0', id: 2, method: 'noise' }));
+  proxy.stdin!.write(line({ jsonrpc: '2.0', id: 2, method: 'noise' }));
+  // The warning comes from the live validator while the session is open (it starts after the
+  // server's first answer; a session closed before then is judged only when written).
+  await waitForOutput(proxy.stderr!, (s) => s.includes('too large to validate live'), 30_000);
+  proxy.stdin!.end();
   const r = await done;
   t.is(r.code, 0);
   const s = readCassette(cassette).sessions[0]!;
