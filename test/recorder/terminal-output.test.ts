@@ -10,6 +10,8 @@ import { tempDir } from '../helpers/tmp.js';
 // pseudo-terminal (util-linux `script`), JSON through a pipe, --log-format and NO_COLOR/FORCE_COLOR
 // to choose. raw-server's `noise` answer writes a line that is no JSON on stdout: one violation.
 const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript)
+  console.log("# terminal output tests skipped: they need util-linux's `script` for a real pseudo-terminal (apt-get install bsdutils)");
 const ESC = '\x1b[';
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 

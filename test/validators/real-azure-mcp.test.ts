@@ -12,6 +12,10 @@ import { drain, findings, liveBeyondOffline, recordRealHttp, recordRealStdio } f
 const azmcp = join(root, 'node_modules', '@azure', 'mcp-linux-x64', 'dist', 'azmcp');
 const present = process.platform === 'linux' && process.arch === 'x64' && existsSync(azmcp);
 const azTest = present ? test : test.skip;
+if (!present)
+  console.log(
+    `# Azure MCP Server tests skipped: they need Linux x64 and ${azmcp} (npm install puts it there on Linux x64: @azure/mcp-linux-x64)`,
+  );
 
 // No credentials and no network: telemetry off, and Azure.Identity limited to the environment
 // credential, which fails at once without AZURE_CLIENT_* (no browser, no az CLI, no IMDS probe).
