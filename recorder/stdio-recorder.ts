@@ -271,9 +271,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
       const release = (): void => {
         const waiting = !hostGone && (child.stdout!.isPaused() || io.stdout.writableNeedDrain);
         if (waiting || performance.now() - lastServerData < PIPE_HOLD_MS) {
-          const again = setTimeout(release, PIPE_HOLD_MS);
-          again.unref();
-          killTimers.push(again);
+          timer.refresh();
           return;
         }
         child.stdout!.destroy();

@@ -1,6 +1,5 @@
 import type { RecordedSession } from '../lib/cassette/cassette.js';
-import { isSpilled } from '../lib/framing/spilled-message.js';
-import type { RecordedMessage } from '../lib/message.js';
+import { hasSpilledField, inMemory } from '../lib/framing/spilled-message.js';
 import type { Logger } from '../lib/log.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
 import { summaryLines } from './alerts.js';
@@ -42,7 +41,7 @@ export function judgeAtWrite(
   };
   const bySession = new Map(sessions.map((s) => [s.id, [] as Violation[]]));
   const found: Violation[] = [];
-  if (scope === 'all') found.push(...validateSessions(sessions.map(inMemory), rules));
+  if (scope === 'all') found.push(...validateSessions(sessions.map(sessionInMemory), rules));
   // The recording rules of an HTTP run (stdio sessions are compared by `validate`, across runs).
   const http = sessions.filter((s) => s.transport === 'streamable-http');
   if (http.length > 0) found.push(...validateRecordings(http, rules));
@@ -75,21 +74,6 @@ export function judgeAtWrite(
 /** A session as the rules read it: a frame folded into the spill file (over 4 MB) holds its value
  * there, and the rules need the value itself (a SpilledJson is no JSON-RPC message). The session
  * written keeps its spilled fields, which the writer streams. */
-function inMemory(s: RecordedSession): RecordedSession {
-  if (!s.messages.some(spilledAny)) return s;
-  return { ...s, messages: s.messages.map((m) => (spilledAny(m) ? materialize(m) : m)) };
-}
-
-function spilledAny(m: RecordedMessage): boolean {
-  const r = m as unknown as Record<string, unknown>;
-  return isSpilled(r.json) || isSpilled(r.raw) || isSpilled(r.rawBase64);
-}
-
-function materialize(m: RecordedMessage): RecordedMessage {
-  const out: Record<string, unknown> = { ...m };
-  for (const key of ['json', 'raw', 'rawBase64']) {
-    const v = out[key];
-    if (isSpilled(v)) out[key] = v.toJSON();
-  }
-  return out as unknown as RecordedMessage;
+function sessionInMemory(s: RecordedSession): RecordedSession {
+  return s.messages.some(hasSpilledField) ? { ...s, messages: s.messages.map(inMemory) } : s;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import type { TextSink } from '../framing/json-emit.js';
-import { isSpilled } from '../framing/spilled-message.js';
+import { hasSpilledField, isSpilled } from '../framing/spilled-message.js';
 import type { Cassette } from './cassette.js';
 
 /** Buffers the cassette text and writes it in blocks, so the whole text is never one string. */
@@ -82,8 +82,7 @@ function arrayOf(item: Writer): Writer {
 
 /** A message with a spilled field is written member by member; any other, by stringify. */
 const message: Writer = (sink, value, margin) => {
-  const m = value as Record<string, unknown>;
-  if (isSpilled(m.json) || isSpilled(m.raw) || isSpilled(m.rawBase64)) objectWith({})(sink, value, margin);
+  if (hasSpilledField(value as object)) objectWith({})(sink, value, margin);
   else sink.write(stringifyAt(value, margin));
 };
 

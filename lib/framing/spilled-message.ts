@@ -52,6 +52,27 @@ export function isSpilled(v: unknown): v is SpilledField {
   return v instanceof SpilledField;
 }
 
+/** The fields of a message that a spilled frame leaves in the spill file. */
+const SPILLABLE = ['json', 'raw', 'rawBase64'] as const;
+
+/** Whether a message holds any field in the spill file. */
+export function hasSpilledField(m: object): boolean {
+  const r = m as Record<string, unknown>;
+  return SPILLABLE.some((key) => isSpilled(r[key]));
+}
+
+/** The message with its spilled fields read into memory (for code that needs the values, such as
+ * the rules), at the memory cost the spill avoids; the message itself is left as it is. */
+export function inMemory(m: RecordedMessage): RecordedMessage {
+  if (!hasSpilledField(m)) return m;
+  const out: Record<string, unknown> = { ...m };
+  for (const key of SPILLABLE) {
+    const v = out[key];
+    if (isSpilled(v)) out[key] = v.toJSON();
+  }
+  return out as unknown as RecordedMessage;
+}
+
 /**
  * `frameToMessage` for a spilled frame: the same fields in the same order, the frame's text or
  * value left in the spill file. `parse: false` for frames that are never JSON (stderr).
