@@ -1,11 +1,12 @@
 import test from 'ava';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { node } from '../helpers/paths.js';
 import { recordTargetCassette, replayTarget } from '../replay/target-client.js';
 import { loadAction, runAction } from './action-runner.js';
 import { cleanEnv, readJunit, readSarif } from './support.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // action.yml against the metadata rules GitHub publishes for actions, then its composite steps
 // run here with the environment a runner sets, against the replay target and a seeded break.
@@ -15,7 +16,7 @@ test.before(async () => {
   mkdirSync(join(workspace, 'cassettes'), { recursive: true });
   await recordTargetCassette(join(workspace, 'cassettes', 'target.cassette.json'));
 });
-test.after.always(() => rmSync(work, { recursive: true, force: true }));
+test.after.always(() => removeDir(work));
 
 /** The environment GitHub sets for a job step (the rest of ours, minus any GITHUB_* of our own). */
 function githubEnv(name: string): NodeJS.ProcessEnv {

@@ -1,10 +1,11 @@
 import test from 'ava';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
 import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from '../replay/target-client.js';
 import { build, readSarif, runCheck } from './support.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // Base-vs-PR mode: fresh cassettes recorded from a base build (by the committed cassettes' client
 // side, or by a client script), then replayed against the PR build; and the same over HTTP.
@@ -13,7 +14,7 @@ test.before(async () => {
   await recordTargetCassette(join(dir, 'target.cassette.json'));
   await recordHttpTargetCassette(join(dir, 'http.cassette.json'));
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const base = `${node} ${replayTarget}`;
 const client = `${node} ${join(root, 'dist', 'test', 'peers', 'check-client.js')}`;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, node } from '../helpers/paths.js';
@@ -7,6 +7,7 @@ import { collect, spawnTracked } from '../helpers/proc.js';
 import { recordTargetCassette } from '../replay/target-client.js';
 import { assertRegions, build, readJunit, readSarif, runCheck } from './support.js';
 import { parseExpectedFailures } from '../../lib/expected-failures.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // Expected-failures files (the YAML `probe` already reads, with `validate:` and `replay:`
 // sections): listed findings are expected, entries that no longer occur are stale and fail.
@@ -14,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-baseline-'));
 test.before(async () => {
   await recordTargetCassette(join(dir, 'target.cassette.json'));
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const baseline = (name: string, text: string): string => {
   writeFileSync(join(dir, name), text);

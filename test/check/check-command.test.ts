@@ -1,9 +1,10 @@
 import test from 'ava';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordTargetCassette } from '../replay/target-client.js';
 import { assertRegions, build, cleanEnv, readJunit, readSarif, runCheck } from './support.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // One cassette recorded from the plain replay target (a 2025 and a 2026-07-28 session, real SDK
 // client through the real proxy), checked against the same build and against seeded-break builds.
@@ -11,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-check-'));
 test.before(async () => {
   await recordTargetCassette(join(dir, 'target.cassette.json'));
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 test('the same build passes: exit 0, the job summary appended to $GITHUB_STEP_SUMMARY, a JUnit case per interaction', async (t) => {
   const summary = join(dir, 'same-summary.md');

@@ -7,7 +7,7 @@
  * runs it: the CLI, in its own environment (get-env then answers differently), calibrated once.
  */
 import test from 'ava';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -19,6 +19,7 @@ import { recordCorpusSession } from './driver.js';
 import { EXPECTED, timingDependent } from './ground-truth.js';
 import { signatures } from './signatures.js';
 import { EVERYTHING, FILESYSTEM, resetWorkspace, serverArgs, type CorpusVersion } from './versions.js';
+import { removeDir } from '../helpers/tmp.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-corpus-'));
 const workspace = join(dir, 'workspace');
@@ -32,7 +33,7 @@ test.before(async () => {
     await recordCorpusSession(cassetteOf(v), command(v), { workspace });
   }
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 /** The recorded server ran with the environment the SDK's stdio transport passes (HOME, PATH,
  * SHELL, TERM...); the replayed one gets the same, so get-env answers the same. */

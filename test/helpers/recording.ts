@@ -139,8 +139,10 @@ export async function waitForSessions(path: string, count: number, timeoutMs = 6
     try {
       const c = loadCassette(path);
       const journals = readdirSync(join(path, '..')).filter((f) => f.endsWith('.journal'));
-      if (c.sessions.length >= count && journals.length === 0) return c;
-      last = `${c.sessions.length} sessions, ${journals.length} journals`;
+      // The lock goes last: a writer still holding it may not have let go of the directory.
+      const locked = existsSync(`${path}.lock`);
+      if (c.sessions.length >= count && journals.length === 0 && !locked) return c;
+      last = `${c.sessions.length} sessions, ${journals.length} journals${locked ? ', locked' : ''}`;
     } catch (err) {
       last = (err as Error).message;
     }

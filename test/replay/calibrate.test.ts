@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
@@ -14,7 +14,7 @@ import { normalise, parseIgnore, patternsFor } from '../../replay/normalise.js';
 import { cli, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, removeDir } from '../helpers/tmp.js';
 
 // A cassette of test/servers/volatile-target.ts: a 2025 and a 2026-07-28 session (plus the v2
 // client's server/discover probe), each listing the tools and calling get_env (volatile: pid and
@@ -59,7 +59,7 @@ test.before(async () => {
   await recordSession('pin');
   await waitForSessions(recorded, 2);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const ajv = new Ajv2020({ allErrors: true, strict: true });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import { XMLParser } from 'fast-xml-parser';
 import { cli, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, removeDir } from '../helpers/tmp.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -22,7 +22,7 @@ const cassette = join(dir, 'target.cassette.json');
 test.before(async () => {
   await recordTargetCassette(cassette);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 async function run(t: import('ava').ExecutionContext, args: string[], cwd = root) {
   const child = spawnTracked(t, node, [cli, 'replay', ...args], { cwd });

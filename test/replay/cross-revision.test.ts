@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runExampleScenario } from '../../recorder/demo/example-client.js';
@@ -9,6 +9,7 @@ import { cli, exampleServer, node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // Cross-revision replay (issue 5, item 8): a cassette keeps its recorded era against a server that
 // also speaks the other one, and a server that dropped the recorded era is a breaking change.
@@ -31,7 +32,7 @@ test.before(async () => {
   await recordTargetCassette(target);
   await recordTargetCassette(counterOffered, { serverArgs: OLDER });
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const diffs = (s: SessionResult) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method}:${d.verdict}:${d.kind}`));
 const byRevision = (r: ReplayResult, revision: string) => r.sessions.filter((s) => s.revision === revision);

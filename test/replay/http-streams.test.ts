@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import type { InteractionResult, ReplayResult } from '../../replay/index.js';
 import { cli, everythingServer, node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, removeDir } from '../helpers/tmp.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
 import { firstLine, recordSessionful, startSessionful } from './sessionful.js';
 
@@ -60,7 +60,7 @@ test.before(async () => {
   );
   await recordSessionful(v2Cassette, v2Scenario);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const startTarget = startSessionful;
 

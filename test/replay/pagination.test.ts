@@ -1,11 +1,12 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayCassette } from '../../replay/index.js';
 import type { InteractionResult, ReplayResult } from '../../replay/index.js';
 import { node } from '../helpers/paths.js';
 import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from './target-client.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // A new build may page its lists differently (page size, cursors) without listing anything else.
 // Recorded from replay-target paging resources/list one resource a page (three pages, random
@@ -19,7 +20,7 @@ test.before(async () => {
   await recordTargetCassette(onePage, { serverArgs: ['--resource-page-size', '3'] });
   await recordHttpTargetCassette(http);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const replay = (cassette: string, serverArgs: string[]) =>
   replayCassette(cassette, { command: [node, replayTarget, ...serverArgs], config: false, timeoutMs: 5000 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
@@ -9,7 +9,7 @@ import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { SessionResult } from '../../replay/index.js';
 import { cli, node } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, removeDir } from '../helpers/tmp.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-progress-'));
@@ -17,7 +17,7 @@ const cassette = join(dir, 'long.cassette.json');
 test.before(async () => {
   await recordTargetCassette(cassette);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const BAR = /\r\u001b\[2Kreplay [█░]{20} \d+\/\d+ sessions/;
 /** An environment without any CI variable (the test itself may run in CI). */

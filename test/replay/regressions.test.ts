@@ -1,11 +1,12 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayCassette } from '../../replay/index.js';
 import type { Difference, ReplayResult, Verdict } from '../../replay/index.js';
 import { node } from '../helpers/paths.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // One cassette recorded from the plain server (2025 elicitation and 2026-07-28 MRTR sessions),
 // replayed against the same server with one seeded regression switched on per test.
@@ -14,7 +15,7 @@ const cassette = join(dir, 'target.cassette.json');
 test.before(async () => {
   await recordTargetCassette(cassette);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const replay = (regression?: string) =>
   replayCassette(cassette, {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
@@ -8,7 +8,7 @@ import type { Difference, ReplayResult } from '../../replay/index.js';
 import { cli, node } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { validateCassettes } from '../../validators/validate-run.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, removeDir } from '../helpers/tmp.js';
 import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from './target-client.js';
 
 // Traffic around the answers, against real replay-target processes: progress and log streams,
@@ -23,7 +23,7 @@ test.before(async () => {
   await recordTargetCassette(paged, { serverArgs: ['--paginate-tools'] });
   await recordHttpTargetCassette(http);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const replay = (regression?: string, cassette = stdio) =>
   replayCassette(cassette, {

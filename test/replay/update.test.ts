@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { cli, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, removeDir } from '../helpers/tmp.js';
 import { recordHttpTargetCassette, recordTargetCassette, replayTarget, startHttpTarget } from './target-client.js';
 
 // A stdio cassette of the plain replay target (2025 and 2026-07-28 sessions, the v2 client's
@@ -48,7 +48,7 @@ test.before(async () => {
   writeFileSync(recorded, stringifyCassette(c));
   await recordHttpTargetCassette(httpRecorded, ['--redact-header', 'x-upstream-token']);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const ajv = new Ajv2020({ allErrors: true, strict: true });

@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayCassette } from '../../replay/index.js';
@@ -12,6 +12,7 @@ import { node, root } from '../helpers/paths.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
 import { recordSessionful, startSessionful } from './sessionful.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
+import { removeDir } from '../helpers/tmp.js';
 
 // Every verdict kind docs/replay-verdicts.md documents is produced here, with the verdict the
 // table gives it, and every kind the replay code can produce is in that table. Kinds that come
@@ -55,7 +56,7 @@ test.before(async () => {
     ['--regression', 'get-405,delete-405'],
   );
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 /** A difference and the interaction it was found on (`method[ name]`, `judge` for direct calls). */
 interface Found {

@@ -5,7 +5,7 @@
  * HAR is checked against the published HAR 1.2 schemas (har-schema).
  */
 import test from 'ava';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cassette } from '../../../lib/cassette/cassette.js';
@@ -15,6 +15,7 @@ import { harValidator, runCli } from '../../helpers/har.js';
 import { root } from '../../helpers/paths.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { recordSessionful } from '../../replay/sessionful.js';
+import { removeDir } from '../../helpers/tmp.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-har-export-'));
 const recorded = join(dir, 'sessionful.cassette.json');
@@ -40,7 +41,7 @@ const scenario = (url: string) =>
 test.before(async () => {
   await recordSessionful(recorded, scenario);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 async function exportHar(cassette: string): Promise<{ har: HarLog; text: string; stderr: string }> {
   const out = join(dir, `${Math.random().toString(36).slice(2)}.har`);

@@ -5,7 +5,7 @@
  * replayed against the real server, and served to the real client.
  */
 import test from 'ava';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cassette, RecordedSession } from '../../../lib/cassette/cassette.js';
@@ -19,6 +19,7 @@ import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { recordSessionful, startSessionful } from '../../replay/sessionful.js';
 import { serveArgs, startListening } from '../../replay/serve/helpers.js';
 import { chromeShaped } from './chrome-har.js';
+import { removeDir } from '../../helpers/tmp.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-har-import-'));
 const recorded = join(dir, 'sessionful.cassette.json');
@@ -37,7 +38,7 @@ test.before(async () => {
   const r = await runCli(['export', recorded, '--format', 'har', '--output', exported]);
   if (r.code !== 0) throw new Error(r.stderr);
 });
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 
 /** What a message is, without where it sits in the file. */
 const shapeOf = (s: RecordedSession) =>

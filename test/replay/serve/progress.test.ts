@@ -12,7 +12,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCassette } from '../../../lib/cassette/store.js';
@@ -20,6 +20,7 @@ import { node } from '../../helpers/paths.js';
 import { collect, spawnTracked } from '../../helpers/proc.js';
 import { recordTargetCassette } from '../../replay/target-client.js';
 import { LEGACY_INIT, serveArgs, startListening } from './helpers.js';
+import { removeDir } from '../../helpers/tmp.js';
 
 type Endpoint = { args: string[] } | { url: string };
 type Peer = 'v1' | 'v2 legacy' | 'v2 2026-07-28';
@@ -92,7 +93,7 @@ const cassette = join(dir, 'progress.cassette.json');
 /** The progress recorded in each session of the cassette (one list per session, in order). */
 let recorded: Array<Array<{ progress: unknown; total: unknown }>> = [];
 
-test.after.always(() => rmSync(dir, { recursive: true, force: true }));
+test.after.always(() => removeDir(dir));
 test.before(async () => {
   await recordTargetCassette(cassette);
   recorded = loadCassette(cassette)
