@@ -29,8 +29,9 @@ export interface RuleFixture {
 }
 
 /** Where one finding points: the message's seq in its session (0: an exchange without a
- * message), who sent it, the JSON Pointer, and for a fixture with `sessions` the session's
- * number (from 1). */
+ * message), the party at fault (the server for a finding about an HTTP answer or a session's
+ * end, even on the client's request; see docs/validation.md, Where a finding points), the JSON
+ * Pointer, and for a fixture with `sessions` the session's number (from 1). */
 export interface FixtureFinding {
   rule: string;
   session?: number;

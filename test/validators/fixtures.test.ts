@@ -35,7 +35,7 @@ for (const f of fixtures) {
     // Where each finding points, and how many there are.
     if (!f.findings)
       return t.fail(
-        `${f.rule}/${f.name}.json has no \`findings\` list: add one entry per violation it raises ({rule, seq, direction, path}, and session for a multi-session fixture); \`node dist/test/helpers/fixture-findings.js ${f.rule}/${f.name}\` prints what it raises now, to check against its description before it is pasted in`,
+        `${f.rule}/${f.name}.json has no \`findings\` list: add one entry per violation it raises ({rule, seq, direction, path}, and session for a multi-session fixture); write them by hand from the rule's text (docs/validation.md, "Where a finding points"); \`node dist/test/helpers/fixture-findings.js ${f.rule}/${f.name}\` prints what it raises now, to compare`,
       );
     t.deepEqual(findingLines(fixtureFindings(f, violations)), findingLines(f.findings), 'each finding at its message and path, each once');
     t.deepEqual([...new Set(f.findings.map((x) => x.rule))].sort(), [...f.expect].sort(), '`expect` names the rules of `findings`');

@@ -331,6 +331,7 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     // Decoded at record time (the token itself is masked): iss against the authorization
     // servers the session's PRM names, aud against the PRM's resource, or else the recorded
     // server's URL when that is a public one (behind a local address the public name is unknown).
+    // The client's fault, so judged on the client's message that carried the token.
     id: 'AUTH-OWN-AS-ONLY',
     level: 'MUST NOT',
     obs: 'H',
@@ -339,11 +340,11 @@ export const authRules: (Rule | ExchangeRule | RecordingRule | BareExchangeRule 
     source: 'basic/authorization/index.mdx §Token Handling',
     revisions: since('2025-06-18'),
     title: "The client sends only tokens issued by this server's authorization server, for this server",
-    on: [],
-    check() {},
-    checkExchange(x, _first, report, state) {
-      const claims = x.tokenClaims;
-      if (!claims || !x.mcp) return;
+    on: ['client'],
+    check(o, report, state) {
+      const x = o.msg.direction === 'client-to-server' ? exchangeOf(o, state) : undefined;
+      const claims = x?.tokenClaims;
+      if (!x || !claims || !x.mcp) return;
       const prm = prmBefore(state, x.t);
       const servers = (Array.isArray(prm?.authorization_servers) ? prm.authorization_servers : []).filter(
         (s): s is string => typeof s === 'string' && s !== '',

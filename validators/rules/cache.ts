@@ -64,8 +64,10 @@ export const cacheRules: Rule[] = [
     on: ['result'],
     check(o, report) {
       const r = resultFor(o);
-      if (r && r.resultType === 'input_required' && ('ttlMs' in r || 'cacheScope' in r))
-        report('/result', 'an input_required result with caching hints (ttlMs/cacheScope)');
+      if (r?.resultType !== 'input_required') return;
+      // Each hint is a member that does not belong there.
+      for (const hint of ['ttlMs', 'cacheScope'])
+        if (hint in r) report(`/result/${hint}`, `an input_required result with the caching hint ${hint}; interim results are not cached`);
     },
   },
   {

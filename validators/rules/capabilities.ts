@@ -127,13 +127,21 @@ const declaresGate = (caps: Json, gate: string): boolean => {
 };
 
 /** Why the server does not serve `method` in this session, if it does not. */
-function notServed(method: string, revision: string | undefined, caps: Json): string | undefined {
+/** Why a core method is no method of this revision (a removed or later one), whatever the capabilities. */
+function notAMethod(method: string, revision: string | undefined): string | undefined {
   // C7: what a 2026-07-28 server answers to initialize is implementation-defined; tasks/* are
   // reserved for the tasks extension (its own rules).
   if (method === 'initialize' || revision === undefined) return undefined;
   const known = CLIENT_METHODS[revision];
   if (known && EVERY_CORE_METHOD.has(method) && !known.has(method) && !(revision >= MODERN_REVISION && method.startsWith('tasks/')))
     return `${method} is not a ${revision} method`;
+  return undefined;
+}
+
+function notServed(method: string, revision: string | undefined, caps: Json): string | undefined {
+  if (method === 'initialize' || revision === undefined) return undefined;
+  const removed = notAMethod(method, revision);
+  if (removed) return removed;
   const gate = GATES[method];
   if (gate && revision >= '2025-03-26' && !declaresGate(caps, gate))
     return `the server's declared capabilities (${Object.keys(caps).join(', ') || 'none'}) lack ${gate}`;
@@ -325,17 +333,20 @@ export const capabilityRules: (Rule | ExchangeRule | BareExchangeRule | SessionE
       }
       const e = obj(o.json.error);
       const declared = state.serverCapabilities;
-      // Only requests sent once the capabilities were known, by the handshake of their own era.
+      // A method the revision does not have needs no capabilities to judge; the others only
+      // requests sent once the capabilities were known, by the handshake of their own era.
+      const removed = e ? notAMethod(req.method, o.revision) : undefined;
       if (
         !e ||
-        !declared ||
-        caps.at === undefined ||
-        req.msg.seq < caps.at ||
-        caps.from !== (req.era === 'modern' ? 'server/discover' : 'initialize')
+        (!removed &&
+          (!declared ||
+            caps.at === undefined ||
+            req.msg.seq < caps.at ||
+            caps.from !== (req.era === 'modern' ? 'server/discover' : 'initialize')))
       )
         return;
       if (state.cancelled.has(idKey(req.json.id))) return;
-      const why = notServed(req.method, o.revision, declared);
+      const why = removed ?? notServed(req.method, o.revision, declared!);
       if (!why) return;
       const x = exchangeOf(o, state);
       if (x && (!fromServer(x) || PRE_DISPATCH_STATUS.has(x.status!))) return;

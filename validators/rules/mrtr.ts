@@ -150,8 +150,8 @@ export const mrtrRules: Rule[] = [
     },
   },
   {
-    // stdio only: on stateless HTTP the answer that asked for input and the retry are separate
-    // exchanges (separate cassette sessions), so their pairing is not visible per session.
+    // stdio only: on stateless HTTP the answer that asked for input may have gone to another
+    // server context (another caller, a token since refreshed) or before the recording began.
     id: 'MRTR-NO-CROSS-USE',
     level: 'MUST NOT',
     obs: 'N',
@@ -166,8 +166,20 @@ export const mrtrRules: Rule[] = [
       if (!('inputResponses' in o.json.params) && !('requestState' in o.json.params)) return;
       // Only the three MRTR methods retry; tasks/update carries inputResponses by design.
       if (!MRTR_METHODS.has(String(o.json.method))) return;
-      if (!state.issuedState.has(mrtrKey(o.json)))
-        report('/params', 'inputResponses/requestState on a request that no input_required answer asked to retry');
+      // A retry is the same method on the same tool, prompt or resource; whether it repeats the
+      // arguments is MRTR-SAME-REQUEST's (a retry is not another request, and arguments in
+      // another key order are the same arguments).
+      const { method } = o.json;
+      const target = canonicalWithMeta(o.json.params.name ?? o.json.params.uri ?? null);
+      const asked = [...state.issuedState.keys()].some((key) => {
+        const [m, name] = JSON.parse(key) as [unknown, unknown];
+        return m === method && canonicalWithMeta(name) === target;
+      });
+      if (!asked)
+        report(
+          'requestState' in o.json.params ? '/params/requestState' : '/params/inputResponses',
+          'inputResponses/requestState on a request that no input_required answer asked to retry',
+        );
     },
   },
   {

@@ -23,10 +23,14 @@ export const samplingRules: Rule[] = [
     check(o, report) {
       for (const [p, at] of asks(o, 'sampling/createMessage')) {
         (Array.isArray(p.messages) ? p.messages : []).forEach((m, i) => {
-          const blocks = isObject(m) ? (Array.isArray(m.content) ? m.content : [m.content]).filter(isObject) : [];
-          const results = blocks.filter((b) => b.type === 'tool_result').length;
-          if (isObject(m) && m.role === 'user' && results > 0 && results < blocks.length)
-            report(`${at}/messages/${i}/content`, 'a user message mixes tool_result with other content');
+          // A single block cannot mix; in an array each block beside the tool_results is one fault.
+          if (!isObject(m) || m.role !== 'user' || !Array.isArray(m.content)) return;
+          const blocks: unknown[] = m.content;
+          if (!blocks.some((b) => isObject(b) && b.type === 'tool_result')) return;
+          blocks.forEach((b, j) => {
+            if (isObject(b) && b.type !== 'tool_result')
+              report(`${at}/messages/${i}/content/${j}`, `a user message holding tool_result also holds a ${String(b.type)} block`);
+          });
         });
       }
     },

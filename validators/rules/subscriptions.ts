@@ -42,6 +42,10 @@ export const subscriptionRules: (Rule | ExchangeRule | RecordingRule)[] = [
     check(o, report, state) {
       if (o.msg.direction !== 'server-to-client' || !o.json || typeof o.json.method !== 'string' || 'id' in o.json) return;
       if (!LISTEN_ONLY.has(o.json.method) && o.json.method !== 'notifications/subscriptions/acknowledged') return;
+      // The tag is owed only by what a listen stream delivers (NotificationMetaObject). On HTTP a
+      // change notification off an open listen stream (another request's stream, or one whose
+      // listen was already answered) is SUB-CHANGE-ONLY-ON-LISTEN's or SUB-GRACEFUL's, not this.
+      if (o.msg.http && LISTEN_ONLY.has(o.json.method) && !streamListenOf(o, state)) return;
       const sub = metaOf(o.json.params)?.['io.modelcontextprotocol/subscriptionId'];
       const listens = [...state.pending['client-to-server'].values()].filter((r) => r.method === 'subscriptions/listen');
       if (sub === undefined) return report('/params/_meta', `${o.json.method} without io.modelcontextprotocol/subscriptionId`);

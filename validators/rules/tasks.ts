@@ -71,7 +71,12 @@ function companionProblem(status: string, task: Json): string | undefined {
 
 const terminalOf = perSession(() => new Map<string, { status: string; seq: number }>());
 
-const hasTtl = (task: Json): boolean => ['ttlSeconds', 'ttlMs', 'ttl'].some((k) => typeof task[k] === 'number');
+/** The task's `ttlMs` had run out by its own `lastUpdatedAt` (the TTL runs from `createdAt`). */
+function ttlElapsed(task: Json): boolean {
+  const created = typeof task.createdAt === 'string' ? Date.parse(task.createdAt) : Number.NaN;
+  const updated = typeof task.lastUpdatedAt === 'string' ? Date.parse(task.lastUpdatedAt) : Number.NaN;
+  return typeof task.ttlMs === 'number' && updated >= created + task.ttlMs;
+}
 
 export const taskRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRule)[] = [
   {
@@ -264,8 +269,9 @@ export const taskRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRule
       if (taskId === undefined) return;
       const terminal = terminalOf(state);
       const before = terminal.get(taskId);
-      // Servers MAY mark a task failed once its TTL has elapsed (SEP-2663 §Task Polling).
-      if (before && before.status !== status && !(status === 'failed' && hasTtl(task))) {
+      // Servers MAY mark a task failed once its TTL has elapsed (SEP-2663 §Task Polling): a TTL
+      // that has not run out by the task's own clock excuses nothing.
+      if (before && before.status !== status && !(status === 'failed' && ttlElapsed(task))) {
         report(
           `${at}/status`,
           `task ${taskId} is ${status}, but message #${before.seq} showed it ${before.status}: a terminal status never changes`,

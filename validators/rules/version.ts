@@ -234,7 +234,7 @@ export const versionRules: Rule[] = [
       if (typeof e.data.requested === 'string' && sent !== undefined && e.data.requested !== sent)
         report('/error/data/requested', `data.requested is ${e.data.requested} but the request asked for ${String(sent)}`);
       if (Array.isArray(e.data.supported) && typeof sent === 'string' && e.data.supported.includes(sent))
-        report('/error/data/supported', `${sent} was refused but is listed as supported`);
+        report(`/error/data/supported/${e.data.supported.indexOf(sent)}`, `${sent} was refused but is listed as supported`);
     },
   },
   {

@@ -200,7 +200,7 @@ export const envelopeRules: Rule[] = [
         (other === 'client-to-server' && m.unreadable > 0)
       )
         return;
-      report('/error', `an error answering the ${last.method} notification (message #${last.seq}); notifications get no response`);
+      report('', `an error answering the ${last.method} notification (message #${last.seq}); notifications get no response`);
     },
   },
 ];

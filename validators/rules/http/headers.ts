@@ -46,7 +46,11 @@ export const headersRules: Rule[] = [
       const json = modernPost(o);
       const header = json ? state.header(o.msg, 'mcp-protocol-version') : undefined;
       if (json && header !== undefined && header !== revisionOf(json))
-        report('/params/_meta', `MCP-Protocol-Version header ${header} but the body names ${String(revisionOf(json))}`);
+        // The header mirrors that member, so the member is what is pointed at (like Mcp-Method's /method).
+        report(
+          '/params/_meta/io.modelcontextprotocol~1protocolVersion',
+          `MCP-Protocol-Version header ${header} but the body names ${String(revisionOf(json))}`,
+        );
     },
   },
   {

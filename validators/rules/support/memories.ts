@@ -70,7 +70,7 @@ export function asks(o: O, method: string): [Record<string, unknown>, string][] 
   if (!r || r.resultType !== 'input_required' || !isObject(r.inputRequests)) return [];
   return Object.entries(r.inputRequests)
     .filter(([, v]) => isObject(v) && v.method === method && isObject(v.params))
-    .map(([k, v]) => [(v as Record<string, unknown>).params as Record<string, unknown>, `/result/inputRequests/${k}/params`]);
+    .map(([k, v]) => [(v as Record<string, unknown>).params as Record<string, unknown>, `${at('/result/inputRequests', k)}/params`]);
 }
 
 /** What `asks` reads: a 2025 server→client message with the method, or an input_required result. */
