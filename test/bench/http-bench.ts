@@ -11,6 +11,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
@@ -21,18 +23,18 @@ import {
   cli,
   firstLine,
   forceLoopback,
-  freePort,
   httpFloor,
+  loopbackPort,
   mcpProxyBin,
   memory,
   node,
   proxyNodeFlags,
   rssReport,
+  sleep,
   start,
   stop,
   supergatewayBin,
   talkbackProxy,
-  waitForPort,
 } from './proc.js';
 import { section, type Section } from './report.js';
 import { fmt, int, summary } from './stats.js';
@@ -123,17 +125,17 @@ async function startVariant(v: HttpVariant, up: string, dir: string, measureRss 
       return { variant: v, url: await firstLine(proc), proc, stop: () => stop(proc) };
     }
     case 'mcp-proxy': {
-      const port = await freePort();
-      const proc = start([...preload, mcpProxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, benchServer, 'stdio'], {
-        ...opts,
-        stdio: ['ignore', 'ignore', 'ignore'],
-      });
-      await waitForPort(port);
+      // Port 0; the preload (here only to say where it listens) reports the port it got.
+      const proc = start(
+        [...preload, '--require', forceLoopback, mcpProxyBin, '--host', '127.0.0.1', '--port', '0', '--', node, benchServer, 'stdio'],
+        { ...opts, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      const port = await loopbackPort(proc);
       return { variant: v, url: `http://127.0.0.1:${port}/mcp`, proc, stop: () => stop(proc) };
     }
     case 'supergateway': {
-      const port = await freePort();
-      // No host option: the preload binds it to loopback (REAL-PEERS §1.3).
+      // No host option: the preload binds it to loopback (REAL-PEERS §1.3), and reports the port
+      // it got for port 0.
       const proc = start(
         [
           ...preload,
@@ -146,13 +148,13 @@ async function startVariant(v: HttpVariant, up: string, dir: string, measureRss 
           'streamableHttp',
           '--stateful',
           '--port',
-          String(port),
+          '0',
           '--logLevel',
           'none',
         ],
-        { ...opts, stdio: ['ignore', 'ignore', 'ignore'] },
+        { ...opts, stdio: ['ignore', 'ignore', 'pipe'] },
       );
-      await waitForPort(port);
+      const port = await loopbackPort(proc);
       return { variant: v, url: `http://127.0.0.1:${port}/mcp`, proc, stop: () => stop(proc) };
     }
   }
@@ -400,6 +402,115 @@ export async function sseStreaming(rounds: number, delayMs: number): Promise<Sec
     goal: 'No full-stream buffering of SSE',
     measured: OURS.map((v) => `${v}: ${streamed(v) ? 'streamed' : 'buffered'}`).join(', '),
     met: ok,
+  });
+  return out;
+}
+
+/**
+ * 4. A slow client on a long SSE stream: an upstream in this process sends `mb` MB of 64 KB
+ * events as fast as its socket takes them, and the client reads none of it until the upstream has
+ * written nothing for half a second (held back), then a megabyte at a time, each time once the
+ * upstream is blocked again. What the proxy's RSS grows by over its RSS before the stream, at its
+ * largest (sampled whenever the upstream is held), is what the stream costs it: a proxy that
+ * streams keeps about its socket buffers and chunks in flight, one that buffers holds all `mb` MB.
+ * (The test suite checks the behaviour behind this, without a memory figure:
+ * test/recorder/http-faults.test.ts, "a slow client does not make the proxy buffer the stream".)
+ */
+export async function slowClientStream(rounds: number, mb: number): Promise<Section> {
+  const out = section();
+  const variants: HttpVariant[] = ['http floor', 'record --no-validate', 'mcp-cassette record'];
+  const growth = Object.fromEntries(variants.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
+  const chunk = Buffer.from(
+    `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(64 * 1024) } })}\n\n`,
+  );
+  const count = Math.ceil((mb * 1024 * 1024) / chunk.length);
+  const state = { written: 0, blocked: false, ended: false };
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let i = 0;
+    const pump = (): void => {
+      state.blocked = false;
+      while (i < count) {
+        i += 1;
+        state.written += chunk.length;
+        if (!res.write(chunk)) {
+          state.blocked = true;
+          res.once('drain', pump);
+          return;
+        }
+      }
+      res.end();
+      state.ended = true;
+    };
+    pump();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const up = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  const dir = mkdtempSync(join(tmpdir(), 'mcpc-bench-'));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const v of variants) {
+        Object.assign(state, { written: 0, blocked: false, ended: false });
+        const t = await startVariant(v, up, dir);
+        const dispatcher = agent(1, LARGE_DEADLINE_MS);
+        try {
+          const pid = t.proc!.pid!;
+          const before = memory(pid)!.rssMb;
+          let most = 0;
+          const sample = (): void => {
+            most = Math.max(most, memory(pid)?.rssMb ?? NaN);
+          };
+          const res = await dispatcher.request({
+            origin: new URL(t.url).origin,
+            path: new URL(t.url).pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'stream' } }),
+          });
+          // Held back: nothing written for half a second (a benchmark may wait on the clock).
+          for (let last = -1; last !== state.written && !state.ended; ) {
+            last = state.written;
+            await sleep(500);
+          }
+          sample();
+          let step = 0;
+          for await (const c of res.body) {
+            step += (c as Buffer).length;
+            if (step < 1024 * 1024) continue;
+            step = 0;
+            while (!state.blocked && !state.ended) await new Promise((r) => setImmediate(r));
+            sample();
+          }
+          growth[v].push(most - before);
+        } finally {
+          await dispatcher.close().catch(() => undefined);
+          await t.stop();
+        }
+      }
+    }
+  } finally {
+    await new Promise((r) => server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const sizeMb = (count * chunk.length) / 1024 / 1024;
+  for (const v of variants) {
+    const s = summary(growth[v]);
+    out.rows.push({
+      scenario: `4. slow client on a ${fmt(sizeMb, 0)} MB SSE stream: proxy RSS growth`,
+      variant: label(v),
+      median: `${int(s.median)} MB`,
+      tail: `${int(s.max)} MB`,
+      compared: `${fmt(s.median / sizeMb, 2)}x the stream (holding it all: 1x)${v === 'mcp-cassette record' ? ", with the live validator's worker" : ''}; ${rounds} round${rounds === 1 ? '' : 's'}`,
+    });
+  }
+  // Forwarding and recording: the live validator's worker keeps its own bound (64 MB of unjudged
+  // traffic, then it stops for the session), shown in the validating row but not in the target.
+  const forwarding = summary(growth['record --no-validate']).median;
+  out.targets.push({
+    goal: `Slow client on a ${fmt(sizeMb, 0)} MB SSE stream: the proxy's RSS (record --no-validate) grows by under 85% of the stream (a proxy that buffers holds all of it)`,
+    measured: `+${int(forwarding)} MB (${fmt(forwarding / sizeMb, 2)}x); with live validation +${int(summary(growth['mcp-cassette record']).median)} MB`,
+    met: forwarding < 0.85 * sizeMb,
   });
   return out;
 }

@@ -1,7 +1,6 @@
 /** Process helpers for the benchmarks: spawning, waiting, and reading a process's memory. */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { cli, node, root } from '../helpers/paths.js';
 
@@ -55,32 +54,25 @@ export function firstLine(child: ChildProcess, ms = 15_000): Promise<string> {
   });
 }
 
-/** Resolves once something accepts connections on 127.0.0.1:`port`. */
-export async function waitForPort(port: number, ms = 15_000): Promise<void> {
-  const { connect } = await import('node:net');
-  const until = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((r) => {
-      const s = connect(port, '127.0.0.1', () => {
-        s.destroy();
-        r(true);
-      });
-      s.on('error', () => r(false));
-    });
-    if (ok) return;
-    if (Date.now() > until) throw new Error(`nothing listens on 127.0.0.1:${port} after ${ms} ms`);
-    await sleep(50);
-  }
-}
-
-export function freePort(): Promise<number> {
+/**
+ * The port a peer started with `--require forceLoopback` (and port 0) listens on: the preload's
+ * line on its stderr, which must be a pipe; the rest of its stderr is read to nowhere.
+ */
+export function loopbackPort(child: ChildProcess, ms = 15_000): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
+    let text = '';
+    let found = false;
+    const timer = setTimeout(() => reject(new Error(`no force-loopback line after ${ms} ms (got ${JSON.stringify(text)})`)), ms);
+    child.stderr!.on('data', (c: Buffer) => {
+      if (found) return;
+      text += c.toString();
+      const m = /^force-loopback: listening on 127\.0\.0\.1:(\d+)$/m.exec(text);
+      if (!m) return;
+      found = true;
+      clearTimeout(timer);
+      resolve(Number(m[1]));
     });
+    child.once('close', () => reject(new Error(`the process ended before it listened (${JSON.stringify(text)})`)));
   });
 }
 

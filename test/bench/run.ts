@@ -15,6 +15,7 @@
  *   BENCH_HTTP_TP_COUNT      3: HTTP calls per variant and format (8000), BENCH_HTTP_WINDOW in flight (16)
  *   BENCH_PEERS              3/4: talkback,mcp-proxy,supergateway (default all), or none
  *   BENCH_LARGE_MB           4: size of the large tool result in MB (50); BENCH_LARGE_ROUNDS (3)
+ *   BENCH_SLOW_MB            4: size of the SSE stream a slow client holds back, in MB (100); rounds: BENCH_LARGE_ROUNDS
  *   BENCH_LONG_MESSAGES      5: messages in the long session (200000); cassette write is also timed at 1/8, 1/4, 1/2;
  *                            BENCH_LONG_ROUNDS (2) rounds of all sizes, the median per size
  *   BENCH_VALIDATOR_ROUNDS   6: passes over the example cassettes (400)
@@ -30,7 +31,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { httpLargeMessage, httpRoundTrips, httpThroughput, sseStreaming } from './http-bench.js';
+import { httpLargeMessage, httpRoundTrips, httpThroughput, slowClientStream, sseStreaming } from './http-bench.js';
 import { lifecycleBench } from './lifecycle-bench.js';
 import { loadBench } from './load-bench.js';
 import { soakBench } from './soak-bench.js';
@@ -62,6 +63,7 @@ const settings = {
   httpWindow: num('BENCH_HTTP_WINDOW', 16, 16),
   largeMb: num('BENCH_LARGE_MB', 50, 50),
   largeRounds: num('BENCH_LARGE_ROUNDS', 3, 1),
+  slowMb: num('BENCH_SLOW_MB', 100, 100),
   longMessages: num('BENCH_LONG_MESSAGES', 200_000, 20_000),
   longRounds: num('BENCH_LONG_ROUNDS', 2, 2),
   validatorRounds: num('BENCH_VALIDATOR_ROUNDS', 400, 40),
@@ -113,6 +115,7 @@ await run(4, '4. large message, stdio', () => largeMessage(settings.largeRounds,
 await run(4, '4. large message, HTTP JSON', () => httpLargeMessage('json', settings.largeRounds, settings.largeMb));
 await run(4, '4. large message, HTTP SSE', () => httpLargeMessage('sse', settings.largeRounds, settings.largeMb));
 await run(4, '4. SSE streaming', () => sseStreaming(quick ? 3 : 10, 200));
+await run(4, '4. slow client on a long SSE stream', () => slowClientStream(settings.largeRounds, settings.slowMb));
 await run(5, '5. long session', () => {
   const n = settings.longMessages;
   return longSession(

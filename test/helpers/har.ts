@@ -9,6 +9,10 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { Cassette } from '../../lib/cassette/cassette.js';
+import { loadCassette } from '../../lib/cassette/store.js';
+import type { RecordedMessage } from '../../lib/message.js';
+import type { replayCassette } from '../../replay/index.js';
 import { cli, node } from './paths.js';
 
 const require = createRequire(import.meta.url);
@@ -48,3 +52,17 @@ export async function runCli(args: string[]): Promise<CliRun> {
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
 }
+
+/** `import --from har <har> --output <path>`, then the cassette it wrote. */
+export async function importHar(har: string, path: string): Promise<{ path: string; cassette: Cassette; stderr: string }> {
+  const r = await runCli(['import', '--from', 'har', har, '--output', path]);
+  if (r.code !== 0) throw new Error(`import exited ${r.code}: ${r.stderr}`);
+  return { path, cassette: loadCassette(path), stderr: r.stderr };
+}
+
+/** A message's text: its exact bytes when kept, else its JSON. */
+export const textOf = (m: RecordedMessage): string => m.raw ?? JSON.stringify(m.json);
+
+/** Every difference a replay found, one line each. */
+export const found = (r: Awaited<ReturnType<typeof replayCassette>>): string[] =>
+  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method} ${i.name ?? ''}: ${d.verdict} ${d.kind}`)));

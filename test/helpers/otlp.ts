@@ -7,13 +7,18 @@ import { delay } from './proc.js';
 
 /**
  * What an OpenTelemetry Collector's OTLP/HTTP receiver would take in, for tests (no Collector
- * installs here): a 127.0.0.1 server that keeps every POST, and decoders for both encodings. The
- * protobuf decoders are the ones generated from opentelemetry-proto that @opentelemetry/
- * otlp-transformer shipped (installed as `otlp-proto-decoders`, a version that still has them).
+ * installs here): a 127.0.0.1 server that keeps every POST, and decoders for both encodings. Both
+ * go through the message types generated from opentelemetry-proto that @opentelemetry/
+ * otlp-transformer shipped (installed as `otlp-proto-decoders`, a version that still has them):
+ * protobuf bodies with `decode`, OTLP/JSON with `fromObject` (after the one way OTLP/JSON departs
+ * from protobuf's JSON mapping: hex trace and span ids), then both read back with the same
+ * `toObject`. Nothing here uses the project's own telemetry code.
  */
 
 interface Decoder {
   decode(buf: Uint8Array): unknown;
+  encode(message: unknown): { finish(): Uint8Array };
+  fromObject(object: unknown): unknown;
   toObject(message: unknown, options: Record<string, unknown>): Record<string, unknown>;
 }
 const root = createRequire(import.meta.url)('otlp-proto-decoders/build/src/generated/root.js') as {
@@ -95,23 +100,49 @@ function attrs(list: unknown): Record<string, AttrValue> {
   return out;
 }
 
-/** Ids come base64 from protobuf's toObject and hex in OTLP/JSON. */
-function hex(id: unknown, json: boolean): string {
+/** Ids come base64 from protobuf's toObject. */
+function hex(id: unknown): string {
   if (id === undefined || id === '') return '';
-  return json ? String(id) : Buffer.from(String(id), 'base64').toString('hex');
+  return Buffer.from(String(id), 'base64').toString('hex');
 }
 
-/** The spans of a decoded TracesData / ExportTraceServiceRequest object. */
+const TO_OBJECT = { longs: String, enums: Number, bytes: String, defaults: false, arrays: true };
+
+/** OTLP/JSON's ids (`traceId`, `spanId`, `parentSpanId`, in spans, links and exemplars) are
+ * case-insensitive hex where protobuf's JSON mapping has base64 (the OTLP specification, "JSON
+ * Protobuf Encoding"): as bytes for `fromObject`. An id that is not hex throws. */
+function hexIdsAsBytes(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(hexIdsAsBytes);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => {
+      if (!['traceId', 'spanId', 'parentSpanId'].includes(k) || typeof x !== 'string') return [k, hexIdsAsBytes(x)];
+      if (!/^(?:[0-9a-fA-F]{2})*$/.test(x)) throw new Error(`OTLP/JSON ${k} ${JSON.stringify(x)} is not hex`);
+      return [k, Buffer.from(x, 'hex')];
+    }),
+  );
+}
+
+/** An OTLP/JSON request read by the official message type (and written and read back as
+ * protobuf, so it is a message that type can carry), as `toObject` gives it. */
+function fromOtlpJson(type: Decoder, data: unknown): Obj {
+  const message = type.fromObject(hexIdsAsBytes(data));
+  return type.toObject(type.decode(type.encode(message).finish()), TO_OBJECT);
+}
+
+/** The spans of a TracesData / ExportTraceServiceRequest: OTLP/JSON as parsed (`json`), or
+ * what the protobuf type's `toObject` gave. */
 export function spansOf(data: Obj, json: boolean): DecodedSpan[] {
+  if (json) return spansOf(fromOtlpJson(TRACE_REQUEST, data), false);
   const out: DecodedSpan[] = [];
   for (const rs of (data.resourceSpans as Obj[] | undefined) ?? [])
     for (const ss of (rs.scopeSpans as Obj[] | undefined) ?? [])
       for (const s of (ss.spans as Obj[] | undefined) ?? []) {
         const status = (s.status as Obj | undefined) ?? {};
         out.push({
-          traceId: hex(s.traceId, json),
-          spanId: hex(s.spanId, json),
-          parentSpanId: hex(s.parentSpanId, json),
+          traceId: hex(s.traceId),
+          spanId: hex(s.spanId),
+          parentSpanId: hex(s.parentSpanId),
           name: String(s.name),
           kind: Number(s.kind),
           startTimeUnixNano: String(s.startTimeUnixNano),
@@ -130,8 +161,6 @@ export function spansOf(data: Obj, json: boolean): DecodedSpan[] {
   return out;
 }
 
-const TO_OBJECT = { longs: String, enums: Number, bytes: String, defaults: false, arrays: true };
-
 export function decodeTraces(post: Post): DecodedSpan[] {
   if (post.contentType.includes('json')) return spansOf(JSON.parse(post.body.toString('utf8')) as Obj, true);
   return spansOf(TRACE_REQUEST.toObject(TRACE_REQUEST.decode(post.body), TO_OBJECT), false);
@@ -146,7 +175,7 @@ export interface DecodedHistogram {
 export function decodeHistograms(post: Post): DecodedHistogram[] {
   const json = post.contentType.includes('json');
   const data = json
-    ? (JSON.parse(post.body.toString('utf8')) as Obj)
+    ? fromOtlpJson(METRICS_REQUEST, JSON.parse(post.body.toString('utf8')))
     : METRICS_REQUEST.toObject(METRICS_REQUEST.decode(post.body), TO_OBJECT);
   const out: DecodedHistogram[] = [];
   for (const rm of (data.resourceMetrics as Obj[] | undefined) ?? [])

@@ -9,8 +9,20 @@ export const exampleServer = join(root, 'dist', 'recorder', 'demo', 'example-ser
 export const rawServer = join(root, 'dist', 'test', 'servers', 'raw-server.js');
 export const byteTap = join(root, 'dist', 'test', 'helpers', 'byte-tap.js');
 export const everythingServer = join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-/** Node 22, unpacked from the npm registry by test/setup/ensure-node22.mjs (peers that need it). */
-export const node22 = join(root, '.cache', 'node22', 'package', 'bin', 'node');
+/**
+ * Node 22 for the peers that need it (@ai-sdk/mcp, the conformance suite, the Inspector):
+ * `$MCP_CASSETTE_NODE22`, else this Node when it is 22 or newer, else the pinned one that
+ * `npm run test:all` unpacks into .cache/node22 (test/setup/ensure-node22.mjs). Undefined: those
+ * tests are skipped with NODE22_HINT.
+ */
+export const node22: string | undefined = (() => {
+  if (process.env.MCP_CASSETTE_NODE22) return process.env.MCP_CASSETTE_NODE22;
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  const cached = join(root, '.cache', 'node22', process.platform === 'win32' ? 'node.exe' : join('package', 'bin', 'node'));
+  return existsSync(cached) ? cached : undefined;
+})();
+export const NODE22_HINT =
+  'they need Node 22: run `npm run test:all` (it unpacks a pinned Node 22 on Linux), run the tests on Node 22, or set MCP_CASSETTE_NODE22 to a Node 22 binary';
 export const sharedDir = join(root, '..', 'shared');
 
 /** The official MCP schemas (`<revision>/schema.json`, 2026-07-28 `examples/`), a test oracle

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { spawnTracked } from './proc.js';
-import { freePort } from './real-server.js';
+import { logged } from './real-server.js';
 import { tempDir } from './tmp.js';
 
 /** The real Prometheus server (Debian's `prometheus` package; .ci/run installs it), if here. */
@@ -40,16 +40,18 @@ export async function startPrometheus(t: ExecutionContext, target: string): Prom
       '',
     ].join('\n'),
   );
-  const port = await freePort();
+  // Port 0: the kernel picks a free one, and Prometheus logs it ("Listening on", at info).
   const child = spawnTracked(t, prometheusBinary!, [
     `--config.file=${config}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn',
+    '--web.listen-address=127.0.0.1:0',
+    '--log.level=info',
   ]);
   let log = '';
+  const listening = logged(child.stderr!, /msg="Listening on" address=127\.0\.0\.1:(\d+)/);
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (log = (log + s).slice(-4000)));
   child.stdout!.on('data', () => {});
+  const port = Number((await listening)[1]);
   const base = `http://127.0.0.1:${port}`;
   await until(
     async () => (await fetch(`${base}/-/ready`).catch(() => undefined))?.ok === true,

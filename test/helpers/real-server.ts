@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ExecutionContext } from 'ava';
@@ -9,7 +9,8 @@ import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import type { Violation } from '../../lib/violation.js';
 import { startHttpRecorder } from './http-recorder.js';
-import { cli, node } from './paths.js';
+import { cli, node, root } from './paths.js';
+import { waitForOutput } from './proc.js';
 import { startRecorder, waitForSessions } from './recording.js';
 import { tempDir } from './tmp.js';
 
@@ -127,13 +128,46 @@ export function drain(child: ChildProcess): void {
   child.stderr?.on('data', () => {});
 }
 
-/** A free loopback port, for servers that take their port from the environment only. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
+/**
+ * A loopback port that nothing listens on, nor can while the test runs: the local port of a
+ * connection this process holds open (a socket without SO_REUSEADDR keeps any other listener off
+ * it). Connecting to 127.0.0.1 there is refused. Both ends close when the test ends.
+ */
+export async function closedPort(t: ExecutionContext): Promise<number> {
+  const peer = createServer((socket) => socket.resume());
+  peer.listen(0, '127.0.0.1');
+  await once(peer, 'listening');
+  const holder = connect((peer.address() as AddressInfo).port, '127.0.0.1');
+  await once(holder, 'connect');
+  t.teardown(() => {
+    holder.destroy();
+    peer.close();
+  });
+  return holder.localPort!;
+}
+
+/** force-loopback.cjs: a --require preload that binds peers with no host option to 127.0.0.1
+ * and says where each listens, on stderr. */
+export const forceLoopback = join(root, 'test', 'servers', 'force-loopback.cjs');
+
+/**
+ * The port a peer started under `--require forceLoopback` on port 0 (`PORT=0` and the like) got
+ * from the kernel: the preload's line on the peer's stderr, read from when it was spawned. Peers
+ * that listen once only (the preload reports every TCP listen; the first is taken).
+ */
+export async function loopbackPort(peer: ChildProcess, timeoutMs = 60_000): Promise<number> {
+  const listening = /^force-loopback: listening on 127\.0\.0\.1:(\d+)$/m;
+  const text = await waitForOutput(peer.stderr!, (s) => listening.test(s), timeoutMs);
+  return Number(listening.exec(text)![1]);
+}
+
+/**
+ * The first match of `pattern` in what `stream` gives from the moment this is called: for a
+ * server started on port 0 that logs the address it got. Call it right after spawning, in the
+ * same turn, so that nothing it writes is missed.
+ */
+export async function logged(stream: NodeJS.ReadableStream, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  return pattern.exec(await waitForOutput(stream, (s) => pattern.test(s), timeoutMs))!;
 }
 
 /** Where a finding points, in words that survive re-recording: the method of the message it

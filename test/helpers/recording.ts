@@ -1,11 +1,12 @@
-import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import { loadCassette } from '../../lib/cassette/store.js';
 import { listJournals } from '../../lib/cassette/settle.js';
 import { messageBytes } from '../../lib/message.js';
-import { spawnTracked } from './proc.js';
+import { processesNaming, spawnTracked } from './proc.js';
 import { cli, node } from './paths.js';
 
 export function recordArgs(
@@ -44,19 +45,58 @@ export function channelBytes(session: RecordedSession, channel: 'stdin' | 'stdou
 }
 
 /**
+ * How long a test waits for a recorder's finisher: a guard against a finisher that never ends,
+ * not a performance bound. The finisher runs at low priority, and on a busy machine writing a
+ * 100 MB cassette at low priority takes many seconds; the guard stays under ava's 120 s.
+ */
+const FINISHER_WAIT_MS = 90_000;
+
+/**
  * The cassette once the recorders that wrote into it are done: a stdio recorder under a host
  * exits with its server and leaves the cassette write to its background finisher, so this waits
  * (synchronously, bounded) until no journal is left beside the cassette, then reads it. A journal
  * that stays (a killed recorder, a finisher that failed) fails the read with its name: the test
  * then means to settle it some other way (a reader command, `recover`).
  */
-export function readCassette(path: string, timeoutMs = 20_000): Cassette {
+export function readCassette(path: string, timeoutMs = FINISHER_WAIT_MS): Cassette {
   waitForFinishers(path, timeoutMs);
   return loadCassette(path);
 }
 
+/**
+ * A journal whose recorder is gone (SIGKILLed: a host that gave it too little time, as the v2
+ * SDK does to the probe process it spawns, one second after SIGTERM) stays beside the cassette
+ * until a reader settles it, as every reader command does first. The tests wait like a user
+ * would read: when every journal left has no recorder alive and no writer holds the lock, one
+ * reader (`show`) settles them. A journal whose recorder exited is not an orphan while a finisher
+ * that names it on its command line runs: the finisher settles it.
+ */
+function settleOrphans(cassette: string): boolean {
+  const journals = listJournals(cassette);
+  if (journals.length === 0 || existsSync(`${cassette}.lock`)) return false;
+  if (!journals.every((j) => !recorderAlive(j) && processesNaming(j).length === 0)) return false;
+  spawnSync(node, [cli, 'show', cassette], { stdio: 'ignore' });
+  return true;
+}
+
+/** The recorder that writes `journal` (its header's pid) is running. */
+function recorderAlive(journal: string): boolean {
+  const fd = openSync(journal, 'r');
+  const head = Buffer.alloc(4096);
+  const n = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const pid = /"pid":(\d+)/.exec(head.subarray(0, n).toString('utf8'))?.[1];
+  if (!pid) return true; // its header is not written yet: its recorder has just started
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Waits until no journal is left in a `--cassette-dir` directory (its finishers are done). */
-export function waitForDirFinishers(dir: string, timeoutMs = 20_000): void {
+export function waitForDirFinishers(dir: string, timeoutMs = FINISHER_WAIT_MS): void {
   const deadline = Date.now() + timeoutMs;
   const tick = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
@@ -68,13 +108,14 @@ export function waitForDirFinishers(dir: string, timeoutMs = 20_000): void {
 }
 
 /** Waits until no journal is left beside `cassette` (its recorders' finishers are done). */
-export function waitForFinishers(cassette: string, timeoutMs = 20_000): void {
+export function waitForFinishers(cassette: string, timeoutMs = FINISHER_WAIT_MS): void {
   const deadline = Date.now() + timeoutMs;
   const tick = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     // The journal goes once its sessions are in the cassette; the lock once the writer is done.
     const left = [...listJournals(cassette), ...(existsSync(`${cassette}.lock`) ? [`${cassette}.lock`] : [])];
     if (left.length === 0) return;
+    if (settleOrphans(cassette)) continue;
     if (Date.now() > deadline) throw new Error(`journals still beside ${cassette} after ${timeoutMs} ms: ${left.join(', ')}`);
     Atomics.wait(tick, 0, 0, 20);
   }
@@ -132,12 +173,13 @@ export function assertTransparent(t: ExecutionContext, tapDir: string, cassette:
 
 /** Recorders write the cassette after their server exits; a client may return before that. The
  * limit is generous: on a loaded 2-core machine a recorder may take many seconds to fold. */
-export async function waitForSessions(path: string, count: number, timeoutMs = 60_000): Promise<Cassette> {
+export async function waitForSessions(path: string, count: number, timeoutMs = FINISHER_WAIT_MS): Promise<Cassette> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
     try {
       const c = loadCassette(path);
+      settleOrphans(path);
       const journals = readdirSync(join(path, '..')).filter((f) => f.endsWith('.journal'));
       // The lock goes last: a writer still holding it may not have let go of the directory.
       const locked = existsSync(`${path}.lock`);

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
+import { processesNaming } from './proc.js';
 
 /** A fresh directory for one test, removed (once nothing works in it) when the test ends. */
 export function tempDir(t: ExecutionContext, prefix = 'mcp-cassette-'): string {
@@ -39,35 +39,4 @@ export async function removeDir(dir: string, timeoutMs = 30_000): Promise<void> 
       `processes still working in ${dir} after ${timeoutMs} ms (killed now): ${left.map((p) => `${p.pid} ${p.args}`).join('; ')}`,
     );
   }
-}
-
-interface NamingProcess {
-  pid: number;
-  args: string;
-}
-
-/** Processes other than this one whose command line holds `text` (Linux: /proc; else ps). */
-function processesNaming(text: string): NamingProcess[] {
-  const found: NamingProcess[] = [];
-  if (process.platform === 'linux') {
-    for (const entry of readdirSync('/proc')) {
-      const pid = Number(entry);
-      if (!Number.isInteger(pid) || pid === process.pid) continue;
-      let args: string;
-      try {
-        args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      } catch {
-        continue; // gone, or not ours to read
-      }
-      if (args.includes(text)) found.push({ pid, args });
-    }
-    return found;
-  }
-  if (process.platform === 'win32') return found; // no portable list of command lines
-  const out = execFileSync('ps', ['-axww', '-o', 'pid=,args='], { encoding: 'utf8' });
-  for (const row of out.split('\n')) {
-    const m = /^\s*(\d+)\s+(.*)$/.exec(row);
-    if (m && Number(m[1]) !== process.pid && m[2]!.includes(text)) found.push({ pid: Number(m[1]), args: m[2]! });
-  }
-  return found;
 }

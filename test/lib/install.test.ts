@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
@@ -8,20 +8,39 @@ import { ChildTransport } from '../../recorder/demo/demo-client.js';
 import { everythingServer, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
 import { tempDir } from '../helpers/tmp.js';
+import { packedTarball } from '../helpers/packed.js';
 import { readCassette } from '../helpers/recording.js';
 
-// What a user gets from the two ordinary ways to install: `npm pack` then `npm install <tarball>
-// --omit=dev` into an empty folder (the registry supplies the runtime dependencies), and
-// `npm install git+file://<clone>` (npm installs the dev dependencies and runs `prepare`, which
-// builds). Each must give a working `node_modules/.bin/mcp-cassette`. Slow (real installs), so
-// one tarball install serves every command, and the git install is checked for its bin only.
+// What a user gets from the README's Install commands, run as they are written there, on this
+// working tree packed as it would be published (one `npm pack` per test run, shared with the
+// package-exports test): the tarball into a project (`npm install --save-dev ./<tgz>`), whose
+// bin records, validates, replays and serves a real server, and the global install
+// (`npm install -g ./<tgz>`, into a throwaway prefix). Slow (real installs from the registry).
 const run = promisify(execFile);
-const npm = (args: string[], cwd: string) =>
-  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel', 'error'], {
-    cwd,
-    maxBuffer: 64 * 1024 * 1024,
-    encoding: 'utf8',
-  });
+/** npm's quieter settings, through its environment, so the commands run exactly as written. */
+const npmEnv = {
+  ...process.env,
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_prefer_offline: 'true',
+  npm_config_loglevel: 'error',
+};
+const sh = (line: string, cwd: string, env: NodeJS.ProcessEnv = npmEnv) =>
+  run(line, { cwd, env, shell: true, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
+
+/** The commands of the README's Install section: each fenced block's lines, comments dropped. */
+function readmeInstall(): string[][] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## ', readme.indexOf('\n## Install\n') + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean),
+  );
+}
+
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
 function emptyProject(dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -47,12 +66,17 @@ async function useEverything(
   }
 }
 
-test('npm pack ships the runtime only; installed with --omit=dev, the bin records, validates, replays and serves a real server', async (t) => {
+test('README: the tarball holds the runtime only; `npm install --save-dev ./<tgz>` as written gives a bin that records, validates, replays and serves a real server', async (t) => {
   t.timeout(10 * 60_000);
   const work = tempDir(t, 'mcp-cassette-install-');
-  const { stdout } = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], root);
-  const [packed] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
-  const paths = packed!.files.map((f) => f.path);
+  const packed = await packedTarball(work);
+  const [checkout, tarball] = readmeInstall();
+  t.true(checkout!.includes('npm pack'), "the README's checkout commands pack the tarball");
+  t.true(
+    [...checkout!, ...tarball!].every((l) => !l.includes('.tgz') || l.includes(`./${packed.filename}`)),
+    `the README names the tarball npm pack writes (${packed.filename})`,
+  );
+  const paths = packed.files.map((f) => f.path);
   t.true(paths.includes('dist/lib/cli.js') && paths.includes('lib/cassette/cassette.schema.json') && paths.includes('docs/rules.md'));
   const shipped = (re: RegExp) => paths.filter((p) => re.test(p));
   t.deepEqual(
@@ -61,21 +85,21 @@ test('npm pack ships the runtime only; installed with --omit=dev, the bin record
     'no tests, fixtures, CI scripts, maps or sources',
   );
   t.log(
-    `tarball ${(packed!.size / 1024).toFixed(0)} kB, unpacked ${(packed!.unpackedSize / 1024 / 1024).toFixed(2)} MB, ${paths.length} files`,
+    `tarball ${(packed.size / 1024).toFixed(0)} kB, unpacked ${(packed.unpackedSize / 1024 / 1024).toFixed(2)} MB, ${paths.length} files`,
   );
 
   const project = emptyProject(join(work, 'project'));
-  await npm(['install', '--omit=dev', join(work, packed!.filename)], project);
+  copyFileSync(packed.path, join(project, packed.filename));
+  const perProject = tarball!.find((l) => l.startsWith('npm install --save-dev'));
+  t.truthy(perProject, "the README's per-project install");
+  const installed = await sh(perProject!, project);
+  t.regex(installed.stdout, /Usage: mcp-cassette|mcp-cassette <command>/, 'npx mcp-cassette --help ran');
   const bin = join(project, 'node_modules', '.bin', 'mcp-cassette');
   t.true(existsSync(bin), 'npm linked the bin');
   t.false(existsSync(join(project, 'node_modules', 'typescript')), 'no dev dependency was installed');
 
   const viaNpx = await run('npx', ['--no-install', 'mcp-cassette', '--version'], { cwd: project, encoding: 'utf8' });
-  t.is(
-    viaNpx.stdout.trim(),
-    (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
-    'npx finds the bin',
-  );
+  t.is(viaNpx.stdout.trim(), version, 'npx finds the bin');
 
   const cassette = join(project, 'everything.cassette.json');
   const server = [node, everythingServer, 'stdio'];
@@ -107,22 +131,22 @@ test('npm pack ships the runtime only; installed with --omit=dev, the bin record
   );
 });
 
-test('npm install git+file://<clone> builds with `prepare` and gives a working bin', async (t) => {
-  t.timeout(15 * 60_000);
-  const work = tempDir(t, 'mcp-cassette-git-');
-  const clone = join(work, 'clone');
-  // A clone holds what is committed; `prepare` must build it from nothing (no dist/).
-  await run('git', ['clone', '--quiet', '--no-local', root, clone]);
-  t.false(existsSync(join(clone, 'dist')));
-  const project = emptyProject(join(work, 'project'));
-  await npm(['install', `git+file://${clone}`], project);
-  const installed = join(project, 'node_modules', 'mcp-cassette');
-  t.true(existsSync(join(installed, 'dist', 'lib', 'cli.js')), 'prepare built the package');
-  t.false(readdirSync(installed).includes('test'), 'packed with the files list');
-  const bin = join(project, 'node_modules', '.bin', 'mcp-cassette');
-  const version = await collect(spawnTracked(t, bin, ['--version'], { cwd: project }));
-  t.is(version.stdout.toString().trim(), (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
-  const rules = await collect(spawnTracked(t, bin, ['rules', '--format', 'json'], { cwd: project }));
+test('README: `npm install -g ./<tgz>` as written puts a working mcp-cassette on the PATH', async (t) => {
+  t.timeout(10 * 60_000);
+  const work = tempDir(t, 'mcp-cassette-global-');
+  const packed = await packedTarball(work);
+  const [checkout, tarball] = readmeInstall();
+  t.true(existsSync(join(work, 'pack', packed.filename)));
+  const global = tarball!.find((l) => l.startsWith('npm install -g'));
+  t.truthy(global, "the README's global install");
+  t.true(checkout!.includes(global!), 'the same command after a checkout packs');
+  // A throwaway global prefix: npm reads it from its environment, the command stays as written.
+  const prefix = join(work, 'global');
+  await sh(global!, join(work, 'pack'), { ...npmEnv, npm_config_prefix: prefix });
+  const bin = process.platform === 'win32' ? join(prefix, 'mcp-cassette.cmd') : join(prefix, 'bin', 'mcp-cassette');
+  const shown = await collect(spawnTracked(t, bin, ['--version']));
+  t.is(shown.stdout.toString().trim(), version);
+  const rules = await collect(spawnTracked(t, bin, ['rules', '--format', 'json']));
   t.is(rules.code, 0);
   t.true((JSON.parse(rules.stdout.toString()) as unknown[]).length > 100);
 });

@@ -1,12 +1,13 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { echoSecretsServer, PLANTED, recordStdio, startEchoHttp } from '../helpers/capture.js';
-import { startHttpRecorder } from '../helpers/http-recorder.js';
-import { node } from '../helpers/paths.js';
-import { collect } from '../helpers/proc.js';
+import { cli, node } from '../helpers/paths.js';
+import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { PROMETHEUS_HINT, prometheusBinary, startPrometheus, until } from '../helpers/prometheus.js';
-import { freePort, v2Client } from '../helpers/real-server.js';
-import { startRecorder } from '../helpers/recording.js';
+import { logged, v2Client } from '../helpers/real-server.js';
+import { readCassette, startRecorder } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
@@ -18,6 +19,48 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 const withPrometheus = prometheusBinary ? test : test.skip;
 if (!prometheusBinary) console.log(`# ${PROMETHEUS_HINT}`);
 
+/** The pino line with this message in a recorder's stderr (JSON lines), or undefined. */
+function logLine(stderr: string, msg: string): Record<string, string> | undefined {
+  for (const l of stderr.split('\n')) {
+    try {
+      const o = JSON.parse(l) as Record<string, string>;
+      if (o.msg === msg) return o;
+    } catch {
+      // not a log line, or one not written whole yet
+    }
+  }
+  return undefined;
+}
+
+/** `record --upstream` with `--metrics-listen 127.0.0.1:0`: the URL of /metrics is read from the
+ * recorder's log ("serving metrics", written before it prints its own URL). */
+async function startMetricsRecorder(t: ExecutionContext, upstream: string, cassette: string) {
+  const child = spawnTracked(t, node, [
+    cli,
+    'record',
+    '--upstream',
+    upstream,
+    '--cassette',
+    cassette,
+    '--log-level',
+    'info',
+    '--metrics-listen',
+    '127.0.0.1:0',
+  ]);
+  const serving = logged(child.stderr!, /"metrics":"(http:\/\/[^"]+)"[^\n]*"msg":"serving metrics"/);
+  const finished = collect(child);
+  const url = (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
+  return {
+    url,
+    metrics: (await serving)[1]!,
+    async stop() {
+      child.kill('SIGINT');
+      const result = await finished;
+      return { cassette: readCassette(cassette), result };
+    },
+  };
+}
+
 const value = (r: { value: [number, string] }[]): number => (r.length === 0 ? 0 : Number(r[0]!.value[1]));
 
 withPrometheus(
@@ -25,9 +68,8 @@ withPrometheus(
   async (t) => {
     const dir = tempDir(t);
     const upstream = await startEchoHttp(t);
-    const port = await freePort();
-    const recorder = await startHttpRecorder(t, upstream, join(dir, 'm.cassette.json'), ['--metrics-listen', `127.0.0.1:${port}`]);
-    const prometheus = await startPrometheus(t, `127.0.0.1:${port}`);
+    const recorder = await startMetricsRecorder(t, upstream, join(dir, 'm.cassette.json'));
+    const prometheus = await startPrometheus(t, new URL(recorder.metrics).host);
     const client = v2Client();
     await client.connect(new StreamableHTTPClientTransport(new URL(recorder.url)));
     for (let i = 0; i < 3; i++) await client.callTool({ name: 'add', arguments: { a: i, b: 1 } });
@@ -84,19 +126,29 @@ withPrometheus(
 
 test('stdio: /metrics and /healthz on 127.0.0.1 while the session runs; durations by method over the pipe', async (t) => {
   const dir = tempDir(t);
-  const port = await freePort();
   let text = '';
   let health = '';
-  const r = await recordStdio(t, join(dir, 's.cassette.json'), ['--metrics-listen', String(port)], async (client) => {
-    await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
-    await client.listTools();
-    const metrics = `http://127.0.0.1:${port}/metrics`;
-    await until(
-      async () => (text = await (await fetch(metrics)).text()).includes('mcp_method_name="tools/list"'),
-      () => `no tools/list in ${text}`,
-    );
-    health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).text();
-  });
+  // Port 0: the recorder logs the address it got ("serving metrics", at info).
+  const r = await recordStdio(
+    t,
+    join(dir, 's.cassette.json'),
+    ['--metrics-listen', '0', '--log-level', 'info'],
+    async (client, stderr = () => '') => {
+      await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+      await client.listTools();
+      let metrics = '';
+      await until(
+        async () => (metrics = logLine(stderr(), 'serving metrics')?.metrics ?? '') !== '',
+        () => `no "serving metrics" line in ${stderr()}`,
+      );
+      const port = new URL(metrics).port;
+      await until(
+        async () => (text = await (await fetch(metrics)).text()).includes('mcp_method_name="tools/list"'),
+        () => `no tools/list in ${text}`,
+      );
+      health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).text();
+    },
+  );
   t.is(r.code, 0, r.stderr);
   t.is(health, 'ok\n');
   t.regex(text, /mcp_client_operation_duration_seconds_count\{mcp_method_name="tools\/call",error_type="",network_transport="pipe"\} 1/);
@@ -108,10 +160,11 @@ test('stdio: /metrics and /healthz on 127.0.0.1 while the session runs; duration
 
 test('--metrics-listen on an address in use: HTTP mode fails at start with MCPC_LISTEN_FAILED naming the option', async (t) => {
   const dir = tempDir(t);
-  const port = await freePort();
   const { createServer } = await import('node:net');
-  const busy = createServer().listen(port, '127.0.0.1');
+  const busy = createServer().listen(0, '127.0.0.1');
   t.teardown(() => busy.close());
+  await once(busy, 'listening');
+  const { port } = busy.address() as AddressInfo;
   const child = startRecorder(t, join(dir, 'x.cassette.json'), [], {
     extra: ['--upstream', 'http://127.0.0.1:9/mcp', '--metrics-listen', `127.0.0.1:${port}`],
   });

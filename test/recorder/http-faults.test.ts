@@ -206,81 +206,136 @@ test('a foreign Origin or Host gets 403 (DNS rebinding protection); loopback one
   await proxy.stop();
 });
 
-test('a slow client does not make the proxy buffer the stream: RSS stays bounded, every byte arrives', async (t) => {
+/**
+ * The most the TCP sockets of one connection on this machine can hold in the kernel: what the
+ * sender's send buffer and the receiver's receive buffer may grow to (autotuning stops at
+ * `tcp_wmem`/`tcp_rmem`'s maximum, `SO_SNDBUF`/`SO_RCVBUF` at twice `wmem_max`/`rmem_max`).
+ * Linux has them in /proc; elsewhere a generous 32 MB each.
+ */
+function socketBufferBytesPerHop(): number {
+  const read = (path: string, field: number): number | undefined => {
+    try {
+      const value = Number(readFileSync(path, 'utf8').trim().split(/\s+/)[field]);
+      return Number.isFinite(value) ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const fallback = 32 * 1024 * 1024;
+  const send = Math.max(read('/proc/sys/net/ipv4/tcp_wmem', 2) ?? fallback, 2 * (read('/proc/sys/net/core/wmem_max', 0) ?? 0));
+  const receive = Math.max(read('/proc/sys/net/ipv4/tcp_rmem', 2) ?? fallback, 2 * (read('/proc/sys/net/core/rmem_max', 0) ?? 0));
+  return send + receive;
+}
+
+/** Resolves after the event loop has gone round twice: the I/O callbacks of the poll that ran
+ * before have run (a write's completion is delivered one iteration after the socket took it). */
+const twoLoopTurns = (): Promise<void> => new Promise((r) => setImmediate(() => setImmediate(r)));
+
+test('a slow client does not make the proxy buffer the stream: the upstream is held back while the client reads nothing, every byte arrives', async (t) => {
   const dir = tempDir(t);
   const chunk = Buffer.from(
     `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(64 * 1024) } })}\n\n`,
   );
-  const count = 1600; // about 100 MB
+  // What may sit between the upstream and the client without anyone buffering: the kernel's
+  // socket buffers of both connections (upstream to proxy, proxy to client) at their largest, and
+  // 8 MB for the user-space buffers on the way (a 64 KB chunk in the upstream's response, undici's
+  // parser and the chunks of one socket read in the proxy and in the client).
+  const inFlightBound = 2 * socketBufferBytesPerHop() + 8 * 1024 * 1024;
+  // About 100 MB, and always more than that bound, so a proxy that streams cannot take it all in.
+  const count = Math.max(1600, Math.ceil((inFlightBound + 8 * 1024 * 1024) / chunk.length));
+  const total = count * chunk.length;
   const hash = createHash('sha256');
   for (let i = 0; i < count; i++) hash.update(chunk);
-  // The upstream writes until its socket is full (blocked: a stall), and again after each drain.
-  const upstreamState = { stalls: 0, blocked: false, ended: false };
-  const stalledOrEnded = new EventEmitter();
+  // The upstream writes until its socket is full (blocked), and again after each drain. `written`
+  // and `received` (by the client, below) are counted in this one process, so their difference is
+  // exactly what is between the two: checked after every write.
+  const state = { blocked: false, ended: false, written: 0, received: 0, maxInFlight: 0 };
+  const changed = new EventEmitter();
   const upstream = await startTappedUpstream(t, (req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    let i = 0;
-    const pump = (): void => {
-      upstreamState.blocked = false;
-      while (i < count) {
-        i += 1;
-        if (!res.write(chunk)) {
-          upstreamState.stalls += 1;
-          upstreamState.blocked = true;
-          stalledOrEnded.emit('change');
-          res.once('drain', pump);
-          return;
-        }
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', () => {
+      const { id, method } = JSON.parse(Buffer.concat(body).toString()) as { id: number; method: string };
+      if (method === 'ping') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+        return;
       }
-      res.end();
-      upstreamState.ended = true;
-      stalledOrEnded.emit('change');
-    };
-    pump();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const pump = (): void => {
+        state.blocked = false;
+        while (i < count) {
+          i += 1;
+          const more = res.write(chunk);
+          state.written += chunk.length;
+          state.maxInFlight = Math.max(state.maxInFlight, state.written - state.received);
+          if (!more) {
+            state.blocked = true;
+            changed.emit('change');
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+        state.ended = true;
+        changed.emit('change');
+      };
+      pump();
+    });
   });
   /** Resolves once the upstream is blocked by backpressure (or has written everything). */
-  const upstreamHeld = (): Promise<void> =>
+  const upstreamBlockedOrEnded = (): Promise<void> =>
     new Promise((resolve) => {
       const check = (): void => {
-        if (!upstreamState.blocked && !upstreamState.ended) return;
-        stalledOrEnded.off('change', check);
+        if (!state.blocked && !state.ended) return;
+        changed.off('change', check);
         resolve();
       };
-      stalledOrEnded.on('change', check);
+      changed.on('change', check);
       check();
     });
   // Forwarding and recording only: the live validator's worker keeps its own bound (64 MB of
-  // unjudged traffic, then it stops for the session) and would blur what this test measures.
+  // unjudged traffic, then it stops for the session) and has nothing to do with forwarding.
   const proxy = await startHttpRecorder(t, upstream.url, join(dir, 'slow.cassette.json'), ['--no-validate']);
-  const rssMb = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proxy.child.pid}/status`, 'utf8'))![1]) / 1024;
-  // The proxy's own footprint before the stream (its heap and code vary by machine and load):
-  // what the stream adds on top is what a buffering proxy would show, all of its 100 MB. One that
-  // streams still grows by 40-65 MB here (64 KB chunks in flight, socket buffers, and garbage the
-  // collector has not taken back yet), so the bound sits between the two.
-  const before = rssMb();
-  const res = await request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc(1, 'tools/call') });
-  // The client reads a megabyte at a time, each time only once the upstream is blocked by
-  // backpressure, and the proxy's RSS is sampled then, when everything between upstream and
-  // client is full. A proxy that buffered would let the upstream run to the end and hold it all.
-  let maxRss = 0;
-  let sinceSample = 0;
+  const post = (id: number, method: string) =>
+    request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc(id, method) });
+  const res = await post(1, 'tools/call');
+  t.is(res.statusCode, 200);
+  // The client reads none of the stream yet. Once the upstream is blocked, a ping through the
+  // proxy (another exchange) makes the proxy's event loop go round: a proxy that still reads the
+  // upstream's connection, as one that buffers does, reads the bytes waiting there on the way, and
+  // the upstream's socket drains and it writes more. Held means blocked at the same byte over
+  // five pings in a row (the acknowledgement that frees the upstream's socket can come in on
+  // another core a little after the ping's answer). A proxy that streams gets there once every
+  // buffer on the way is full, and stays; one that buffers never does and lets the upstream
+  // write everything.
+  let pings = 0;
+  let still = 0;
+  while (still < 5) {
+    await upstreamBlockedOrEnded();
+    if (state.ended) break;
+    const before = state.written;
+    pings += 1;
+    await (await post(100 + pings, 'ping')).body.text();
+    await twoLoopTurns();
+    still = state.blocked && state.written === before ? still + 1 : 0;
+  }
+  const mb = (n: number): string => (n / 1024 / 1024).toFixed(1);
+  t.log(`${mb(state.written)} of ${mb(total)} MB written, none read, after ${pings} pings (bound ${mb(inFlightBound)} MB)`);
+  t.false(state.ended, `the upstream wrote all ${mb(total)} MB while the client read none of it: the proxy buffered the stream`);
+  // Now the client reads it all; what is in flight stays within what the sockets hold.
   const got = createHash('sha256');
   for await (const c of res.body) {
     got.update(c as Buffer);
-    sinceSample += (c as Buffer).length;
-    if (sinceSample < 1024 * 1024) continue;
-    sinceSample = 0;
-    await upstreamHeld();
-    maxRss = Math.max(maxRss, rssMb());
+    state.received += (c as Buffer).length;
   }
-  t.true(upstreamState.stalls > 10, 'the upstream was held back by the slow client again and again');
-  t.log(`proxy RSS ${before.toFixed(0)} MB before the stream, at most ${maxRss.toFixed(0)} MB during it`);
-  t.true(
-    maxRss - before < 85,
-    `proxy RSS grew by ${(maxRss - before).toFixed(0)} MB (from ${before.toFixed(0)} to ${maxRss.toFixed(0)} MB) while a 100 MB stream waited on a slow client`,
-  );
+  t.is(state.received, total);
   t.is(got.digest('hex'), hash.digest('hex'));
+  t.true(
+    state.maxInFlight <= inFlightBound,
+    `${mb(state.maxInFlight)} MB were written by the upstream and not yet read by the client at one point: more than the sockets between them hold (${mb(inFlightBound)} MB)`,
+  );
   await proxy.stop();
 });
 

@@ -1,11 +1,10 @@
 import test from 'ava';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { everythingServer, node, root } from '../helpers/paths.js';
+import { everythingServer, node } from '../helpers/paths.js';
 import { assertHttpTransparent, startTappedUpstream, tappedFetch } from '../helpers/http-taps.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
-import { spawnTracked, waitForOutput } from '../helpers/proc.js';
+import { spawnTracked } from '../helpers/proc.js';
+import { forceLoopback, loopbackPort } from '../helpers/real-server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
 import { v1SessionfulHandler } from '../servers/v1-http-server.js';
@@ -50,26 +49,13 @@ test('v1 SDK sessionful server: Mcp-Session-Id, GET stream push during an open P
   for (const x of s.exchanges!) t.is(x.requestHeaders['mcp-session-id'] ?? x.responseHeaders?.['mcp-session-id'], s.mcpSessionId);
 });
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 test('server-everything (streamableHttp, forced onto 127.0.0.1): priming events with empty data are recorded', async (t) => {
   const dir = tempDir(t);
-  const port = await freePort();
-  const everything = spawnTracked(
-    t,
-    node,
-    ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'],
-    { env: { ...process.env, PORT: String(port) } },
-  );
-  await waitForOutput(everything.stderr!, (s) => s.includes(String(port))).catch(() =>
-    waitForOutput(everything.stdout!, (s) => s.includes(String(port))),
-  );
+  // PORT=0: the kernel picks a free port; the preload says which.
+  const everything = spawnTracked(t, node, ['--require', forceLoopback, everythingServer, 'streamableHttp'], {
+    env: { ...process.env, PORT: '0' },
+  });
+  const port = await loopbackPort(everything);
   const upstreamUrl = `http://127.0.0.1:${port}/mcp`;
   const steps = async (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => ({
     tools: (await client.listTools()).tools.map((x) => x.name).sort(),

@@ -1,10 +1,12 @@
-import test from 'ava';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, exampleServer, node22, root } from '../helpers/paths.js';
+import { cli, exampleServer, node22, NODE22_HINT, root } from '../helpers/paths.js';
 import { readCassette, waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
+import { testWhen } from '../helpers/skip.js';
+
+const node22Test = testWhen(node22 !== undefined, 'MCP Inspector CLI tests', NODE22_HINT);
 
 const inspector = realpathSync(join(root, 'node_modules', '.bin', 'inspector'));
 
@@ -18,7 +20,7 @@ interface Outcome {
 function runInspector(home: string, args: string[]): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
-      node22,
+      node22!,
       [inspector, '--cli', ...args],
       { env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'catalog.json') }, timeout: 60_000 },
       (err, stdout, stderr) => {
@@ -44,8 +46,7 @@ const cases: [string, string[], number][] = [
 ];
 
 for (const [name, args, expectedCode] of cases) {
-  test(`MCP Inspector CLI, ${name}: identical JSON output and exit code through the stdio proxy`, async (t) => {
-    t.true(existsSync(node22), `Node 22 is missing at ${node22}; run node test/setup/ensure-node22.mjs`);
+  node22Test(`MCP Inspector CLI, ${name}: identical JSON output and exit code through the stdio proxy`, async (t) => {
     const dir = tempDir(t);
     const home = join(dir, 'home');
     mkdirSync(home);

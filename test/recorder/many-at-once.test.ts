@@ -15,13 +15,15 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { benchServer } from '../bench/proc.js';
-import { node, node22, root } from '../helpers/paths.js';
+import { node, node22, NODE22_HINT, root } from '../helpers/paths.js';
 import { readCassette, recordArgs } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
+import { testWhen } from '../helpers/skip.js';
+
+const node22Test = testWhen(node22 !== undefined, '@ai-sdk/mcp host test', NODE22_HINT);
 
 const run = promisify(execFile);
 const aisdkClient = join(root, 'dist', 'test', 'peers', 'aisdk-client.js');
@@ -65,14 +67,15 @@ test.serial(
   },
 );
 
-test.serial(
+node22Test.serial(
   'a host of eight @ai-sdk/mcp clients (Node 22: discover in place with 1 s) started together negotiates through the proxy what it negotiates directly',
   async (t) => {
-    t.true(existsSync(node22), `Node 22 is missing at ${node22}; run node test/setup/ensure-node22.mjs`);
     const dir = tempDir(t);
     // One host process starting eight servers at once, as a desktop host does.
     const host = async (serverArgs: string[]) =>
-      JSON.parse((await run(node22, [aisdkClient, '--sessions', String(N), node, ...serverArgs])).stdout) as { protocolVersion?: string }[];
+      JSON.parse((await run(node22!, [aisdkClient, '--sessions', String(N), node, ...serverArgs])).stdout) as {
+        protocolVersion?: string;
+      }[];
     const direct = await host(server);
     const proxied = await host(recordArgs(join(dir, 'a{i}.cassette.json'), [node, ...server]));
     t.deepEqual(proxied, direct);

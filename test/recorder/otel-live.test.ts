@@ -8,12 +8,13 @@ import { promisify } from 'node:util';
 import { OPERATION_BUCKETS } from '../../recorder/otel/otel-sdk.js';
 import { checkSpan, SPAN_KIND_CLIENT, SPAN_KIND_SERVER } from '../helpers/otlp-conventions.js';
 import { receivedHistograms, receivedSpans, spansOf, startOtlpReceiver, type DecodedSpan } from '../helpers/otlp.js';
+import { checkAgainstTraffic, epochMs, expectedSpans } from '../helpers/span-oracle.js';
 import { startTappedUpstream } from '../helpers/http-taps.js';
 import { byteTap, cli, everythingServer, node } from '../helpers/paths.js';
 import { collect, delay, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { line, readCassette, recordArgs, startRecorder, waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
-import { freePort, PipeTransport, v2Client } from '../helpers/real-server.js';
+import { closedPort, logged, PipeTransport, v2Client } from '../helpers/real-server.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
 import { v1SessionfulHandler } from '../servers/v1-http-server.js';
 
@@ -23,6 +24,11 @@ const run = promisify(execFile);
 const HOST_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const HOST_SPAN = 'b7ad6b7169203331';
 const TRACEPARENT = `00-${HOST_TRACE}-${HOST_SPAN}-01`;
+
+/** How far a live span's times may be from its messages' times in the cassette: both are taken
+ * as the frame crosses the proxy, at different points of its path (about a millisecond apart,
+ * some tens on a cold start or a busy machine). */
+const LIVE_TOLERANCE_MS = 250;
 
 /** What the conventions say of every span, and what this recording must have produced. */
 function checkRecorded(t: import('ava').ExecutionContext, spans: DecodedSpan[], transport: 'stdio' | 'http'): DecodedSpan {
@@ -56,9 +62,12 @@ test('record --otel over stdio: a real server and a real SDK client whose tools/
   });
   const client = v2Client();
   await client.connect(new PipeTransport(child));
+  const called = { before: 0, after: 0 };
   try {
     await client.listTools();
+    called.before = Date.now();
     const result = await client.callTool({ name: 'echo', arguments: { message: 'hello' }, _meta: { traceparent: TRACEPARENT } });
+    called.after = Date.now();
     t.deepEqual(result.content, [{ type: 'text', text: 'Echo: hello' }]);
   } finally {
     await client.close();
@@ -83,14 +92,22 @@ test('record --otel over stdio: a real server and a real SDK client whose tools/
     JSON.stringify(lists.map((s) => s.events)),
   );
   t.deepEqual(JSON.parse(String(call.attributes['gen_ai.tool.call.arguments'])), { message: 'hello' });
-  // Live and export give the same spans (names, kinds, attributes) for the same traffic.
+  // The spans are the ones the traffic makes (names, kinds, attributes, parents), each timed by
+  // the messages that opened and closed it; the tools/call one within the client's own call.
+  const expected = expectedSpans(cassette.sessions[0]!, { payloads: true });
+  checkAgainstTraffic(t, spans, expected, LIVE_TOLERANCE_MS);
+  t.true(
+    epochMs(call.startTimeUnixNano) >= called.before && epochMs(call.endTimeUnixNano) <= called.after,
+    `tools/call span ${call.startTimeUnixNano}..${call.endTimeUnixNano} within the client's call ${called.before}..${called.after}`,
+  );
+  // export makes them from the cassette, at the recorded times (held against the traffic too,
+  // not against the live spans).
   const { stdout } = await run(node, [cli, 'export', path, '--format', 'otlp-json', '--include-payloads']);
   const exported = stdout
     .split('\n')
     .filter(Boolean)
     .flatMap((l) => spansOf(JSON.parse(l) as Record<string, unknown>, true));
-  const shape = (s: DecodedSpan): string => JSON.stringify([s.name, s.kind, Object.entries(s.attributes).sort(), s.parentSpanId]);
-  t.deepEqual(spans.map(shape).sort(), exported.map(shape).sort());
+  checkAgainstTraffic(t, exported, expected, 0.001);
   // The conventions' duration histogram with their bucket boundaries, one point per method.
   const histograms = receivedHistograms(receiver.posts).filter((h) => h.name === 'mcp.client.operation.duration');
   t.true(histograms.length > 0);
@@ -122,8 +139,14 @@ test('record --otel over Streamable HTTP with OTEL_EXPORTER_OTLP_PROTOCOL=http/j
   });
   const finished = collect(child);
   const url = (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
+  const called = { before: 0, after: 0 };
   await runV1HttpScenario(url, async (client) => ({
-    add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 }, _meta: { traceparent: TRACEPARENT } }),
+    add: await (async () => {
+      called.before = Date.now();
+      const added = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 }, _meta: { traceparent: TRACEPARENT } });
+      called.after = Date.now();
+      return added;
+    })(),
     // The server asks the client (elicitation/create on the GET stream, answered by a POST).
     confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
   }));
@@ -145,6 +168,19 @@ test('record --otel over Streamable HTTP with OTEL_EXPORTER_OTLP_PROTOCOL=http/j
   t.is(call.attributes['server.address'], target.hostname);
   t.is(call.attributes['server.port'], Number(target.port));
   t.is(call.attributes['gen_ai.tool.call.arguments'], undefined, 'payloads only with --include-payloads');
+  // The spans are the ones the traffic makes, each timed by its messages; tools/call within the
+  // client's own call.
+  const upstreamAt = { address: target.hostname, port: Number(target.port) };
+  checkAgainstTraffic(
+    t,
+    spans,
+    cassette.sessions.flatMap((s) => expectedSpans(s, { server: upstreamAt })),
+    LIVE_TOLERANCE_MS,
+  );
+  t.true(
+    epochMs(call.startTimeUnixNano) >= called.before && epochMs(call.endTimeUnixNano) <= called.after,
+    `tools/call span ${call.startTimeUnixNano}..${call.endTimeUnixNano} within the client's call ${called.before}..${called.after}`,
+  );
   // Every verdict the live validator stored on a message is an event on a span, once.
   const onMessages = cassette.sessions.flatMap((s) => s.violations ?? []).filter((v) => v.seq > 0);
   const verdictEvents = spans.flatMap((s) => s.events.filter((e) => e.name === 'mcp_cassette.violation'));
@@ -168,7 +204,7 @@ test('record --otel over Streamable HTTP with OTEL_EXPORTER_OTLP_PROTOCOL=http/j
 
 test('record --otel with the collector down (a closed port): traffic is forwarded byte for byte both ways and the proxy ends as usual', async (t) => {
   const dir = tempDir(t);
-  const port = await freePort(); // nothing listens there
+  const port = await closedPort(t); // nothing listens there, nor can while the test runs
   const path = join(dir, 'down.cassette.json');
   const taps = join(dir, 'taps');
   const child = startRecorder(t, path, [node, byteTap, taps, 'server', node, everythingServer, 'stdio'], {
@@ -218,26 +254,11 @@ test('record --otel: the queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE); spans past 
     for (const s of sockets) s.destroy();
     hanging.close();
   });
-  const metricsPort = await freePort();
   const path = join(dir, 'queue.cassette.json');
   const child = spawnTracked(
     t,
     node,
-    [
-      cli,
-      'record',
-      '-c',
-      path,
-      '--otel',
-      '--metrics-listen',
-      String(metricsPort),
-      '--log-format',
-      'json',
-      '--',
-      node,
-      everythingServer,
-      'stdio',
-    ],
+    [cli, 'record', '-c', path, '--otel', '--metrics-listen', '0', '--log-format', 'json', '--', node, everythingServer, 'stdio'],
     {
       env: {
         ...process.env,
@@ -247,6 +268,8 @@ test('record --otel: the queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE); spans past 
       },
     },
   );
+  // Port 0: the recorder logs the address it got ("serving metrics").
+  const serving = logged(child.stderr!, /"metrics":"(http:\/\/[^"]+)"/);
   const finished = collect(child);
   child.stdin!.write(
     line({
@@ -261,9 +284,10 @@ test('record --otel: the queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE); spans past 
   for (let id = 1; id <= 5; id++) child.stdin!.write(line({ jsonrpc: '2.0', id, method: 'tools/list' }));
   await waitForOutput(child.stdout!, (s) => s.includes('"id":5'));
   // The first span's export hangs; of the rest, every one finds the queue full.
+  const metricsUrl = (await serving)[1]!;
   let scraped = '';
   for (let i = 0; i < 200 && !/mcp_cassette_otel_spans_lost_total\{reason="queue_full"\} [1-9]/.test(scraped); i++) {
-    scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    scraped = await (await fetch(metricsUrl)).text();
     await delay(50);
   }
   const scrapedDrops = Number(/mcp_cassette_otel_spans_lost_total\{reason="queue_full"\} (\d+)/.exec(scraped)?.[1] ?? 0);
@@ -278,12 +302,9 @@ test('record --otel: the queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE); spans past 
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as { msg: string; otel?: { spans: number; dropped: number } })
     .find((r) => r.msg === 'session saved');
-  // Every span of the session (as export counts them) was either queued (the one in flight) or dropped.
-  const { stdout } = await run(node, [cli, 'export', path, '--format', 'otlp-json']);
-  const all = stdout
-    .split('\n')
-    .filter(Boolean)
-    .flatMap((l) => spansOf(JSON.parse(l) as Record<string, unknown>, true)).length;
+  // Every span the session's traffic makes (one per request and notification) was either queued
+  // (the one in flight) or dropped.
+  const all = readCassette(path).sessions.flatMap((s) => expectedSpans(s)).length;
   t.true(all >= 7);
   t.deepEqual(saved?.otel && { spans: saved.otel.spans, dropped: saved.otel.dropped }, { spans: 1, dropped: all - 1 });
   t.true(scrapedDrops >= 1 && scrapedDrops <= all - 1, `the metrics counted drops as they happened (${scrapedDrops})`);

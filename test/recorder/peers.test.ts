@@ -1,12 +1,14 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { byteTap, everythingServer, exampleServer, node, node22, root } from '../helpers/paths.js';
+import { byteTap, everythingServer, exampleServer, node, node22, NODE22_HINT, root } from '../helpers/paths.js';
 import { assertTransparent, recordArgs, waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runV1EverythingScenario } from '../peers/v1-client.js';
+import { testWhen } from '../helpers/skip.js';
+
+const node22Test = testWhen(node22 !== undefined, '@ai-sdk/mcp peer tests', NODE22_HINT);
 
 const run = promisify(execFile);
 const aisdkClient = join(root, 'dist', 'test', 'peers', 'aisdk-client.js');
@@ -36,13 +38,12 @@ for (const [serverMode, revision] of [
   ['stdio', '2026-07-28'],
   ['stdio-legacy', '2025-11-25'],
 ] as const) {
-  test(`@ai-sdk/mcp (Node 22) probes in place and negotiates ${revision} through the proxy exactly as directly`, async (t) => {
-    t.true(existsSync(node22), `Node 22 is missing at ${node22}; run node test/setup/ensure-node22.mjs`);
+  node22Test(`@ai-sdk/mcp (Node 22) probes in place and negotiates ${revision} through the proxy exactly as directly`, async (t) => {
     const dir = tempDir(t);
     const cassette = join(dir, 'aisdk.cassette.json');
     const taps = join(dir, 'taps');
-    const direct = await run(node22, [aisdkClient, node, exampleServer, serverMode]);
-    const proxied = await run(node22, [
+    const direct = await run(node22!, [aisdkClient, node, exampleServer, serverMode]);
+    const proxied = await run(node22!, [
       aisdkClient,
       node,
       byteTap,

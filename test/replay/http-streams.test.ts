@@ -1,6 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
@@ -11,11 +10,12 @@ import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
 import { exitCodeFor, renderConsole, renderReport, replayCassette } from '../../replay/index.js';
 import type { InteractionResult, ReplayResult } from '../../replay/index.js';
 import { cli, everythingServer, node, root } from '../helpers/paths.js';
-import { spawnTracked, waitForOutput } from '../helpers/proc.js';
+import { spawnTracked } from '../helpers/proc.js';
+import { forceLoopback, loopbackPort } from '../helpers/real-server.js';
 import { waitForSessions } from '../helpers/recording.js';
 import { tempDir, removeDir } from '../helpers/tmp.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
-import { firstLine, recordSessionful, startSessionful } from './sessionful.js';
+import { firstLine, recordSessionful, recordV1Sessionful, startSessionful } from './sessionful.js';
 
 // The client's own GET (the listen stream of a 2025 sessionful server) and DELETE (the session
 // end), recorded through the real proxy from real servers (a v1 SDK sessionful server, and
@@ -45,13 +45,7 @@ async function v2Scenario(url: string): Promise<void> {
 }
 
 test.before(async () => {
-  await recordSessionful(v1Cassette, (url) =>
-    runV1HttpScenario(url, async (client) => ({
-      add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-      announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-      confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
-    })),
-  );
+  await recordV1Sessionful(v1Cassette);
   await recordSessionful(listenCassette, (url) =>
     runV1HttpScenario(url, async (client) => ({
       add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
@@ -235,28 +229,13 @@ test('--update re-records the GET and DELETE exchanges with the session; replayi
   t.deepEqual(found(await replayCassette(cassette, { url: refusing, config: false, timeoutMs: 5000 })), []);
 });
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 /** server-everything in streamableHttp mode, forced onto 127.0.0.1 (REAL-PEERS §1.3). */
 async function startEverything(t: ExecutionContext): Promise<string> {
-  const port = await freePort();
-  const child = spawnTracked(
-    t,
-    node,
-    ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'],
-    { env: { ...process.env, PORT: String(port) } },
-  );
-  await Promise.race([
-    waitForOutput(child.stderr!, (s) => s.includes(String(port))),
-    waitForOutput(child.stdout!, (s) => s.includes(String(port))),
-  ]);
-  return `http://127.0.0.1:${port}/mcp`;
+  // PORT=0: the kernel picks a free port; the preload says which.
+  const child = spawnTracked(t, node, ['--require', forceLoopback, everythingServer, 'streamableHttp'], {
+    env: { ...process.env, PORT: '0' },
+  });
+  return `http://127.0.0.1:${await loopbackPort(child)}/mcp`;
 }
 
 test('server-everything (streamableHttp): its subscribe/unsubscribe logs on the GET stream and the DELETE replay clean; seeded differences are judged', async (t) => {

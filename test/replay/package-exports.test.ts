@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { node, root } from '../helpers/paths.js';
 import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { tempDir } from '../helpers/tmp.js';
+import { packedTarball } from '../helpers/packed.js';
 
 // What a user gets from `npm install mcp-cassette`: the package is packed exactly as it would be
 // published (`npm pack`), unpacked into a consumer project's node_modules, and imported there by
@@ -15,20 +16,12 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
 
-function installPacked(t: import('ava').ExecutionContext): string {
+async function installPacked(t: import('ava').ExecutionContext): Promise<string> {
   const consumer = tempDir(t, 'mcp-cassette-consumer-');
-  const packs = join(consumer, '.packs');
-  mkdirSync(packs);
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '--ignore-scripts'], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }),
-  ) as Array<{ filename: string }>;
+  const packed = await packedTarball(consumer);
   const modules = join(consumer, 'node_modules');
   mkdirSync(modules);
-  execFileSync('tar', ['-xzf', join(packs, packed[0]!.filename), '-C', modules]);
+  execFileSync('tar', ['-xzf', packed.path, '-C', modules]);
   renameSync(join(modules, 'package'), join(modules, pkg.name));
   for (const dep of Object.keys(pkg.dependencies)) {
     mkdirSync(join(modules, dep, '..'), { recursive: true });
@@ -38,12 +31,12 @@ function installPacked(t: import('ava').ExecutionContext): string {
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: '*' } }),
   );
-  rmSync(packs, { recursive: true, force: true });
+  rmSync(join(consumer, 'pack'), { recursive: true, force: true });
   return consumer;
 }
 
 test('a consumer imports replayCassette from mcp-cassette/replay (and the package root), internals stay private, the bin runs', async (t) => {
-  const consumer = installPacked(t);
+  const consumer = await installPacked(t);
   const installed = join(consumer, 'node_modules', pkg.name);
   // The consumer's test: replay the example cassette shipped in the package against the example
   // server shipped in the package.

@@ -9,6 +9,7 @@ import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import type { SessionResult } from '../../replay/index.js';
 import { cli, node } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
+import { testWhen } from '../helpers/skip.js';
 import { tempDir, removeDir } from '../helpers/tmp.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
 
@@ -124,7 +125,12 @@ test('the CLI writes no bar when stderr is a pipe, even outside CI', async (t) =
 
 // A real pseudo-terminal, through util-linux `script`, where the system has it.
 const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
-(script ? test : test.skip)('under a real pseudo-terminal the CLI draws the bar, and not with CI set', async (t) => {
+const withScript = testWhen(
+  script !== undefined,
+  'the pseudo-terminal progress bar test',
+  "it needs util-linux's `script` at /usr/bin/script or /bin/script for a real pseudo-terminal (apt-get install bsdutils)",
+);
+withScript('under a real pseudo-terminal the CLI draws the bar, and not with CI set', async (t) => {
   const command = [node, cli, 'replay', cassette, '--', node, replayTarget].map((a) => `'${a}'`).join(' ');
   const run = async (env: NodeJS.ProcessEnv) => {
     const child = spawnTracked(t, script!, ['-qfec', command, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

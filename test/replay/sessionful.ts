@@ -9,6 +9,8 @@ import type { ExecutionContext } from 'ava';
 import { cli, node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
+import { sharedArtifact } from '../helpers/shared-artifact.js';
+import { runV1HttpScenario } from '../peers/v1-http-client.js';
 
 export const sessionfulTarget = join(root, 'dist', 'test', 'servers', 'sessionful-target.js');
 
@@ -17,11 +19,20 @@ export const firstLine = async (child: ChildProcess) =>
 
 /** Records `scenario` through `record --upstream` against the sessionful target started with
  * `serverArgs` (e.g. `--regression get-405`: a recording of a server that refused the GET). */
-export async function recordSessionful(
+export function recordSessionful(
   cassette: string,
   scenario: (url: string) => Promise<unknown>,
   serverArgs: string[] = [],
+  /** A name for this scenario when other files record the very same one: the run records it
+   * once (test/helpers/shared-artifact.ts) and each gets a copy. */
+  shareAs?: string,
 ): Promise<void> {
+  if (shareAs)
+    return sharedArtifact(`sessionful-${shareAs}.cassette.json`, cassette, (path) => recordSessionfulNow(path, scenario, serverArgs));
+  return recordSessionfulNow(cassette, scenario, serverArgs);
+}
+
+async function recordSessionfulNow(cassette: string, scenario: (url: string) => Promise<unknown>, serverArgs: string[]): Promise<void> {
   const upstream = spawn(node, [sessionfulTarget, ...serverArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
   let proxy: ChildProcess | undefined;
   try {
@@ -46,3 +57,16 @@ export async function startSessionful(t: ExecutionContext, args: string[] = []):
   child.stderr?.on('data', () => {});
   return firstLine(child);
 }
+
+/** The v1 SDK client's session that several files start from: add, then announce (the server
+ * pushes on the GET stream), then confirm (it asks the client, elicitation), recorded once per
+ * run (the returned answers are what the live server gave). */
+export const V1_STEPS = async (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => ({
+  add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
+  announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
+  confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
+});
+
+/** Records the V1_STEPS session of the sessionful target into `cassette` (a copy of the run's one). */
+export const recordV1Sessionful = (cassette: string): Promise<void> =>
+  recordSessionful(cassette, (url) => runV1HttpScenario(url, V1_STEPS), [], 'v1-add-announce-confirm');

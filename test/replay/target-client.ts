@@ -6,12 +6,14 @@
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { cli, node, root } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import { waitForSessions } from '../helpers/recording.js';
+import { sharedArtifact } from '../helpers/shared-artifact.js';
 
 export const replayTarget = join(root, 'dist', 'test', 'servers', 'replay-target.js');
 
@@ -71,8 +73,18 @@ export interface RecordOptions {
   extraSession?: boolean;
 }
 
-/** Records one session per era of the plain replay target into `cassette` (stdio). */
-export async function recordTargetCassette(cassette: string, options: RecordOptions = {}): Promise<void> {
+/** Records one session per era of the plain replay target into `cassette` (stdio): a copy of
+ * the run's shared recording with these options (test/helpers/shared-artifact.ts). */
+export function recordTargetCassette(cassette: string, options: RecordOptions = {}): Promise<void> {
+  return sharedArtifact(`target-stdio-${recordingKey(options)}.cassette.json`, cassette, (path) => recordTarget(path, options));
+}
+
+/** A file-name-safe key for a recording's options. */
+function recordingKey(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12);
+}
+
+async function recordTarget(cassette: string, options: RecordOptions): Promise<void> {
   let sessions = 0;
   const runs: Array<['legacy' | 'pin', Scenario]> = [
     ['legacy', 'full'],
@@ -101,8 +113,13 @@ export async function startHttpTarget(t: ExecutionContext, args: string[] = []):
 }
 
 /** Records both eras of the replay target over Streamable HTTP through `record --upstream`
- * (`recordArgs`: more `record` options, e.g. `--redact-header`). */
-export async function recordHttpTargetCassette(cassette: string, recordArgs: string[] = []): Promise<void> {
+ * (`recordArgs`: more `record` options, e.g. `--redact-header`): a copy of the run's shared
+ * recording with these options. */
+export function recordHttpTargetCassette(cassette: string, recordArgs: string[] = []): Promise<void> {
+  return sharedArtifact(`target-http-${recordingKey(recordArgs)}.cassette.json`, cassette, (path) => recordHttpTarget(path, recordArgs));
+}
+
+async function recordHttpTarget(cassette: string, recordArgs: string[]): Promise<void> {
   const upstream = spawn(node, [replayTarget, '--http'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const proxy = { child: undefined as ChildProcess | undefined };
   try {

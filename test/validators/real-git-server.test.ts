@@ -8,7 +8,6 @@ import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import {
   drain,
   findings,
-  freePort,
   liveBeyondOffline,
   recordRealHttp,
   recordRealStdio,
@@ -96,9 +95,9 @@ function recordStdio(t: ExecutionContext): Promise<RealRecording> {
 
 async function recordHttp(t: ExecutionContext): Promise<RealRecording> {
   const { dir, env } = repo(t);
-  // It logs (to stderr, at info) the URL it bound: the port asked for or, if taken, a later one.
+  // Port 0: the kernel picks a free one, and the server logs (to stderr, at info) the URL it bound.
   const server = spawnTracked(t, node, [pkg], {
-    env: { ...env, MCP_TRANSPORT_TYPE: 'http', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: String(await freePort()), MCP_LOG_LEVEL: 'info' },
+    env: { ...env, MCP_TRANSPORT_TYPE: 'http', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0', MCP_LOG_LEVEL: 'info' },
   });
   const log = await waitForOutput(server.stderr!, (s) => /listening at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s), 30_000);
   const url = /listening at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(log)![1]!;

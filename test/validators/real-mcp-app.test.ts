@@ -7,8 +7,9 @@ import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import {
   drain,
   findings,
-  freePort,
+  forceLoopback,
   liveBeyondOffline,
+  loopbackPort,
   recordRealHttp,
   recordRealStdio,
   withoutRules,
@@ -61,11 +62,10 @@ test('MCP App server over stdio: exactly the true findings, live and offline', a
 });
 
 test('MCP App server over stateless Streamable HTTP: exactly the true findings, live and offline', async (t) => {
-  const port = await freePort();
-  // The server listens on every interface with no host option: the preload binds it to loopback.
-  const server = spawnTracked(t, node, ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), pkg], {
-    env: { ...process.env, PORT: String(port) },
-  });
+  // The server listens on every interface with no host option: the preload binds it to loopback,
+  // and says on stderr which port it got for PORT=0.
+  const server = spawnTracked(t, node, ['--require', forceLoopback, pkg], { env: { ...process.env, PORT: '0' } });
+  const port = await loopbackPort(server);
   await waitForOutput(server.stdout!, (s) => s.includes('listening'), 30_000);
   drain(server);
   const rec = await recordRealHttp(t, `http://127.0.0.1:${port}/mcp`, (c) => steps(t, c));

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
@@ -52,24 +52,49 @@ const WHERE: Record<Defect, { method: string; name?: string; nth?: number; path:
  * deterministic tool order is a 2026-07-28 SHOULD (server/tools §Capabilities). */
 const NOT_ON: Partial<Record<Transport4, Defect[]>> = { 'http-2025': ['accept-missing-meta', 'list-order'] };
 
+/** What one step of the script came to: `ok`, or the JSON-RPC error it met, as `<code> <message
+ * up to its first colon>`, whether the SDK threw it as a ProtocolError (an error answer, or its own
+ * refusal of a structuredContent off the tool's outputSchema) or, for an HTTP error status it does
+ * not unwrap, as an SdkHttpError holding the body (JSON, or one SSE event). Anything else (a lost
+ * connection, a timeout, a body that is no JSON-RPC error) keeps its own text, which no expected
+ * outcome matches: the test fails and says what happened. */
+function outcome(err: unknown): string {
+  if (err instanceof ProtocolError) return `${err.code} ${err.message.split(':')[0]}`;
+  const text = err instanceof SdkHttpError ? (err.data as { text?: unknown } | undefined)?.text : undefined;
+  if (typeof text === 'string') {
+    const body = text.trimStart().startsWith('{') ? text : /^data: ?(.*)$/m.exec(text)?.[1];
+    try {
+      const { error } = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } };
+      if (typeof error?.code === 'number' && typeof error.message === 'string') return `${error.code} ${error.message.split(':')[0]}`;
+    } catch {
+      // not JSON: the text below says what came instead
+    }
+  }
+  return `unexpected ${String(err)}`;
+}
+
 /** The script: (2026-07-28) discover the server, list the tools twice, call a tool with an outputSchema, a failing tool and an
- * unknown one, list the prompts, and (2026-07-28) get a prompt without the request's envelope. */
-async function script(client: Client, transport: Transport, modern: boolean): Promise<void> {
-  const attempt = async (f: () => Promise<unknown>): Promise<void> => {
+ * unknown one, list the prompts, and (2026-07-28) get a prompt without the request's envelope. Returns each step's outcome. */
+async function script(client: Client, transport: Transport, modern: boolean): Promise<Record<string, string>> {
+  const outcomes: Record<string, string> = {};
+  const step = async (name: string, f: () => Promise<unknown>): Promise<void> => {
     try {
       await f();
-    } catch {
-      // The SDK refuses some defective answers (a structuredContent off its schema): the wire has them.
+      outcomes[name] = 'ok';
+    } catch (err) {
+      // Some steps fail on purpose (an unknown tool), some by the server's defect, and the SDK
+      // refuses some defective answers: the wire has them all. expectedOutcomes says which.
+      outcomes[name] = outcome(err);
     }
   };
   // What the server offers, from this process (2025: initialize said so).
-  if (modern) await attempt(() => client.discover());
-  await attempt(() => client.listTools());
-  await attempt(() => client.listTools());
-  await attempt(() => client.callTool({ name: 'lookup', arguments: { what: 'apples' } }));
-  await attempt(() => client.callTool({ name: 'fail', arguments: {} }));
-  await attempt(() => client.callTool({ name: 'no_such_tool', arguments: {} }));
-  await attempt(() => client.listPrompts());
+  if (modern) await step('server/discover', () => client.discover());
+  await step('tools/list', () => client.listTools());
+  await step('tools/list again', () => client.listTools());
+  await step('tools/call lookup', () => client.callTool({ name: 'lookup', arguments: { what: 'apples' } }));
+  await step('tools/call fail', () => client.callTool({ name: 'fail', arguments: {} }));
+  await step('tools/call no_such_tool', () => client.callTool({ name: 'no_such_tool', arguments: {} }));
+  await step('prompts/list', () => client.listPrompts());
   if (modern) {
     // The SDK always sends the envelope: strip it off this one request on its way out.
     const send = transport.send.bind(transport);
@@ -78,9 +103,25 @@ async function script(client: Client, transport: Transport, modern: boolean): Pr
       if (m.method === 'prompts/get' && m.params) delete m.params._meta;
       return send(msg, options);
     };
-    await attempt(() => client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }));
+    await step('prompts/get without _meta', () => client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }));
     transport.send = send;
   }
+  return outcomes;
+}
+
+/** What each step should come to, given the server's defect: the clean server refuses the unknown
+ * tool (-32602) and the request without its envelope (-32602); each defect changes one step. */
+function expectedOutcomes(defect: Defect | undefined, modern: boolean): Record<string, string> {
+  return {
+    ...(modern ? { 'server/discover': 'ok' } : {}),
+    'tools/list': 'ok',
+    'tools/list again': 'ok',
+    'tools/call lookup': defect === 'output-schema' ? "-32602 Structured content does not match the tool's output schema" : 'ok',
+    'tools/call fail': defect === 'failure-as-error' ? '-32603 Internal error' : 'ok',
+    'tools/call no_such_tool': defect === 'unknown-tool-iserror' ? 'ok' : '-32602 Unknown tool',
+    'prompts/list': defect === 'prompts-list-error' ? '-32603 Internal error' : 'ok',
+    ...(modern ? { 'prompts/get without _meta': defect === 'accept-missing-meta' ? 'ok' : '-32602 Invalid params' } : {}),
+  };
 }
 
 /** A host that remembers this server's DiscoverResult adopts it and skips the connect-time probe
@@ -96,24 +137,31 @@ const PRIOR = {
   },
 };
 
-async function drive(transport: Transport, legacy: boolean): Promise<void> {
+/** What the client saw, and (stdio only) how the recorder exited once its client ended stdin. */
+interface Driven {
+  outcomes: Record<string, string>;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+}
+
+async function drive(transport: Transport, legacy: boolean): Promise<Driven> {
   const client = new Client(
     { name: 'parity-client', version: '1.0.0' },
     { capabilities: {}, versionNegotiation: { mode: legacy ? 'legacy' : 'auto' } },
   );
   await client.connect(transport, transport instanceof StdioClientTransport ? { prior: PRIOR } : {});
   try {
-    await script(client, transport, !legacy);
-    if (transport instanceof StdioClientTransport) {
-      // The SDK's close gives the process 2 s after stdin ends, then SIGTERM, which tells the
-      // recorder to stop waiting for its live verdicts: end stdin here and wait for the exit.
-      const proc = (transport as unknown as { _process?: ChildProcess })._process;
-      if (proc && proc.exitCode === null) {
-        const closed = once(proc, 'close');
-        proc.stdin?.end();
-        await closed;
-      }
+    const outcomes = await script(client, transport, !legacy);
+    if (!(transport instanceof StdioClientTransport)) return { outcomes };
+    // The SDK's close gives the process 2 s after stdin ends, then SIGTERM, which tells the
+    // recorder to stop waiting for its live verdicts: end stdin here and wait for the exit.
+    const proc = (transport as unknown as { _process?: ChildProcess })._process;
+    if (!proc) throw new Error('the SDK no longer keeps its child in StdioClientTransport._process: end its stdin another way');
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const closed = once(proc, 'close');
+      proc.stdin?.end();
+      await closed;
     }
+    return { outcomes, exit: { code: proc.exitCode, signal: proc.signalCode } };
   } finally {
     await client.close();
   }
@@ -121,6 +169,8 @@ async function drive(transport: Transport, legacy: boolean): Promise<void> {
 
 /** The sessions one defect's client made, and what was found in them, live and offline. */
 interface Verdicts {
+  /** What the client saw, step by step. */
+  outcomes: Record<string, string>;
   sessions: RecordedSession[];
   live: Violation[];
   offline: Violation[];
@@ -129,14 +179,21 @@ interface Verdicts {
 const DEFECT_RUNS: (Defect | undefined)[] = [undefined, ...(Object.keys(DEFECTS) as Defect[])];
 
 /** stdio: a recording per defect (one server process each). */
-async function recordStdio(dir: string, defect: Defect | undefined): Promise<Verdicts> {
+async function recordStdio(t: ExecutionContext, dir: string, defect: Defect | undefined): Promise<Verdicts> {
   const path = join(dir, `stdio-${defect ?? 'clean'}.cassette.json`);
   const args = recordArgs(path, [node, defectServer, 'stdio', ...(defect ? ['--defect', defect] : [])]);
   const transport = new StdioClientTransport({ command: node, args, stderr: 'pipe' });
-  transport.stderr?.on('data', () => {});
-  await drive(transport, false);
+  let stderr = '';
+  transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const { outcomes, exit } = await drive(transport, false);
+  t.deepEqual(
+    exit,
+    { code: 0, signal: null },
+    `stdio ${defect ?? 'clean'}: the recorder exits 0 when its client ends stdin; stderr: ${stderr}`,
+  );
   const cassette = await waitForSessions(path, 1);
   return {
+    outcomes,
     sessions: cassette.sessions,
     live: cassette.sessions.flatMap((s) => s.violations ?? []),
     offline: validateCassettes([path]).violations,
@@ -154,13 +211,16 @@ async function recordHttp(t: ExecutionContext, dir: string, kind: Transport4): P
   const upstream = (await waitForOutput(server.stdout!, (s) => s.includes('\n'))).trim();
   const path = join(dir, `${kind}.cassette.json`);
   const proxy = await startHttpRecorder(t, upstream, path, ['--log-level', 'warn']);
+  const outcomes = new Map<Defect | undefined, Record<string, string>>();
   for (const defect of DEFECT_RUNS) {
-    await drive(
+    const driven = await drive(
       new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { authorization: `Bearer ${defect ?? 'clean'}` } } }),
       kind === 'http-2025',
     );
+    outcomes.set(defect, driven.outcomes);
   }
-  const { cassette } = await proxy.stop();
+  const { cassette, result } = await proxy.stop();
+  t.is(result.code, 0, `${kind}: the recorder exits 0 on SIGINT; stderr: ${result.stderr}`);
   const offline = validateCassettes([path]).violations;
   const callers = [...new Set(cassette.sessions.map((s) => s.exchanges?.[0]?.caller))];
   t.is(callers.length, DEFECT_RUNS.length, `${kind}: one caller per user, every exchange with its caller`);
@@ -168,7 +228,12 @@ async function recordHttp(t: ExecutionContext, dir: string, kind: Transport4): P
   DEFECT_RUNS.forEach((defect, i) => {
     const sessions = cassette.sessions.filter((s) => s.exchanges?.[0]?.caller === callers[i]);
     const ids = new Set(sessions.map((s) => s.id));
-    out.set(defect, { sessions, live: sessions.flatMap((s) => s.violations ?? []), offline: offline.filter((v) => ids.has(v.session)) });
+    out.set(defect, {
+      outcomes: outcomes.get(defect)!,
+      sessions,
+      live: sessions.flatMap((s) => s.violations ?? []),
+      offline: offline.filter((v) => ids.has(v.session)),
+    });
   });
   t.is(
     [...out.values()].reduce((n, v) => n + v.offline.length, 0),
@@ -207,7 +272,8 @@ for (const kind of TRANSPORTS) {
       const seen: string[] = [];
       for (const defect of DEFECT_RUNS) {
         const label = `${kind} ${defect ?? 'clean'}`;
-        const v = runs ? runs.get(defect)! : await recordStdio(dir, defect);
+        const v = runs ? runs.get(defect)! : await recordStdio(t, dir, defect);
+        t.deepEqual(v.outcomes, expectedOutcomes(defect, kind !== 'http-2025'), `${label}: what the client saw, step by step`);
         t.deepEqual(v.live.map(key).sort(), v.offline.map(key).sort(), `${label}: live verdicts equal offline verdicts`);
         const found = v.offline.filter((x) => !allowed.has(x.rule));
         if (process.env.PARITY_DEBUG)

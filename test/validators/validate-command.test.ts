@@ -7,6 +7,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { cli, node, root, SPEC_DIR_HINT, specDir } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
 import { fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
+import { testWhen } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
 import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { stringifyCassette } from '../../lib/cassette/store.js';
@@ -175,53 +176,54 @@ test('docs/rules.md is what `rules --format markdown` prints now (regenerate it 
   t.regex(both.stderr.toString(), /choose one output format/);
 });
 
-(specDir ? test : test.skip)(
-  `--schema checks each message of that revision against the official schema file exactly${specDir ? '' : ` (${SPEC_DIR_HINT})`}`,
-  async (t) => {
-    const dir = tempDir(t);
-    const spec = (rev: string) => join(specDir!, rev, 'schema.json');
-    // Real SDK traffic of both eras matches the official schema of its own revision; traffic of
-    // another revision is left to that revision's rules.
-    for (const rev of ['2026-07-28', '2025-11-25', '2025-06-18']) {
-      const r = await run(t, [
-        '--format',
-        'json',
-        '--schema',
-        spec(rev),
-        join(examples, 'example-server.cassette.json'),
-        join(examples, 'example-server-http.cassette.json'),
-        join(examples, 'server-everything.cassette.json'),
-      ]);
-      t.is(r.code, 0, r.stderr);
-      const report = JSON.parse(r.stdout.toString()) as { summary: { errors: number } };
-      t.is(report.summary.errors, 0, `no schema errors with the ${rev} schema`);
-    }
-    // A mutated 2026-07-28 answer: resultType is required by both branches of the response type
-    // (the official schema accepts almost anything else as an InputRequiredResult).
-    const fixture = loadFixtures().find((f) => f.rule === 'valid' && f.name === 'modern-mrtr')!;
-    const session = fixtureSession(fixture);
-    const answer = session.messages.find(
-      (m) => (m.json as { result?: { structuredContent?: unknown } }).result?.structuredContent !== undefined,
-    )!;
-    delete (answer.json as { result: { resultType?: unknown } }).result.resultType;
-    const c = emptyCassette();
-    c.sessions = [session];
-    const path = join(dir, 'mutated.cassette.json');
-    writeFileSync(path, stringifyCassette(c));
-    const plain = JSON.parse((await run(t, ['--format', 'json', path])).stdout.toString()) as { violations: { rule: string }[] };
-    t.false(
-      plain.violations.some((v) => v.rule === 'TOOLS-CALL-SHAPE'),
-      'structure is checked only with --schema, for now',
-    );
-    const exact = JSON.parse((await run(t, ['--format', 'json', '--schema', spec('2026-07-28'), path])).stdout.toString()) as {
-      violations: { rule: string; seq: number; message: string }[];
-    };
-    const shape = exact.violations.filter((v) => v.rule === 'TOOLS-CALL-SHAPE');
-    t.is(shape.length, 1);
-    t.is(shape[0]!.seq, answer.seq);
-    t.regex(shape[0]!.message, /does not match \$defs\/CallToolResultResponse of the 2026-07-28 schema/);
-    const bad = await run(t, ['--schema', join(dir, 'nope.json'), path]);
-    t.is(bad.code, 2);
-    t.regex(bad.stderr, /--schema .*nope\.json cannot be read as JSON/);
-  },
-);
+testWhen(
+  specDir !== undefined,
+  'the --schema test against the official schema files',
+  SPEC_DIR_HINT,
+)('--schema checks each message of that revision against the official schema file exactly', async (t) => {
+  const dir = tempDir(t);
+  const spec = (rev: string) => join(specDir!, rev, 'schema.json');
+  // Real SDK traffic of both eras matches the official schema of its own revision; traffic of
+  // another revision is left to that revision's rules.
+  for (const rev of ['2026-07-28', '2025-11-25', '2025-06-18']) {
+    const r = await run(t, [
+      '--format',
+      'json',
+      '--schema',
+      spec(rev),
+      join(examples, 'example-server.cassette.json'),
+      join(examples, 'example-server-http.cassette.json'),
+      join(examples, 'server-everything.cassette.json'),
+    ]);
+    t.is(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout.toString()) as { summary: { errors: number } };
+    t.is(report.summary.errors, 0, `no schema errors with the ${rev} schema`);
+  }
+  // A mutated 2026-07-28 answer: resultType is required by both branches of the response type
+  // (the official schema accepts almost anything else as an InputRequiredResult).
+  const fixture = loadFixtures().find((f) => f.rule === 'valid' && f.name === 'modern-mrtr')!;
+  const session = fixtureSession(fixture);
+  const answer = session.messages.find(
+    (m) => (m.json as { result?: { structuredContent?: unknown } }).result?.structuredContent !== undefined,
+  )!;
+  delete (answer.json as { result: { resultType?: unknown } }).result.resultType;
+  const c = emptyCassette();
+  c.sessions = [session];
+  const path = join(dir, 'mutated.cassette.json');
+  writeFileSync(path, stringifyCassette(c));
+  const plain = JSON.parse((await run(t, ['--format', 'json', path])).stdout.toString()) as { violations: { rule: string }[] };
+  t.false(
+    plain.violations.some((v) => v.rule === 'TOOLS-CALL-SHAPE'),
+    'structure is checked only with --schema, for now',
+  );
+  const exact = JSON.parse((await run(t, ['--format', 'json', '--schema', spec('2026-07-28'), path])).stdout.toString()) as {
+    violations: { rule: string; seq: number; message: string }[];
+  };
+  const shape = exact.violations.filter((v) => v.rule === 'TOOLS-CALL-SHAPE');
+  t.is(shape.length, 1);
+  t.is(shape[0]!.seq, answer.seq);
+  t.regex(shape[0]!.message, /does not match \$defs\/CallToolResultResponse of the 2026-07-28 schema/);
+  const bad = await run(t, ['--schema', join(dir, 'nope.json'), path]);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /--schema .*nope\.json cannot be read as JSON/);
+});

@@ -1,40 +1,34 @@
 /**
  * `import --from har` with real peers: a v1 SDK sessionful Streamable HTTP server recorded
- * through `record --upstream` with the v1 SDK client, exported to HAR and imported back (and the
- * same traffic as Chrome DevTools would have saved it); the imported cassettes are validated,
- * replayed against the real server, and served to the real client.
+ * through `record --upstream` with the v1 SDK client, exported to HAR and imported back; and a HAR
+ * that real Chromium traffic makes, written by Playwright's recorder (chromium-har.ts), checked
+ * against what the page itself sent and got. The imported cassettes are validated, replayed
+ * against the real server, and served to the real client.
  */
 import test from 'ava';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cassette, RecordedSession } from '../../../lib/cassette/cassette.js';
 import { loadCassette } from '../../../lib/cassette/store.js';
-import type { HarLog } from '../../../lib/export/har/har-types.js';
 import { replayCassette } from '../../../replay/index.js';
-import { runCli } from '../../helpers/har.js';
+import { found, importHar, runCli } from '../../helpers/har.js';
 import { exampleServer, node, root } from '../../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
-import { recordSessionful, startSessionful } from '../../replay/sessionful.js';
+import { recordV1Sessionful, startSessionful, V1_STEPS } from '../../replay/sessionful.js';
 import { serveArgs, startListening } from '../../replay/serve/helpers.js';
-import { chromeShaped } from './chrome-har.js';
 import { removeDir } from '../../helpers/tmp.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-har-import-'));
 const recorded = join(dir, 'sessionful.cassette.json');
 const exported = join(dir, 'sessionful.har');
-const TOKEN = 'tok-91d2c4e8a7b3f605';
+const _TOKEN = 'tok-91d2c4e8a7b3f605';
 
-const steps = async (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => ({
-  add: await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }),
-  announce: await client.callTool({ name: 'announce', arguments: { what: 'release' } }),
-  confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }),
-});
-const scenario = (url: string) => runV1HttpScenario(url, steps);
+const scenario = (url: string) => runV1HttpScenario(url, V1_STEPS);
 
 test.before(async () => {
-  await recordSessionful(recorded, scenario);
+  await recordV1Sessionful(recorded);
   const r = await runCli(['export', recorded, '--format', 'har', '--output', exported]);
   if (r.code !== 0) throw new Error(r.stderr);
 });
@@ -44,15 +38,7 @@ test.after.always(() => removeDir(dir));
 const shapeOf = (s: RecordedSession) =>
   s.messages.map((m) => ({ kind: m.kind, direction: m.direction, json: m.json, raw: m.raw, part: m.http?.part, sse: m.http?.sse }));
 
-async function importTo(har: string, name: string): Promise<{ path: string; cassette: Cassette; stderr: string }> {
-  const path = join(dir, name);
-  const r = await runCli(['import', '--from', 'har', har, '--output', path]);
-  if (r.code !== 0) throw new Error(`import exited ${r.code}: ${r.stderr}`);
-  return { path, cassette: loadCassette(path), stderr: r.stderr };
-}
-
-const found = (r: Awaited<ReturnType<typeof replayCassette>>): string[] =>
-  r.sessions.flatMap((s) => s.interactions.flatMap((i) => i.differences.map((d) => `${i.method} ${i.name ?? ''}: ${d.verdict} ${d.kind}`)));
+const importTo = (har: string, name: string) => importHar(har, join(dir, name));
 
 test('our own HAR imports back into the same session: every message, SSE field, time and exchange as recorded', async (t) => {
   const { cassette, stderr } = await importTo(exported, 'round-trip.cassette.json');
@@ -97,35 +83,6 @@ test('the imported cassette validates like the recording, replays clean against 
   t.deepEqual(got.announce, live.announce);
   const finished = await served.stop();
   t.regex(finished.stderr, /ok: \d+ answered from the cassette, 0 unmatched, 0 client answer mismatches/);
-});
-
-test('a HAR as Chrome DevTools saves it: non-MCP entries skipped with a count, events rebuilt from _eventSourceMessages, the live token masked; it validates and replays clean', async (t) => {
-  const ours = JSON.parse(readFileSync(exported, 'utf8')) as HarLog;
-  const chrome = join(dir, 'devtools.har');
-  writeFileSync(chrome, JSON.stringify(chromeShaped(ours, TOKEN)));
-  const { path, cassette, stderr } = await importTo(chrome, 'devtools.cassette.json');
-  t.regex(stderr, /; 3 entries skipped \(not MCP\)/);
-  t.false(readFileSync(path, 'utf8').includes(TOKEN), 'the bearer token in clear in the HAR is masked in the cassette');
-  const s = cassette.sessions[0]!;
-  t.is(cassette.sessions.length, 1);
-  t.is(s.label, 'imported from devtools.har');
-  t.true(s.exchanges!.every((x) => x.requestHeaders.authorization === 'Bearer [REDACTED]'));
-  t.true(
-    s.exchanges!.every((x) => Object.keys(x.requestHeaders).every((n) => n === n.toLowerCase())),
-    'header names lowercased as recorded',
-  );
-  const original = loadCassette(recorded).sessions[0]!;
-  t.deepEqual(shapeOf(s), shapeOf(original), 'the same messages, the SSE ones from _eventSourceMessages');
-  const get = s.exchanges!.find((x) => x.method === 'GET')!;
-  const onGet = s.messages.filter((m) => m.http?.exchange === get.id);
-  const recordedGet = original.messages.filter((m) => m.http?.exchange === original.exchanges!.find((x) => x.method === 'GET')!.id);
-  onGet.forEach((m, i) => t.true(Math.abs(m.t - recordedGet[i]!.t) < 0.01, 'each event at its _eventSourceMessages time'));
-
-  const v = await runCli(['validate', path]);
-  t.is(v.code, 0, v.stderr);
-  const r = await replayCassette(path, { url: await startSessionful(t), config: false, timeoutMs: 10_000 });
-  t.deepEqual(found(r), []);
-  t.is(r.outcome, 'passed');
 });
 
 test('import writes the cassette to stdout without --output, and adds to an existing cassette with it', async (t) => {

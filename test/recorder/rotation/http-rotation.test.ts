@@ -1,6 +1,9 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { delay } from '../../helpers/proc.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { startTappedUpstream } from '../../helpers/http-taps.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
@@ -59,6 +62,24 @@ test('--rotate-sessions 1 over Streamable HTTP: one cassette per v1 SDK session,
   t.is(sums.length, 3);
 });
 
+/** The journal the proxy writes into now, when it holds no record since it was opened (the
+ * header only, or live verdicts on traffic of earlier files: those do not make a file hold
+ * traffic), and no closed journal is waiting to be folded: all traffic is in closed cassettes. */
+function onlyAnEmptyJournal(dir: string): string | undefined {
+  const journals = journalsIn(dir);
+  if (journals.length !== 1) return undefined;
+  const path = join(dir, journals[0]!);
+  const [, ...records] = readFileSync(path, 'utf8').split('\n');
+  const verdict = (line: string): boolean => {
+    try {
+      return (JSON.parse(line) as { ev?: string }).ev === 'violation';
+    } catch {
+      return false; // the bytes of a chunk record
+    }
+  };
+  return records.every((line) => line === '' || verdict(line)) ? path : undefined;
+}
+
 test('--rotate-interval over Streamable HTTP: cassettes close by time while traffic flows, and quiet periods or an idle stop add no empty cassette', async (t) => {
   const dir = tempDir(t);
   const upstream = await startTappedUpstream(t, v1SessionfulHandler());
@@ -68,16 +89,26 @@ test('--rotate-interval over Streamable HTTP: cassettes close by time while traf
   await runV1HttpScenario(proxy.url, async (client) => ({ add: await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }) }));
   // The period ends by itself: the answer reaches a closed cassette while the proxy runs.
   await until(() => texts().some((x) => x.includes('"text":"2"')), 'the first period');
-  // Several quiet periods: at most the tail of the first session (its DELETE) closes meanwhile.
-  const before = cassetteFiles(dir).length;
-  await new Promise((r) => setTimeout(r, 3500));
-  t.true(cassetteFiles(dir).length <= before + 1, 'quiet periods add no cassette');
+  // Then the session's tail (its DELETE, the end of its GET stream) closes by time as well, and
+  // the proxy writes into a journal that holds nothing yet.
+  await until(() => onlyAnEmptyJournal(dir) !== undefined, 'the first session in closed cassettes');
+  const before = cassetteFiles(dir);
+  // Quiet periods: no traffic for two and a half periods after the empty journal was opened (the
+  // wait is the quiet itself, a lower bound; nothing asserted depends on how long it lasted). A
+  // proxy that closed empty periods would add a cassette for each.
+  const quietSince = statSync(onlyAnEmptyJournal(dir)!).mtimeMs;
+  await delay(Math.max(0, quietSince + 2500 - Date.now()));
+  t.deepEqual(cassetteFiles(dir), before, 'quiet periods add no cassette');
   await runV1HttpScenario(proxy.url, async (client) => ({ add: await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } }) }));
   await until(() => texts().some((x) => x.includes('"text":"4"')), 'the second period');
-  await new Promise((r) => setTimeout(r, 1500));
+  await until(() => onlyAnEmptyJournal(dir) !== undefined, 'the second session in closed cassettes');
+  // An idle stop: the journal in use holds nothing, so no cassette is added for it.
+  const beforeStop = cassetteFiles(dir);
+  t.true(beforeStop.length > before.length, 'the second session has cassettes of its own');
   const end = await proxy.stop();
   t.is(end.code, 0, end.stderr);
   t.deepEqual(journalsIn(dir), []);
+  t.deepEqual(cassetteFiles(dir), beforeStop, 'an idle stop adds no cassette');
   for (const f of cassetteFiles(dir)) {
     const c = readJson(f);
     t.true(c.sessions.length > 0 && c.sessions.every((s) => (s.exchanges ?? []).length > 0), `${f} is not empty`);

@@ -3,21 +3,15 @@ import { tempDir } from '../../helpers/tmp.js';
 import { startTappedUpstream } from '../../helpers/http-taps.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { v1SessionfulHandler } from '../../servers/v1-http-server.js';
-import { freePort } from '../../helpers/real-server.js';
 import { cassetteFiles, journalsIn, logLine, readJson, sample, scrape, startDirRecorder, until, validateJson } from './dir-helpers.js';
 
 test('--rotate-size with --keep-files over Streamable HTTP: a long v1 SDK session spans cassettes, the open GET stream goes on in each, the oldest are deleted', async (t) => {
   const dir = tempDir(t);
   const upstream = await startTappedUpstream(t, v1SessionfulHandler());
-  const port = await freePort();
-  const proxy = await startDirRecorder(t, upstream.url, dir, [
-    '--rotate-size',
-    '3KB',
-    '--keep-files',
-    '3',
-    '--metrics-listen',
-    String(port),
-  ]);
+  const proxy = await startDirRecorder(t, upstream.url, dir, ['--rotate-size', '3KB', '--keep-files', '3', '--metrics-listen', '0']);
+  // Port 0: the recorder logs the address it got ("serving metrics", before its own URL).
+  await until(() => logLine(proxy.stderr(), 'serving metrics') !== undefined, 'the metrics address');
+  const metricsUrl = String(logLine(proxy.stderr(), 'serving metrics')!.metrics);
   const answers: string[] = [];
   let metrics = '';
   let seen = { files: 0 };
@@ -29,7 +23,7 @@ test('--rotate-size with --keep-files over Streamable HTTP: a long v1 SDK sessio
     // Once every closed journal is folded (only the one being written is left), /metrics counts
     // each cassette written and each one deleted.
     await until(() => journalsIn(dir).length === 1, 'the folds');
-    metrics = await scrape(`http://127.0.0.1:${port}/metrics`);
+    metrics = await scrape(metricsUrl);
     seen = { files: cassetteFiles(dir).length };
     // The elicitation goes out on the GET stream, which has been open across every rotation.
     return { confirm: await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }) };

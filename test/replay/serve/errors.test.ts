@@ -162,41 +162,32 @@ test.serial("2025 server→client requests are sent and the client's answer is c
   }
 });
 
-/** A small cassette in which one request was made three times with different answers. */
-function repeatsCassette(dir: string): string {
-  const req = (id: number, name: string, t: number) => ({
-    seq: 0,
-    t,
-    direction: 'client-to-server',
-    channel: 'stdin',
-    kind: 'request',
-    bytes: 1,
-    json: {
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name, arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
-    },
-  });
-  const res = (id: number, text: string, t: number) => ({
-    seq: 0,
-    t,
-    direction: 'server-to-client',
-    channel: 'stdout',
-    kind: 'response',
-    bytes: 1,
-    json: { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], resultType: 'complete' } },
-  });
-  const messages = [
-    req(1, 'roll', 1),
-    res(1, '4', 2),
-    req(2, 'roll', 3),
-    res(2, '6', 4),
-    req(3, 'flip', 5),
-    res(3, 'heads', 6),
-    req(4, 'roll', 7),
-    res(4, '1', 408),
-  ].map((m, i) => ({ ...m, seq: i + 1 }));
+const req = (id: number, name: string, t: number) => ({
+  seq: 0,
+  t,
+  direction: 'client-to-server',
+  channel: 'stdin',
+  kind: 'request',
+  bytes: 1,
+  json: {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+  },
+});
+const res = (id: number, text: string, t: number) => ({
+  seq: 0,
+  t,
+  direction: 'server-to-client',
+  channel: 'stdout',
+  kind: 'response',
+  bytes: 1,
+  json: { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], resultType: 'complete' } },
+});
+
+/** A one-session stdio cassette of `messages` (`t`: ms from the session's start) at `dir/name`. */
+function stdioCassette(dir: string, name: string, messages: ReturnType<typeof req | typeof res>[]): string {
   const cassette = {
     format: 'mcp-cassette',
     version: 2,
@@ -208,13 +199,27 @@ function repeatsCassette(dir: string): string {
         target: { command: ['dice'], cwd: '/' },
         protocol: { revision: '2026-07-28', era: 'modern', negotiation: 'envelope' },
         proxy: { pid: 1, version: '0.1.0' },
-        messages,
+        messages: messages.map((m, i) => ({ ...m, seq: i + 1 })),
       },
     ],
   } as unknown as Cassette;
-  const path = join(dir, 'dice.cassette.json');
+  const path = join(dir, name);
   writeFileSync(path, JSON.stringify(cassette));
   return path;
+}
+
+/** A small cassette in which one request was made three times with different answers. */
+function repeatsCassette(dir: string): string {
+  return stdioCassette(dir, 'dice.cassette.json', [
+    req(1, 'roll', 1),
+    res(1, '4', 2),
+    req(2, 'roll', 3),
+    res(2, '6', 4),
+    req(3, 'flip', 5),
+    res(3, 'heads', 6),
+    req(4, 'roll', 7),
+    res(4, '1', 408),
+  ]);
 }
 
 const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: MODERN } });
@@ -254,28 +259,43 @@ test.serial('identical requests get their recorded answers in recorded order; --
 });
 
 test.serial('--timing recorded and xN replay the recorded latency; fast does not', async (t) => {
-  const path = repeatsCassette(tempDir(t));
-  // The three modes side by side, each warmed up; then the same request, recorded 401 ms after its
-  // own, goes to all three in one turn. The order of the answers says which waited longer (fast
-  // none, x2 half, recorded all) however loaded the machine; only lower bounds are timed, as a
-  // slow machine can make a wait longer but never shorter.
-  const modes = { fast: [], x2: ['--timing', 'x2'], recorded: ['--timing', 'recorded'] } as const;
-  const sessions = Object.entries(modes).map(([name, extra]) => ({ name, s: rawServe(t, path, [...extra]) }));
-  for (const { s } of sessions) for (let i = 1; i <= 3; i++) await s.request(call(i, i === 3 ? 'flip' : 'roll'));
-  const order: string[] = [];
-  const waited = new Map<string, number>();
-  await Promise.all(
-    sessions.map(async ({ name, s }) => {
-      const start = performance.now();
-      t.is(text(await s.request(call(4, 'roll'))), '1');
-      waited.set(name, performance.now() - start);
-      order.push(name);
-    }),
+  // "short" was answered 401 ms after it was asked, "long" ten minutes after. Only lower bounds
+  // are timed, as a busy machine can make a wait longer but never shorter (less 1 ms: a timer
+  // counts from the event loop's millisecond, which can lag the request's arrival by under 1 ms).
+  // What each mode must not wait is ten minutes, far past this test's timeout: a mode that
+  // waited it fails the test however fast or loaded the machine.
+  const path = stdioCassette(tempDir(t), 'waits.cassette.json', [
+    req(1, 'warm', 1),
+    res(1, 'warm answer', 2),
+    req(2, 'short', 3),
+    res(2, 'short answer', 404),
+    req(3, 'long', 405),
+    res(3, 'long answer', 405 + 600_000),
+  ]);
+  t.timeout(90_000, 'a mode waited a recorded gap of ten minutes that it should have cut short or skipped');
+  /** One serve process, warmed up (started and answering), then asked `name`: how long the answer took. */
+  const wait = async (extra: string[], name: string): Promise<number> => {
+    const s = rawServe(t, path, extra);
+    t.is(text(await s.request(call(1, 'warm'))), 'warm answer');
+    const start = performance.now();
+    t.is(text(await s.request(call(2, name))), `${name} answer`);
+    const waited = performance.now() - start;
+    await s.end();
+    return waited;
+  };
+  const [recorded, x2, fast, fastLong, x2400Long] = await Promise.all([
+    wait(['--timing', 'recorded'], 'short'),
+    wait(['--timing', 'x2'], 'short'),
+    wait([], 'short'),
+    wait([], 'long'),
+    wait(['--timing', 'x2400'], 'long'),
+  ]);
+  t.log(
+    `waited: recorded ${recorded.toFixed(0)} ms, x2 ${x2.toFixed(0)} ms, fast ${fast.toFixed(0)} ms and ${fastLong.toFixed(0)} ms (long), x2400 ${x2400Long.toFixed(0)} ms (long)`,
   );
-  t.deepEqual(order, ['fast', 'x2', 'recorded'], 'answers come in the order of the waits each mode replays');
-  t.true(waited.get('recorded')! >= 390, `recorded waited ${waited.get('recorded')} ms`);
-  t.true(waited.get('x2')! >= 190, `x2 waited ${waited.get('x2')} ms`);
-  for (const { s } of sessions) await s.end();
+  t.true(recorded >= 400, `recorded waited ${recorded} ms for a 401 ms gap`);
+  t.true(x2 >= 199, `x2 waited ${x2} ms for a 401 ms gap (200.5 ms)`);
+  t.true(x2400Long >= 249, `x2400 waited ${x2400Long} ms for a ten-minute gap (250 ms)`);
 });
 
 test.serial('missing cassette in none mode: exit 2 and a message naming the file and the mode (CLI and withCassette)', async (t) => {

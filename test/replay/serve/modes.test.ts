@@ -6,9 +6,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Cassette } from '../../../lib/cassette/cassette.js';
-import { RUN_GAP_MS, withCassette, type CassetteRun } from '../../../replay/serve/index.js';
+import { withCassette, type CassetteRun } from '../../../replay/serve/index.js';
 import { runExampleScenario } from '../../../recorder/demo/example-client.js';
 import { exampleServer, node } from '../../helpers/paths.js';
+import { readCassette } from '../../helpers/recording.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { runV1HttpScenario } from '../../peers/v1-http-client.js';
 import { v1SessionfulHandler } from '../../servers/v1-http-server.js';
@@ -164,20 +165,22 @@ test.serial('the serve CLI applies record modes too: once records a missing cass
   const marker = join(dir, 'starts');
   const cassette = join(dir, 'cli.cassette.json');
   const { cli } = await import('../../helpers/paths.js');
-  const run: CassetteRun = {
+  // Each run named (--run): a process of another run never joins a recording run, however soon
+  // it starts (unnamed, one starting within RUN_GAP_MS of the last one's end would).
+  const run = (id: string): CassetteRun => ({
     mode: 'once',
     action: 'replay',
     cassette,
     command: node,
-    args: [cli, 'serve', cassette, '--log-level', 'warn', '--', ...countedServer(marker)],
-  };
-  t.deepEqual((await sums([[3, 4]])(run)).out, [{ sum: 7 }]);
-  for (let i = 0; i < 100 && !existsSync(cassette); i++) await new Promise((r) => setTimeout(r, 50));
-  t.true(existsSync(cassette));
-  // A process starting less than RUN_GAP_MS after the last one ended would join its recording run.
-  await new Promise((r) => setTimeout(r, RUN_GAP_MS + 300));
+    args: [cli, 'serve', cassette, '--log-level', 'warn', '--run', id, '--', ...countedServer(marker)],
+  });
+  t.deepEqual((await sums([[3, 4]])(run('first'))).out, [{ sum: 7 }]);
+  // The recording's journal is beside the cassette from its first frame until the cassette is
+  // written (by serve, or by its finisher once it exited).
+  t.is(readCassette(cassette).sessions.length, 1, 'the first run recorded');
+  t.is(starts(marker), 1);
   writeFileSync(marker, '');
-  t.deepEqual((await sums([[3, 4]])(run)).out, [{ sum: 7 }]);
+  t.deepEqual((await sums([[3, 4]])(run('second'))).out, [{ sum: 7 }]);
   t.is(starts(marker), 0, 'the second run replayed');
 });
 

@@ -8,7 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { everythingServer, exampleServer, node, root } from '../../helpers/paths.js';
-import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
+import { spawnTracked } from '../../helpers/proc.js';
+import { loopbackPort } from '../../helpers/real-server.js';
 import { probe, type ProbeArgs } from '../../../validators/probes/probe-run.js';
 import type { ProbeOutcome, ProbeResult } from '../../../validators/probes/types.js';
 import { tmcpHandler } from '../../servers/tmcp-server.js';
@@ -120,23 +121,14 @@ test('server-everything over stdio (2025 only: the 2026-07-28 probes do not appl
 });
 
 test('server-everything over Streamable HTTP (sessionful 2025, forced onto 127.0.0.1)', async (t) => {
-  const probePort = await new Promise<number>((r) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => r(p));
-    });
-  });
+  // Port 0: the preload reports the port the server got (no port picked first and bound later).
   const child = spawnTracked(
     t,
     node,
     ['--require', join(root, 'test', 'servers', 'force-loopback.cjs'), everythingServer, 'streamableHttp'],
-    { env: { ...process.env, PORT: String(probePort) } },
+    { env: { ...process.env, PORT: '0' } },
   );
-  await Promise.race([
-    waitForOutput(child.stderr!, (s) => s.includes(String(probePort))),
-    waitForOutput(child.stdout!, (s) => s.includes(String(probePort))),
-  ]);
+  const probePort = await loopbackPort(child);
   const run = await probe(args(join(examples, 'server-everything.cassette.json'), { url: `http://127.0.0.1:${probePort}/mcp` }));
   t.deepEqual(outcomes(run.results), {
     'list-invariant STATE-LIST-INVARIANT': 'pass',
