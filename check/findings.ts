@@ -19,7 +19,7 @@ import type { Finding } from './types.js';
  * it is expected. */
 export function fails(f: Finding, failOn: 'error' | 'warning'): boolean {
   if (f.expected) return false;
-  return f.kind === 'breaking' || SEVERITY_ORDER[f.severity] >= SEVERITY_ORDER[failOn];
+  return f.kind === 'breaking' || f.kind === 'changed' || SEVERITY_ORDER[f.severity] >= SEVERITY_ORDER[failOn];
 }
 
 export function fingerprint(parts: readonly unknown[]): string {
@@ -60,10 +60,10 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
   for (const s of input.replay.sessions) {
     for (const i of s.interactions) {
       for (const d of i.differences) {
-        if (d.verdict !== 'breaking') continue;
+        if (d.verdict !== 'breaking' && d.verdict !== 'changed') continue;
         const subject = subjectOf(i, d);
         out.push({
-          kind: 'breaking',
+          kind: d.verdict,
           id: d.kind,
           severity: 'error',
           expected: input.replayExpectations.some((e) => replayCovers(e, i, d)),
@@ -77,7 +77,7 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
           path: d.path,
           ...('recorded' in d ? { recorded: d.recorded } : {}),
           ...('live' in d ? { live: d.live } : {}),
-          fingerprint: fingerprint(['breaking', d.kind, file, s.id, i.method, subject ?? null, d.path]),
+          fingerprint: fingerprint([d.verdict, d.kind, file, s.id, i.method, subject ?? null, d.path]),
         });
       }
     }

@@ -108,12 +108,14 @@ export function renderJunit(run: CheckRun): string {
   return out.join('\n') + '\n';
 }
 
-const ruleId = (f: Finding): string => (f.kind === 'breaking' ? `replay/${f.id}` : f.kind === 'stale' ? 'baseline/stale' : f.id);
+const ruleId = (f: Finding): string =>
+  f.kind === 'breaking' || f.kind === 'changed' ? `replay/${f.id}` : f.kind === 'stale' ? 'baseline/stale' : f.id;
 const level = (f: Finding): 'error' | 'warning' | 'note' =>
-  f.kind === 'breaking' || f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'note';
+  f.kind === 'breaking' || f.kind === 'changed' || f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'note';
 
 function ruleText(f: Finding): string {
   if (f.kind === 'breaking') return `Breaking change in replay: ${f.id}`;
+  if (f.kind === 'changed') return `Output changed in replay: ${f.id}`;
   if (f.kind === 'stale') return 'An expected-failures entry that no longer occurs';
   return RULES.find((r) => r.id === f.id)?.title ?? f.id;
 }
@@ -169,7 +171,7 @@ export function renderAnnotations(run: CheckRun): string {
   const lines: string[] = [];
   for (const f of run.findings) {
     const kind = f.expected ? 'notice' : fails(f, run.failOn) ? 'error' : f.severity === 'warning' ? 'warning' : 'notice';
-    const title = `${f.expected ? 'expected ' : ''}${f.kind === 'breaking' ? 'breaking change' : f.kind} ${f.id}`;
+    const title = `${f.expected ? 'expected ' : ''}${f.kind === 'breaking' ? 'breaking change' : f.kind === 'changed' ? 'changed output' : f.kind} ${f.id}`;
     lines.push(
       `::${kind} file=${annotationProperty(repoPath(f.file))},line=${f.line},title=${annotationProperty(title)}::${annotationData(`${f.message}${f.method ? ` (${subject(f)}${f.path ? `, ${f.path}` : ''})` : ''}`)}`,
     );

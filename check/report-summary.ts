@@ -48,9 +48,9 @@ export function renderSummary(run: CheckRun): string {
   lines.push(`Fails on: breaking changes and violations at \`${run.failOn}\`${run.failOn === 'error' ? '' : ' or above'}`, '');
   for (const e of run.errors) lines.push(`**Could not run:** ${md(e)}`, '');
   lines.push(
-    '| cassettes | interactions | unchanged | breaking | warning | compatible | violations (error / warning) | new violations | probes failed | expected | stale |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    `| ${c.cassettes} | ${c.interactions} | ${c.same} | ${c.breaking} | ${c.warning} | ${c.compatible} | ${c.violations.error} / ${c.violations.warning} | ${c.newViolations} | ${c.probesFailed} | ${c.expected} | ${c.stale} |`,
+    '| cassettes | interactions | unchanged | breaking | changed | warning | compatible | violations (error / warning) | new violations | probes failed | expected | stale |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| ${c.cassettes} | ${c.interactions} | ${c.same} | ${c.breaking} | ${c.changed} | ${c.warning} | ${c.compatible} | ${c.violations.error} / ${c.violations.warning} | ${c.newViolations} | ${c.probesFailed} | ${c.expected} | ${c.stale} |`,
     '',
   );
   const live = run.findings.filter((f) => !f.expected);
@@ -58,6 +58,13 @@ export function renderSummary(run: CheckRun): string {
     ...table(
       'Breaking changes',
       live.filter((f) => f.kind === 'breaking'),
+      true,
+    ),
+  );
+  lines.push(
+    ...table(
+      'Changed outputs',
+      live.filter((f) => f.kind === 'changed'),
       true,
     ),
   );
@@ -110,7 +117,7 @@ export function renderText(run: CheckRun): string {
   }
   lines.push(
     '',
-    `${VERDICT[run.verdict]}: ${c.cassettes} cassette${c.cassettes === 1 ? '' : 's'}, ${c.interactions} interactions (${c.same} unchanged, ${c.breaking} breaking, ${c.warning} warning, ${c.compatible} compatible); ${c.violations.error} error and ${c.violations.warning} warning violations (${c.newViolations} new); ${c.probesFailed} probes failed; ${c.expected} expected, ${c.stale} stale`,
+    `${VERDICT[run.verdict]}: ${c.cassettes} cassette${c.cassettes === 1 ? '' : 's'}, ${c.interactions} interactions (${c.same} unchanged, ${c.breaking} breaking, ${c.changed} changed, ${c.warning} warning, ${c.compatible} compatible); ${c.violations.error} error and ${c.violations.warning} warning violations (${c.newViolations} new); ${c.probesFailed} probes failed; ${c.expected} expected, ${c.stale} stale`,
   );
   return lines.join('\n') + '\n';
 }

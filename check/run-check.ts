@@ -225,6 +225,7 @@ function emptyCounts(): CheckCounts {
     interactions: 0,
     same: 0,
     breaking: 0,
+    changed: 0,
     warning: 0,
     compatible: 0,
     violations: { error: 0, warning: 0, info: 0 },
@@ -244,6 +245,7 @@ function countRun(run: CheckRun): CheckCounts {
     c.interactions += s.interactions;
     c.same += s.same;
     c.breaking += s.breaking;
+    c.changed += s.changed ?? 0;
     c.warning += s.warning;
     c.compatible += s.compatible;
   }

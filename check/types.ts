@@ -8,7 +8,7 @@ import type { ProbeRun } from '../validators/probes/report.js';
 
 /** `breaking`: a breaking change in replay; `violation`: a spec violation in the live traffic;
  * `probe`: a failed probe; `stale`: a baseline entry that no longer occurs. */
-export type FindingKind = 'breaking' | 'violation' | 'probe' | 'stale';
+export type FindingKind = 'breaking' | 'changed' | 'violation' | 'probe' | 'stale';
 
 export interface Finding {
   kind: FindingKind;
@@ -65,7 +65,8 @@ export interface CassetteCheck {
 export type CheckVerdict = 'pass' | 'fail' | 'error';
 
 /** The replay's counts summed over the cassettes, and the rest of the findings counted. */
-export interface CheckCounts extends Pick<ReplaySummary, 'sessions' | 'interactions' | 'same' | 'breaking' | 'warning' | 'compatible'> {
+export interface CheckCounts
+  extends Pick<ReplaySummary, 'sessions' | 'interactions' | 'same' | 'breaking' | 'changed' | 'warning' | 'compatible'> {
   cassettes: number;
   violations: { error: number; warning: number; info: number };
   newViolations: number;

@@ -1,15 +1,18 @@
 /**
  * `replay --calibrate [N]`: learns what is volatile instead of asking for an ignore list. The
- * cassette is replayed N times against the build that recorded it; wherever a (normalised) live
- * answer differs from the recorded one, the value is volatile: a clock in a format the built-in
- * normalisers do not know, a pid, a random id, the environment. Those JSON Pointers are stored per
- * request in the cassette's `calibration` (lib/cassette/cassette.ts), and later replays leave them
- * out of the comparison for that request only, counting what they skipped (`volatileSkipped`).
+ * cassette is replayed N times against the build that recorded it, each run from the same state
+ * (`--reset <command>` runs before each one, for stateful servers). What it learns, per request:
+ * - for a string whose value differed (after the built-in shapes of volatile-values.ts), a token
+ *   template (templates.ts): the text with only the tokens that varied as holes, so the rest of
+ *   the text is still compared;
+ * - for a key with a scalar value that is there in some runs only, that key (`paths`).
+ * It learns nothing else, and never from a request where a run differed in a way that is not a
+ * changed value (an isError, an error code, a tool removed, items that came and went): those are
+ * printed as not volatility and not stored. It refuses outright (exit 2) when the live handshake
+ * names another server or version than the recording, unless `--force`.
  *
- * Comparing every run with the recording covers differences between runs too: two runs that differ
- * at a path cannot both equal the recording there. A request is keyed by its 1-based index among
- * its session's client requests: `replay --update` keeps the client side verbatim, so the key
- * survives it, while `seq` does not.
+ * A request is keyed by its 1-based index among its session's client requests: `replay
+ * --update` keeps the client side verbatim, so the key survives it, while `seq` does not.
  */
 import { relative, resolve } from 'node:path';
 import {
@@ -21,19 +24,23 @@ import {
 } from '../lib/cassette/cassette.js';
 import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
-import { diffJson } from './diff.js';
-import { valueAtKeys } from '../lib/json-pointer.js';
-import { calibratedPattern, pointer } from './normalise.js';
+import { diffJson, isObject } from './diff.js';
+import { pointerKeys, valueAtKeys } from '../lib/json-pointer.js';
+import { calibratedPattern, JSON_TEXT, pointer, templatePattern } from './normalise.js';
 import type { ComparedAnswer, PlayOptions, VolatilePaths } from './play-model.js';
 import { replayCassette, type ReplayOptions } from './replay.js';
+import { runReset } from './reset.js';
+import { describeTemplate, learnTemplate, matchTemplate, parseTemplate } from './templates.js';
 import type { CalibrationResult, ReplayResult } from './types.js';
 import { changedMeanwhile, rewriteCassette, sessionTexts } from './update.js';
 
 export const DEFAULT_CALIBRATION_RUNS = 2;
 
-/** Differences that are changed values, what volatility looks like. A breaking difference of any
- * other kind (a tool removed, an error code changed, success became an error) is a real change. */
+/** Differences that are changed values, what volatility looks like. A difference of any other
+ * kind (a tool removed, an error code changed, success became an error, a call that now fails) is
+ * a real change or a changed state: the request it is in learns nothing. */
 const VALUE_KINDS = new Set([
+  'output-changed',
   'result-content-changed',
   'result-field-added',
   'result-field-removed',
@@ -44,29 +51,6 @@ const VALUE_KINDS = new Set([
   'progress-changed',
   'notifications-changed',
 ]);
-
-/**
- * Where two normalised answers differ: a changed value at its own path; an element present on one
- * side only at its array (the elements after it moved, and the length may differ next time); a key
- * present on one side only at that key (its parent may hold stable values). A path under another
- * one is left out.
- */
-export function volatilePaths(recorded: unknown, live: unknown): string[] {
-  const found = new Set<string>();
-  for (const c of diffJson(recorded, live)) {
-    const parent = c.path.slice(0, -1);
-    const inArray = c.type !== 'changed' && Array.isArray(valueAtKeys(c.type === 'added' ? live : recorded, parent));
-    const path = inArray ? parent : c.path;
-    if (path.length) found.add(pointer(path));
-  }
-  return outermost(found);
-}
-
-/** Sorted, without the paths that lie under another one. */
-function outermost(paths: Iterable<string>): string[] {
-  const sorted = [...new Set(paths)].sort();
-  return sorted.filter((p) => !sorted.some((q) => q !== p && p.startsWith(`${q}/`)));
-}
 
 /** What the player needs for one session: the stored paths to skip, or, while calibrating, a
  * watcher of every compared answer (the stored paths are then not applied: calibration learns
@@ -81,24 +65,142 @@ export function volatileOptions(
   if (!stored) return {};
   const volatile = new Map<number, VolatilePaths>();
   for (const [index, entry] of Object.entries(stored)) {
+    const templates = Object.entries(entry.templates ?? {}).flatMap(([path, source]) => templatePattern(path, source) ?? []);
     volatile.set(Number(index), {
       method: entry.method,
       ...(entry.name !== undefined ? { name: entry.name } : {}),
-      patterns: entry.paths.map(calibratedPattern),
+      patterns: [...entry.paths.map(calibratedPattern), ...templates],
     });
   }
   return { volatile };
 }
 
-interface Learned {
+/** Every answer one request got while calibrating (the recorded one is the same each run). */
+interface Observed {
   seq: number;
   method: string;
   name?: string;
-  paths: Set<string>;
+  recorded: unknown;
+  lives: unknown[];
+}
+
+type NotVolatile = CalibrationResult['notVolatile'][number];
+
+/** The `notVolatile` entry's kind for a value that changed beyond tokens (not a verdict kind). */
+export const NOT_TOKEN_VOLATILITY = 'not-token-volatility';
+
+const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+/** What one request's answers teach: what to store, and each path refused as no volatility. */
+export interface Taught {
+  entry: Omit<CalibratedInteraction, 'method' | 'name'>;
+  refused: string[];
+}
+
+/**
+ * What one request's answers teach. With two runs or more, only what varies between the runs:
+ * the recording must then be one of them, equal wherever they agree (a template's literal text,
+ * every other value); where it is not, the build, its state or its environment changed, which is
+ * no volatility. With one run, what differs between the recording and it. A path refused is left
+ * out; the others of the request are still learned.
+ */
+export function learnFrom(recorded: unknown, lives: readonly unknown[]): Taught {
+  if (lives.length < 2) return learnBetween(recorded, lives);
+  const taught = learnBetween(lives[0], lives.slice(1));
+  const templates = taught.entry.templates ?? {};
+  const keys = new Set(taught.entry.paths);
+  for (const c of diffJson(recorded, lives[0])) {
+    const at = pointer(c.path);
+    if (keys.has(at) || taught.refused.some((r) => r.startsWith(`${at}: `))) continue;
+    const t = templates[at] !== undefined ? parseTemplate(templates[at]) : undefined;
+    if (
+      t &&
+      c.type === 'changed' &&
+      (typeof c.recorded === 'string' || typeof c.recorded === 'number') &&
+      matchTemplate(t, String(c.recorded))
+    )
+      continue;
+    delete templates[at];
+    taught.refused.push(
+      `${at}: the runs agree and the recording differs (${brief(c.recorded)} → ${brief(c.live)}): a change of build, state or environment, not volatility`,
+    );
+  }
+  return { entry: { paths: [...keys].sort(), ...(Object.keys(templates).length ? { templates } : {}) }, refused: taught.refused };
+}
+
+const brief = (v: unknown): string => {
+  if (v === undefined) return '(absent)';
+  const text = JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+};
+
+/** What `recorded` and `lives` differ in, as templates and scalar keys, and what is no volatility. */
+function learnBetween(recorded: unknown, lives: readonly unknown[]): Taught {
+  const strings = new Map<string, string[]>();
+  const numbers = new Set<string>();
+  const keys = new Set<string>();
+  const refused = new Map<string, string>();
+  const form = (v: unknown) => (isObject(v) && JSON_TEXT in v ? 'JSON text' : v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v);
+  for (const live of lives) {
+    for (const c of diffJson(recorded, live)) {
+      const at = pointer(c.path);
+      if (refused.has(at)) continue;
+      const parent = valueAtKeys(c.type === 'added' ? live : recorded, c.path.slice(0, -1));
+      if (c.type !== 'changed') {
+        const value = c.type === 'added' ? c.live : c.recorded;
+        if (Array.isArray(parent)) {
+          const list = pointer(c.path.slice(0, -1));
+          refused.set(list, `${list}: items came and went (a state that grows, not volatility: use --reset)`);
+        } else if (!isScalar(value))
+          refused.set(
+            at,
+            `${at}: ${c.type === 'added' ? 'a field appeared' : 'a field disappeared'} with ${form(value) === 'a list' ? 'a list' : 'an object'} in it`,
+          );
+        else keys.add(at);
+        continue;
+      }
+      if (typeof c.recorded === 'string' && typeof c.live === 'string') {
+        if (!strings.has(at)) strings.set(at, [c.recorded]);
+        continue;
+      }
+      if (typeof c.recorded === 'number' && typeof c.live === 'number') {
+        numbers.add(at);
+        continue;
+      }
+      refused.set(
+        at,
+        `${at}: ${form(c.recorded)} became ${form(c.live)}${typeof c.recorded === 'boolean' ? ' (a flag, not a volatile value)' : ''}`,
+      );
+    }
+  }
+  const templates: Record<string, string> = {};
+  for (const [at, values] of strings) {
+    if (refused.has(at)) continue;
+    const keysAt = pointerKeys(at);
+    for (const live of lives) {
+      const v = valueAtKeys(live, keysAt);
+      if (typeof v === 'string') values.push(v);
+    }
+    const learned = learnTemplate(values);
+    if ('refused' in learned) refused.set(at, `${at}: ${learned.refused}`);
+    else templates[at] = learned.template.source;
+  }
+  for (const at of numbers) if (!refused.has(at)) templates[at] = '{{number}}';
+  return {
+    entry: { paths: [...keys].filter((k) => !refused.has(k)).sort(), ...(Object.keys(templates).length ? { templates } : {}) },
+    refused: [...refused.values()],
+  };
+}
+
+/** The server a handshake answer names: `name version`, or undefined when it names none. */
+function serverOf(answer: unknown): string | undefined {
+  const result = isObject(answer) && isObject(answer.result) ? answer.result : undefined;
+  const info = result && isObject(result.serverInfo) ? result.serverInfo : undefined;
+  return info ? `${String(info.name)} ${String(info.version)}` : undefined;
 }
 
 export async function calibrateCassette(path: string, options: ReplayOptions): Promise<ReplayResult> {
-  const { calibrate: runs = DEFAULT_CALIBRATION_RUNS, ...rest } = options;
+  const { calibrate: runs = DEFAULT_CALIBRATION_RUNS, force = false, reset, ...rest } = options;
   if (!Number.isInteger(runs) || runs < 1)
     throw new CassetteError(
       'MCPC_USAGE',
@@ -112,24 +214,39 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
   const cassettePath = resolve(path);
   const loaded = loadCassette(cassettePath);
   const started = Date.now();
-  const learned = new Map<string, Map<number, Learned>>();
+  const observed = new Map<string, Map<number, Observed>>();
+  let otherServer: string | undefined;
   const learn = (session: RecordedSession, a: ComparedAnswer): void => {
-    let bySession = learned.get(session.id);
-    if (!bySession) learned.set(session.id, (bySession = new Map()));
+    if ((a.method === 'initialize' || a.method === 'server/discover') && !otherServer) {
+      const was = serverOf(a.raw.recorded);
+      const now = serverOf(a.raw.live);
+      if (was !== undefined && now !== undefined && was !== now)
+        otherServer = `the server answers as ${now}, the cassette was recorded from ${was}`;
+    }
+    let bySession = observed.get(session.id);
+    if (!bySession) observed.set(session.id, (bySession = new Map()));
     let entry = bySession.get(a.index);
     if (!entry)
       bySession.set(
         a.index,
-        (entry = { seq: a.seq, method: a.method, ...(a.name !== undefined ? { name: a.name } : {}), paths: new Set() }),
+        (entry = { seq: a.seq, method: a.method, ...(a.name !== undefined ? { name: a.name } : {}), recorded: a.recorded, lives: [] }),
       );
-    for (const p of volatilePaths(a.recorded, a.live)) entry.paths.add(p);
+    entry.lives.push(a.live);
   };
-  const notVolatile: CalibrationResult['notVolatile'] = [];
+  const notVolatile: NotVolatile[] = [];
+  /** `session id` + seq of the requests where a run differed in more than a value. */
+  const excluded = new Set<string>();
   const noted = new Set<string>();
   let first: ReplayResult | undefined;
   for (let run = 1; run <= runs; run++) {
+    if (reset) runReset(reset);
     const result = await replayCassette(cassettePath, { ...rest, calibrating: learn });
     first ??= result;
+    if (otherServer && !force)
+      throw new CassetteError(
+        'MCPC_USAGE',
+        `calibration refused: ${otherServer}; calibrate against the build that recorded the cassette (or pass --force to learn from this one anyway). Nothing was stored.`,
+      );
     if (result.outcome === 'error') {
       const note = `run ${run} of ${runs} could not finish (${result.error!.message}), so nothing was written`;
       return { ...result, calibration: { written: false, runs: run, sessions: [], notVolatile, conflicts: [], note } };
@@ -137,8 +254,10 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
     for (const s of result.sessions) {
       for (const i of s.interactions) {
         for (const d of i.differences) {
+          if (VALUE_KINDS.has(d.kind)) continue;
+          excluded.add(`${s.id} ${i.seq}`);
           const id = `${s.index} ${i.seq} ${i.exchange ?? ''} ${d.kind} ${d.path}`;
-          if (d.verdict !== 'breaking' || VALUE_KINDS.has(d.kind) || noted.has(id)) continue;
+          if (d.verdict === 'compatible' || noted.has(id)) continue;
           noted.add(id);
           notVolatile.push({
             session: s.index,
@@ -153,13 +272,18 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
     }
   }
 
-  // Per session id, per request index, the paths learned (only requests that had any).
+  // Per session id, per request index, what was learned (only requests that taught anything).
   const found = new Map<string, Record<string, CalibratedInteraction>>();
-  for (const [id, bySession] of learned) {
+  const sessionIndex = new Map(loaded.sessions.map((s, i) => [s.id, i + 1]));
+  for (const [id, bySession] of observed) {
     const entries: Record<string, CalibratedInteraction> = {};
-    for (const [index, l] of [...bySession].sort((a, b) => a[0] - b[0])) {
-      const kept = outermost(l.paths);
-      if (kept.length) entries[String(index)] = { method: l.method, ...(l.name !== undefined ? { name: l.name } : {}), paths: kept };
+    for (const [index, o] of [...bySession].sort((a, b) => a[0] - b[0])) {
+      if (excluded.has(`${id} ${o.seq}`)) continue;
+      const taught = learnFrom(o.recorded, o.lives);
+      const named = { method: o.method, ...(o.name !== undefined ? { name: o.name } : {}) };
+      for (const message of taught.refused)
+        notVolatile.push({ session: sessionIndex.get(id) ?? 0, seq: o.seq, ...named, kind: NOT_TOKEN_VOLATILITY, message });
+      if (taught.entry.paths.length || taught.entry.templates) entries[String(index)] = { ...named, ...taught.entry };
     }
     if (Object.keys(entries).length) found.set(id, entries);
   }
@@ -190,37 +314,46 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
     if (!entries || conflicts.some((c) => c.id === s.id)) return;
     const interactions = Object.entries(entries).map(([index, e]) => ({
       request: Number(index),
-      seq: learned.get(s.id)!.get(Number(index))!.seq,
+      seq: observed.get(s.id)!.get(Number(index))!.seq,
       method: e.method,
       ...(e.name !== undefined ? { name: e.name } : {}),
       paths: e.paths,
+      ...(e.templates ? { templates: e.templates } : {}),
     }));
     stored.push({ index: i + 1, id: s.id, interactions });
   });
   return { ...first!, durationMs: Date.now() - started, calibration: { written, runs, sessions: stored, notVolatile, conflicts } };
 }
 
-/** The console text of a calibration: what was learned, per interaction, and what looked like a
- * real change rather than volatility. */
+/** The console text of a calibration: what was learned, per interaction, and what was not stored
+ * because it is not volatility. */
 export function renderCalibration(result: ReplayResult): string {
   const c = result.calibration!;
   const file = relative(process.cwd(), result.cassette) || result.cassette;
   const target = result.target.url ?? result.target.command?.join(' ') ?? '';
   const lines = [`calibrate ${file} against ${target}: ${c.runs} run${c.runs === 1 ? '' : 's'}`];
   if (result.error) lines.push(`ERROR ${result.error.code}: ${result.error.message}`);
-  let paths = 0;
+  let learned = 0;
   for (const s of c.sessions) {
     const session = result.sessions.find((r) => r.index === s.index);
     lines.push(`session ${s.index}${session?.label ? ` (${session.label})` : ''}:`);
     for (const i of s.interactions) {
-      paths += i.paths.length;
-      lines.push(`  #${i.seq} ${i.method}${i.name ? ` ${i.name}` : ''}: ${i.paths.join(', ')}`);
+      lines.push(`  #${i.seq} ${i.method}${i.name ? ` ${i.name}` : ''}:`);
+      for (const [at, source] of Object.entries(i.templates ?? {})) {
+        learned++;
+        const t = parseTemplate(source);
+        lines.push(`    ${at || '/'} = "${t ? describeTemplate(t) : source}"`);
+      }
+      for (const at of i.paths) {
+        learned++;
+        lines.push(`    ${at} may come and go`);
+      }
     }
   }
   if (c.notVolatile.length) {
     lines.push(
       '',
-      'NOT VOLATILITY: these breaking differences are real changes, not changed values; is the target the build that recorded the cassette? (their paths were stored all the same)',
+      'NOT VOLATILITY (not stored): these differences are real changes or a changed state, not values that vary between runs of one build; is the target the build that recorded the cassette, started from the same state (--reset <command>)?',
     );
     for (const n of c.notVolatile)
       lines.push(`  session ${n.session} #${n.seq} ${n.method}${n.name ? ` ${n.name}` : ''}: ${n.kind}: ${n.message}`);
@@ -230,7 +363,7 @@ export function renderCalibration(result: ReplayResult): string {
   const interactions = c.sessions.reduce((n, s) => n + s.interactions.length, 0);
   if (c.written)
     lines.push(
-      `calibrated ${file}: ${paths} volatile path${paths === 1 ? '' : 's'} in ${interactions} interaction${interactions === 1 ? '' : 's'}; later replays skip them for those interactions only`,
+      `calibrated ${file}: ${learned} volatile value${learned === 1 ? '' : 's'} in ${interactions} interaction${interactions === 1 ? '' : 's'}; later replays skip only their varying tokens, for those interactions only`,
     );
   else lines.push(`${file} not calibrated: ${c.note ?? 'nothing could be written'}`);
   return lines.join('\n') + '\n';

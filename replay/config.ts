@@ -8,6 +8,7 @@
  *     "ignore": ["/result/content/0/text", "tools/call get_env /result/content/*\/text",
  *                { "method": "tools/call", "name": "get_env", "paths": ["/result/structuredContent/env"] }],
  *     "timeoutMs": 5000,
+ *     "content": "fail",
  *     "cassettes": { "cassettes/weather*.cassette.json": { "ignore": ["**\/forecastId"] } }
  *   }
  * }
@@ -25,7 +26,12 @@ export interface ReplaySettings {
   /** Strings in the `--ignore` grammar (normalise.ts), or scoped rules in object form. */
   ignore?: Array<string | IgnoreRule>;
   timeoutMs?: number;
+  /** What a changed output (`output-changed`: text or values changed, the contract intact) does:
+   * `fail` (the default: exit 1, as a regression test should) or `warn` (a warning). */
+  content?: ContentPolicy;
 }
+
+export type ContentPolicy = 'fail' | 'warn';
 
 export interface ReplayConfig {
   /** Where the file was read from; cassette globs are relative to its folder. */
@@ -56,6 +62,7 @@ const settings = {
       },
     },
     timeoutMs: { type: 'integer', minimum: 1 },
+    content: { enum: ['fail', 'warn'] },
   },
 } as const;
 
@@ -130,14 +137,19 @@ function globToRegExp(glob: string): RegExp {
 
 /** The settings for one cassette: the project's, then every override whose glob (relative to the
  * config file's folder) matches the cassette, in file order. Ignore lists add up. */
-export function settingsFor(config: ReplayConfig, cassettePath: string): { ignore: IgnorePattern[]; timeoutMs?: number } {
+export function settingsFor(
+  config: ReplayConfig,
+  cassettePath: string,
+): { ignore: IgnorePattern[]; timeoutMs?: number; content?: ContentPolicy } {
   const rel = relative(dirname(config.path), resolve(cassettePath)).split(sep).join('/');
-  const out: { ignore: IgnorePattern[]; timeoutMs?: number } = { ignore: compileIgnores(config.replay.ignore) };
+  const out: { ignore: IgnorePattern[]; timeoutMs?: number; content?: ContentPolicy } = { ignore: compileIgnores(config.replay.ignore) };
   if (config.replay.timeoutMs !== undefined) out.timeoutMs = config.replay.timeoutMs;
+  if (config.replay.content !== undefined) out.content = config.replay.content;
   for (const [glob, s] of Object.entries(config.replay.cassettes ?? {})) {
     if (!globToRegExp(glob.replace(/^\.\//, '')).test(rel)) continue;
     out.ignore.push(...compileIgnores(s.ignore));
     if (s.timeoutMs !== undefined) out.timeoutMs = s.timeoutMs;
+    if (s.content !== undefined) out.content = s.content;
   }
   return out;
 }

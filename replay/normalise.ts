@@ -8,8 +8,10 @@
 
 import { CassetteError } from '../lib/errors.js';
 // Clock values in many forms, epoch numbers, UUIDs and base64 text: volatile-values.ts.
-import { normaliseScalar } from './volatile-values.js';
+import { normaliseScalar, type Mask } from './volatile-values.js';
 import { jsonPointer, pointerKeys } from '../lib/json-pointer.js';
+import { valueTooDeep } from '../lib/json-depth.js';
+import { matchTemplate, parseTemplate, type Template } from './templates.js';
 
 /** Keys whose values are volatile wherever they appear. */
 const VOLATILE_KEYS: Record<string, string> = {
@@ -33,6 +35,9 @@ export interface IgnorePattern {
   name?: string;
   /** Learned by `--calibrate`: the segments are literal (no globs), and what it removes is counted. */
   calibrated?: true;
+  /** A calibrated token template (templates.ts): the string at the path is skipped when it
+   * matches, and compared as it is when it does not. Such a pattern removes nothing. */
+  template?: Template;
 }
 
 export function compileIgnore(pattern: string): IgnorePattern {
@@ -101,6 +106,49 @@ export function calibratedPattern(path: string): IgnorePattern {
   return { ...compileIgnore(path), calibrated: true };
 }
 
+/** A calibrated template at a path; undefined when the stored text is not a template. */
+export function templatePattern(path: string, source: string): IgnorePattern | undefined {
+  const template = parseTemplate(source);
+  return template ? { ...compileIgnore(path), calibrated: true, template } : undefined;
+}
+
+/** Environment variables set by the shell or terminal a process was started from, not by the
+ * server's configuration: they differ between a host's launch and a CI shell's. */
+const SHELL_NOISE = new Set(['SHLVL', 'NO_COLOR', 'FORCE_COLOR', 'COLORTERM', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION', 'OLDPWD', '_']);
+
+/** A printed process environment (`process.env`, `os.environ`): a `PATH` among at least three
+ * keys that are all environment-variable names (npm adds lower-case `npm_config_*` ones) with
+ * string values. */
+function looksLikeEnvironment(o: Record<string, unknown>): boolean {
+  if (typeof o.PATH !== 'string' && typeof o.Path !== 'string') return false;
+  const entries = Object.entries(o);
+  return entries.length >= 3 && entries.every(([k, v]) => typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+}
+
+/** What replaces a string that matched its calibrated template. */
+export const CALIBRATED = '<calibrated>';
+
+/**
+ * The key under which a string holding a JSON object or array is compared as that JSON (a text
+ * content item that is `JSON.stringify` output): key order no longer matters, keys name their
+ * values for the built-in shapes (`"pid"`, `"firstUsed"`), and a difference points into it.
+ */
+export const JSON_TEXT = '{json}';
+
+/** The JSON a string holds, when it is a printed object or array (not too deep to walk). */
+function jsonInText(s: string): unknown {
+  const t = s.trim();
+  if (t.length < 2 || t.length > 8_000_000) return undefined;
+  const ends = (t[0] === '{' && t.at(-1) === '}') || (t[0] === '[' && t.at(-1) === ']');
+  if (!ends) return undefined;
+  try {
+    const v = JSON.parse(t) as unknown;
+    return v !== null && typeof v === 'object' && !valueTooDeep(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function segmentMatches(pattern: string, segment: string): boolean {
   if (pattern === '*') return true;
   if (!pattern.includes('*')) return pattern === segment;
@@ -130,29 +178,57 @@ function matches(p: IgnorePattern, path: string[]): boolean {
 }
 
 export function ignored(patterns: readonly IgnorePattern[], path: string[]): boolean {
-  return patterns.some((p) => matches(p, path));
+  return patterns.some((p) => !p.template && matches(p, path));
 }
 
 export function pointer(path: readonly string[]): string {
   return jsonPointer(path);
 }
 
+/** What normalising one message noted: the tokens each shape masked, by the pointer of the
+ * value they sat in (a calibrated template's hole values count as shape `calibrated`). */
+export type MaskNotes = Map<string, Mask[]>;
+
 /**
  * A deep copy of a JSON-RPC message with its volatile values replaced by placeholders and the
  * ignored paths removed. `id` is always dropped: replay remaps ids and never compares them.
- * `volatile` collects the pointers of the values that calibrated patterns removed (and no other
- * pattern did), for the count of skipped volatile values.
+ * `volatile` collects the pointers of the values that calibrated patterns removed or matched (and
+ * no other pattern did), for the count of skipped volatile values; `masks` the tokens masked.
  */
-export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [], volatile?: Set<string>): unknown {
+export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [], volatile?: Set<string>, masks?: MaskNotes): unknown {
+  const paths = ignore.filter((p) => !p.template);
+  const templates = ignore.filter((p) => p.template);
   const drop = (path: string[]): boolean => {
-    const hit = ignore.find((p) => matches(p, path));
+    const hit = paths.find((p) => matches(p, path));
     if (hit?.calibrated && volatile) volatile.add(pointer(path));
     return hit !== undefined;
+  };
+  const scalar = (value: string | number, path: string[], key: string | undefined): unknown => {
+    const found: Mask[] = [];
+    let out = normaliseScalar(value, key, masks ? found : undefined);
+    const t = templates.length ? templates.find((p) => matches(p, path))?.template : undefined;
+    if (t) {
+      const holes = matchTemplate(t, String(out));
+      if (holes) {
+        volatile?.add(pointer(path));
+        for (const h of holes) found.push({ shape: 'calibrated', value: h });
+        out = CALIBRATED;
+      }
+    }
+    if (masks && found.length) masks.set(pointer(path), found);
+    return out;
   };
   const walk = (value: unknown, path: string[], key: string | undefined, parentKey: string | undefined): unknown => {
     if (key !== undefined && key in VOLATILE_KEYS && value !== undefined && value !== null) return VOLATILE_KEYS[key];
     if (key === 'version' && parentKey !== undefined && /serverInfo$/.test(parentKey)) return '<version>';
-    if (typeof value === 'string' || typeof value === 'number') return normaliseScalar(value, key);
+    if (typeof value === 'string') {
+      const json = jsonInText(value);
+      if (json !== undefined) {
+        const p = [...path, JSON_TEXT];
+        return { [JSON_TEXT]: walk(json, p, undefined, key) };
+      }
+    }
+    if (typeof value === 'string' || typeof value === 'number') return scalar(value, path, key);
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       value.forEach((v, i) => {
@@ -163,10 +239,15 @@ export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [
     }
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
+      const env = looksLikeEnvironment(value as Record<string, unknown>);
       for (const [k, v] of Object.entries(value)) {
         if (path.length === 0 && (k === 'id' || k === 'jsonrpc')) continue;
         const p = [...path, k];
         if (drop(p)) continue;
+        if (env && SHELL_NOISE.has(k)) {
+          masks?.set(pointer(p), [{ shape: 'env-noise', value: String(v) }]);
+          continue;
+        }
         out[k] = walk(v, p, k, key);
       }
       return out;
@@ -174,4 +255,28 @@ export function normalise(message: unknown, ignore: readonly IgnorePattern[] = [
     return value;
   };
   return walk(message, [], undefined, undefined);
+}
+
+/** A masked token that differed between the recorded and the live answer. */
+export interface MaskedToken {
+  /** JSON Pointer of the value the token sat in. */
+  path: string;
+  /** The built-in shape (`pid`, `file-timestamp`…) or `calibrated` (a template's hole). */
+  shape: string;
+  recorded?: string;
+  live?: string;
+}
+
+/** The masked tokens that varied: paired by value and position within it. At most `limit`. */
+export function variedMasks(recorded: MaskNotes, live: MaskNotes, limit = 50): MaskedToken[] {
+  const out: MaskedToken[] = [];
+  for (const path of new Set([...recorded.keys(), ...live.keys()])) {
+    const r = recorded.get(path) ?? [];
+    const l = live.get(path) ?? [];
+    for (let i = 0; i < Math.max(r.length, l.length) && out.length < limit; i++) {
+      if (r[i]?.value === l[i]?.value) continue;
+      out.push({ path, shape: (l[i] ?? r[i])!.shape, ...(r[i] ? { recorded: r[i]!.value } : {}), ...(l[i] ? { live: l[i]!.value } : {}) });
+    }
+  }
+  return out;
 }

@@ -58,10 +58,16 @@ export interface ComparedAnswer {
   name?: string;
   recorded: unknown;
   live: unknown;
+  /** Both answers as they came, before normalisation (calibration reads the handshake's
+   * serverInfo from them). */
+  raw: { recorded: unknown; live: unknown };
 }
 
 export interface PlayOptions {
   timeoutMs: number;
+  /** The timeout was given (option or config): it is used as it is, not raised to a multiple of
+   * each request's recorded latency (play-waits.ts timeoutFor). */
+  timeoutGiven?: boolean;
   /** Global patterns, and patterns scoped to a method (and name): see `patternsFor`. */
   ignore: readonly IgnorePattern[];
   memory: ReplayMemory;

@@ -9,6 +9,8 @@ import { jsonOf, worst, type PlayOutcome } from './play-model.js';
 import { compareNotifications, exchangeResult, progressByToken, toResult } from './play-results.js';
 import type { SessionPlay } from './play-state.js';
 import type { InteractionResult } from './types.js';
+import { weighSchemaEvidence, type ReplayedCall, type SchemaEvidence } from './verdicts/schema-evidence.js';
+import { isObject } from './diff.js';
 
 /** What the recorded server asked the client and the live one no longer does (a GET stream's
  * are counted with that stream, exchangeResult). */
@@ -53,6 +55,36 @@ function missingServerRequests(p: SessionPlay): void {
   }
 }
 
+/** The session's tool calls and the input schemas both sides listed, to weigh its input
+ * narrowings against its calls (verdicts/schema-evidence.ts). */
+function schemaEvidence(p: SessionPlay): SchemaEvidence {
+  const recorded = new Map<string, unknown>();
+  const live = new Map<string, unknown>();
+  const calls: ReplayedCall[] = [];
+  const take = (into: Map<string, unknown>, tools: unknown) => {
+    if (Array.isArray(tools)) for (const t of tools) if (isObject(t) && typeof t.name === 'string') into.set(t.name, t.inputSchema);
+  };
+  const resultOf = (m: unknown) => (isObject(m) && isObject(m.result) ? m.result : {});
+  for (const it of p.rec.interactions) {
+    const answer = it.recordedResponse ? jsonOf(it.recordedResponse) : undefined;
+    if (it.method === 'tools/list') {
+      take(recorded, resultOf(answer).tools);
+      take(live, resultOf(it.live).tools);
+      if (it.page) take(live, p.options.memory.live.get(it.page.listing)?.items);
+    } else if (it.method === 'tools/call' && it.name !== undefined) {
+      const params = jsonOf(it.recorded).params;
+      const failed = isObject(answer) && (isObject(answer.error) || resultOf(answer).isError === true);
+      calls.push({
+        seq: it.recorded.seq,
+        tool: it.name,
+        arguments: isObject(params) ? params.arguments : undefined,
+        failedWhenRecorded: failed,
+      });
+    }
+  }
+  return { calls, recorded, live };
+}
+
 /** The session's results: every request and client exchange in recorded order, then the
  * session-level differences; a failure with the seq of the message whose answers it awaited. */
 export function sessionOutcome(p: SessionPlay): PlayOutcome {
@@ -76,6 +108,7 @@ export function sessionOutcome(p: SessionPlay): PlayOutcome {
     results.splice(at === -1 ? results.length : at, 0, e);
   }
   const out = results.map((r) => r.r);
+  weighSchemaEvidence(out, schemaEvidence(p));
   // A session cut short (a failure, or a refused revision) has no comparable notification stream.
   const notes = cut ? [] : compareNotifications(rec.recordedNotifications, p.liveNotifications, options);
   const sessionLevel = [...p.sessionDiffs, ...notes];

@@ -5,7 +5,7 @@
  */
 import { DEEP_TEXT } from '../lib/json-depth.js';
 import { diffJson, isObject } from './diff.js';
-import { normalise, patternsFor, type IgnorePattern } from './normalise.js';
+import { normalise, patternsFor, variedMasks, type IgnorePattern, type MaskNotes } from './normalise.js';
 import { asWholeList, recordedItems, withoutList, type LiveListing, type PagePlan } from './pagination.js';
 import { carryRedactions } from '../lib/masked-values.js';
 import { jsonOf, key, pushTo, worst, type ExchangeStep, type Interaction, type Json, type PlayOptions } from './play-model.js';
@@ -90,9 +90,18 @@ export function toResult(
   const asked = it.method === 'initialize' ? jsonOf(it.recorded).params : undefined;
   const judging = isObject(asked) && typeof asked.protocolVersion === 'string' ? { ...context, requested: asked.protocolVersion } : context;
   const skipped = new Set<string>();
-  const recordedAnswer = normalise(jsonOf(it.recordedResponse), ignore, skipped);
-  const liveAnswer = normalise(live, ignore, skipped);
-  options.observe?.({ ...base, index: it.index, recorded: recordedAnswer, live: liveAnswer });
+  const recordedMasks: MaskNotes = new Map();
+  const liveMasks: MaskNotes = new Map();
+  const recordedAnswer = normalise(jsonOf(it.recordedResponse), ignore, skipped, recordedMasks);
+  const liveAnswer = normalise(live, ignore, skipped, liveMasks);
+  options.observe?.({
+    ...base,
+    index: it.index,
+    recorded: recordedAnswer,
+    live: liveAnswer,
+    raw: { recorded: jsonOf(it.recordedResponse), live },
+  });
+  const masked = variedMasks(recordedMasks, liveMasks);
   const differences = [...judgeResponse(it.method, recordedAnswer, liveAnswer, judging), ...it.extra];
   const params = jsonOf(it.recorded).params;
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
@@ -118,7 +127,14 @@ export function toResult(
     }
   }
   const outcome = worst(differences) ?? 'same';
-  return { ...base, outcome, differences, durationMs: durationOf(it), ...(skipped.size ? { volatileSkipped: skipped.size } : {}) };
+  return {
+    ...base,
+    outcome,
+    differences,
+    durationMs: durationOf(it),
+    ...(skipped.size ? { volatileSkipped: skipped.size } : {}),
+    ...(masked.length ? { masked } : {}),
+  };
 }
 
 const durationOf = (it: Interaction) => Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10;

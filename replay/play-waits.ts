@@ -6,7 +6,7 @@
  */
 import type { RecordedMessage } from '../lib/message.js';
 import type { ExchangeAnswer } from './live/connection.js';
-import type { ExchangeStep, Interaction } from './play-model.js';
+import type { ExchangeStep, Interaction, PlayOptions } from './play-model.js';
 import { poke, wakeOnFailure, type SessionPlay } from './play-state.js';
 
 /** A recorded point: before the message with this seq, before this time, or the session's end. */
@@ -24,11 +24,24 @@ function countBelow(values: readonly number[], x: number): number {
   return lo;
 }
 
+/** How many times its recorded latency a request may take by default. */
+export const LATENCY_FACTOR = 5;
+
+/** A request's timeout: the one given; by default the larger of it and LATENCY_FACTOR times the
+ * request's recorded latency, so a tool that was slow when recorded is not a timeout now. */
+export function timeoutFor(it: Interaction, options: PlayOptions): { ms: number; why: string } {
+  const recorded = it.recordedResponse ? it.recordedResponse.t - it.recorded.t : 0;
+  const scaled = Math.ceil(recorded * LATENCY_FACTOR);
+  if (options.timeoutGiven || scaled <= options.timeoutMs) return { ms: options.timeoutMs, why: '' };
+  return { ms: scaled, why: ` (${LATENCY_FACTOR}x its recorded ${Math.round(recorded)} ms)` };
+}
+
 /** Resolves once `it` has its live answer, on a failure, or after the timeout (a failure). */
 export function waitFor(p: SessionPlay, it: Interaction): Promise<void> {
   if (it.live || p.failure) return Promise.resolve();
+  const timeout = timeoutFor(it, p.options);
   return new Promise((resolve) => {
-    const remaining = Math.max(0, (it.sentAt ?? performance.now()) + p.options.timeoutMs - performance.now());
+    const remaining = Math.max(0, (it.sentAt ?? performance.now()) + timeout.ms - performance.now());
     const done = () => {
       clearTimeout(timer);
       p.failureWaiters.delete(done);
@@ -37,7 +50,7 @@ export function waitFor(p: SessionPlay, it: Interaction): Promise<void> {
     const timer = setTimeout(() => {
       p.failure ??= {
         code: 'MCPC_REPLAY_TIMEOUT',
-        message: `the server did not answer ${it.method}${it.name ? ` (${it.name})` : ''} within ${p.options.timeoutMs} ms; raise --timeout if it is only slow`,
+        message: `the server did not answer ${it.method}${it.name ? ` (${it.name})` : ''} within ${timeout.ms} ms${timeout.why}; raise --timeout if it is only slow`,
       };
       done();
     }, remaining);

@@ -11,7 +11,10 @@ export const REPLAY_COMMAND: CommandModule = {
   positionals: [{ name: 'cassette', variadic: true }],
   options: {
     url: { type: 'string', describe: 'Streamable HTTP endpoint to replay against (instead of a server command)' },
-    timeout: { type: 'number', describe: 'Per-request timeout in ms (default 10000)' },
+    timeout: {
+      type: 'number',
+      describe: "Per-request timeout in ms (default: 10000, or 5 times the request's recorded latency when that is longer)",
+    },
     ignore: {
       type: 'string',
       array: true,
@@ -22,7 +25,21 @@ export const REPLAY_COMMAND: CommandModule = {
     calibrate: {
       type: 'string',
       describe:
-        'Replay N times (default 2) against the build that recorded the cassette and store the paths whose values differ in it; later replays skip them: --calibrate [N]',
+        "Replay N times (default 2) against the build that recorded the cassette and store, per request, the tokens whose values differ (as templates) in it; later replays skip only those tokens: --calibrate [N]. Refuses (exit 2) when the server's name or version differs from the recording's",
+    },
+    reset: {
+      type: 'string',
+      describe:
+        'Shell command run before the replay and before each --calibrate run, to put a stateful server\'s data back where the recording started (e.g. "cp -r fixtures/. data/")',
+    },
+    force: {
+      type: 'boolean',
+      default: false,
+      describe: "With --calibrate: learn even from a server whose name or version differs from the recording's",
+    },
+    content: {
+      type: 'string',
+      describe: 'What a changed output (output-changed: text or values changed, the contract intact) does: fail (default, exit 1) or warn',
     },
     report: {
       type: 'string',

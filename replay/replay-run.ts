@@ -1,7 +1,8 @@
 /**
  * `mcp-cassette replay <cassette> -- <server command…>` / `--url <endpoint>`: thin handler that
  * parses, calls replayCassette, writes the reports and returns the exit status (0 no breaking
- * change, 1 breaking or, with --strict, warnings, 2 the replay could not run).
+ * change and no changed output, 1 breaking or changed output or, with --strict, warnings, 2 the
+ * replay could not run).
  */
 import { CassetteError } from '../lib/errors.js';
 import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
@@ -33,6 +34,12 @@ export interface ReplayArgs {
   progress?: boolean;
   /** `--calibrate [N]`: the runs as given (`''` for the default), or absent. */
   calibrate?: string;
+  /** `--reset <command>`: run before the replay and each calibration run. */
+  reset?: string;
+  /** `--force`: calibrate against another server or version all the same. */
+  force?: boolean;
+  /** `--content fail|warn`. */
+  content?: 'fail' | 'warn';
 }
 
 /** Where the handler writes: the report to `out`, the progress bar to `err`. */
@@ -87,6 +94,11 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
   const reports = parseReports(args.report);
   const headers = parseHeaderOptions(args.header);
   const calibrate = parseRuns(args.calibrate);
+  if (args.content !== undefined && args.content !== 'fail' && args.content !== 'warn')
+    throw new CassetteError(
+      'MCPC_USAGE',
+      `--content takes fail or warn, got "${String(args.content)}": what a changed output does (fail: exit 1, the default)`,
+    );
   const progress = { isTTY: err.isTTY, env, quiet: Boolean(args.quiet), ...(args.progress === false ? { enabled: false } : {}) };
   let bar: ProgressBar | undefined;
   let decided = false;
@@ -101,6 +113,9 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
       ...(Object.keys(headers).length ? { headers } : {}),
       ...(args.update ? { update: true, redactHeaders: args.redactHeader ?? [] } : {}),
       ...(calibrate !== undefined ? { calibrate } : {}),
+      ...(args.reset !== undefined ? { reset: args.reset } : {}),
+      ...(args.force ? { force: true } : {}),
+      ...(args.content !== undefined ? { content: args.content } : {}),
       onSessionStart: (index, total, session) => {
         if (!decided) {
           decided = true;
@@ -141,4 +156,7 @@ export const REPLAY_HANDLER: CommandModule['handler'] = async (args) =>
     redactHeader: (args['redact-header'] as unknown[]).map(String),
     progress: Boolean(args.progress),
     ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
+    ...(args.reset !== undefined ? { reset: String(args.reset) } : {}),
+    ...(args.force ? { force: true } : {}),
+    ...(args.content !== undefined ? { content: args.content as 'fail' | 'warn' } : {}),
   });

@@ -9,16 +9,26 @@ import { Agent } from 'undici';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { loadCassetteInput, oneCassetteFile } from '../lib/cassette/cassette-set.js';
 import { CassetteError } from '../lib/errors.js';
-import { loadReplayConfig, settingsFor } from './config.js';
+import { loadReplayConfig, settingsFor, type ContentPolicy } from './config.js';
 import { HttpConnection } from './live/http.js';
 import { StdioConnection } from './live/stdio.js';
 import type { LiveConnection } from './live/connection.js';
 import { LiveTape } from './live/tape.js';
 import { calibrateCassette, volatileOptions } from './calibrate.js';
+import { runReset } from './reset.js';
 import { compileIgnores, type IgnoreRule } from './normalise.js';
-import { newMemory, type ComparedAnswer } from './play-model.js';
+import { newMemory, worst, type ComparedAnswer } from './play-model.js';
 import { playSession } from './player.js';
-import { VERDICT_RANK, type ReplayResult, type ReplaySummary, type SessionResult, type UpdateResult, type Verdict } from './types.js';
+import {
+  VERDICT_RANK,
+  type Difference,
+  type InteractionResult,
+  type ReplayResult,
+  type ReplaySummary,
+  type SessionResult,
+  type UpdateResult,
+  type Verdict,
+} from './types.js';
 import { needsUpdate, rebuildSession, secretHeadersOf, writeUpdate, type TapedSession } from './update.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -54,6 +64,15 @@ export interface ReplayOptions {
    * recorded the cassette and store the paths whose values differed in the cassette's
    * `calibration` (see calibrate.ts); `result.calibration` says what was stored. */
   calibrate?: number;
+  /** What a changed output (`output-changed`) does: `fail` (default, exit 1) or `warn`. Overrides
+   * the config file's `content`. */
+  content?: ContentPolicy;
+  /** With `calibrate`: learn even when the live handshake names another server or version than
+   * the recording (otherwise calibration refuses, MCPC_USAGE). */
+  force?: boolean;
+  /** A shell command run before the replay, and before each calibration run: it puts a stateful
+   * server's data back where the recording started (reset.ts). */
+  reset?: string;
   /** Used by calibration: sees every compared answer; the cassette's calibration is not applied. */
   calibrating?: (session: RecordedSession, answer: ComparedAnswer) => void;
   /** Called when a session starts playing (1-based index), for progress output. */
@@ -62,11 +81,18 @@ export interface ReplayOptions {
   onSession?: (session: SessionResult, total: number) => void;
 }
 
+/** Under `content: warn`: a changed output is a warning, the interaction judged again. */
+function contentAsWarning(i: InteractionResult): InteractionResult {
+  if (!i.differences.some((d) => d.verdict === 'changed')) return i;
+  const differences = i.differences.map((d): Difference => (d.verdict === 'changed' ? { ...d, verdict: 'warning' } : d));
+  return { ...i, differences, outcome: worst(differences) ?? 'same' };
+}
+
 function sessionOutcome(s: SessionResult): SessionResult['outcome'] {
   if (s.error) return 'error';
   let w: Verdict | undefined;
   for (const i of s.interactions) {
-    if (i.outcome === 'breaking' || i.outcome === 'warning' || i.outcome === 'compatible') {
+    if (i.outcome === 'breaking' || i.outcome === 'changed' || i.outcome === 'warning' || i.outcome === 'compatible') {
       if (!w || VERDICT_RANK[i.outcome] > VERDICT_RANK[w]) w = i.outcome;
     }
   }
@@ -80,10 +106,11 @@ export function summarise(sessions: SessionResult[]): ReplaySummary {
     interactions: 0,
     same: 0,
     breaking: 0,
+    changed: 0,
     warning: 0,
     compatible: 0,
     skipped: 0,
-    differences: { breaking: 0, warning: 0, compatible: 0 },
+    differences: { breaking: 0, changed: 0, warning: 0, compatible: 0 },
     volatileSkipped: 0,
   };
   for (const session of sessions) {
@@ -111,15 +138,19 @@ export async function replayCassette(path: string | readonly string[], options: 
   }
   const input = loadCassetteInput(path);
   if (options.calibrate !== undefined) return calibrateCassette(oneCassetteFile(input, 'replay --calibrate'), options);
+  if (options.force)
+    throw new CassetteError('MCPC_USAGE', '--force only applies to --calibrate (learn from a build other than the recorded one)');
   if (options.update) oneCassetteFile(input, 'replay --update');
   const cassettePath = input.single ?? input.files[0]!;
   const cassette = input.cassette;
   const config = options.config === false ? undefined : loadReplayConfig(options.config);
   const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
   const timeoutMs = options.timeoutMs ?? fromConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const content = options.content ?? fromConfig.content ?? 'fail';
   if (!(timeoutMs > 0))
     throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
   const ignore = [...fromConfig.ignore, ...compileIgnores(options.ignore)];
+  if (options.reset) runReset(options.reset);
   const started = Date.now();
   const memory = newMemory(cassette.sessions);
   const agent = options.url ? new Agent({ connections: 16 }) : undefined;
@@ -171,6 +202,7 @@ export async function replayCassette(path: string | readonly string[], options: 
       try {
         outcome = await playSession(recorded, conn, {
           timeoutMs,
+          ...(options.timeoutMs !== undefined || fromConfig.timeoutMs !== undefined ? { timeoutGiven: true } : {}),
           ignore,
           memory,
           ...volatileOptions(cassette, recorded, options.calibrating),
@@ -178,7 +210,11 @@ export async function replayCassette(path: string | readonly string[], options: 
       } finally {
         await conn.close();
       }
-      const result: SessionResult = { ...base, outcome: 'same', interactions: outcome.interactions };
+      const result: SessionResult = {
+        ...base,
+        outcome: 'same',
+        interactions: content === 'warn' ? outcome.interactions.map(contentAsWarning) : outcome.interactions,
+      };
       if (conn instanceof HttpConnection && conn.redactedHeaders.size) {
         result.note = `recorded headers not replayed because the cassette holds them redacted: ${[...conn.redactedHeaders].join(', ')}`;
       }
@@ -243,7 +279,7 @@ export async function replayCassette(path: string | readonly string[], options: 
     target: hasCommand ? { command: [...options.command!] } : { url: options.url! },
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    outcome: error ? 'error' : summary.breaking > 0 ? 'breaking' : 'passed',
+    outcome: error ? 'error' : summary.breaking > 0 ? 'breaking' : summary.changed > 0 ? 'changed' : 'passed',
     ...(error ? { error } : {}),
     summary,
     sessions,
@@ -268,7 +304,7 @@ export function exitCodeFor(result: ReplayResult, strict = false): number {
   if (result.outcome === 'error') return 2;
   if (result.calibration) return result.calibration.written ? 0 : 2;
   if (result.update) return result.update.conflicts.length ? 2 : 0;
-  if (result.summary.breaking > 0) return 1;
+  if (result.summary.breaking > 0 || result.summary.changed > 0) return 1;
   if (strict && result.summary.warning > 0) return 1;
   return 0;
 }

@@ -4,7 +4,7 @@
  * interaction), Markdown (a PR comment or $GITHUB_STEP_SUMMARY) and GitHub workflow annotations.
  */
 import { relative } from 'node:path';
-import type { Difference, InteractionResult, ReplayResult, SessionResult } from './types.js';
+import type { Difference, InteractionResult, MaskedToken, ReplayResult, SessionResult } from './types.js';
 import { annotationData, annotationProperty, md, mdCode, xmlText } from '../lib/report-escape.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'markdown', 'github'] as const;
@@ -70,18 +70,34 @@ export function renderReport(format: ReportFormat, result: ReplayResult, strict 
   }
 }
 
+/** One masked token, for a console line: its shape, where, and both values. */
+function maskText(m: MaskedToken): string {
+  const v = (x: string | undefined) => (x === undefined ? '(none)' : JSON.stringify(x.length > 60 ? `${x.slice(0, 59)}…` : x));
+  return `${m.shape} at ${m.path || '/'}: ${v(m.recorded)} → ${v(m.live)}`;
+}
+
+/** `pid 3, file-timestamp 2`: the masked tokens that differed, counted by shape. */
+function maskedShapes(result: ReplayResult): string {
+  const count = new Map<string, number>();
+  for (const s of result.sessions)
+    for (const i of s.interactions) for (const m of i.masked ?? []) count.set(m.shape, (count.get(m.shape) ?? 0) + 1);
+  return [...count].map(([shape, n]) => `${shape} ${n}`).join(', ');
+}
+
 export function renderConsole(result: ReplayResult, colour: boolean): string {
   const paint = (code: number, s: string) => (colour ? `\u001b[${code}m${s}\u001b[0m` : s);
   const tag = (v: string) =>
     v === 'breaking'
       ? paint(31, 'BREAKING')
-      : v === 'warning'
-        ? paint(33, 'WARNING ')
-        : v === 'compatible'
-          ? paint(36, 'COMPAT  ')
-          : v === 'same'
-            ? paint(32, 'ok      ')
-            : paint(2, v.toUpperCase().padEnd(8));
+      : v === 'changed'
+        ? paint(35, 'CHANGED ')
+        : v === 'warning'
+          ? paint(33, 'WARNING ')
+          : v === 'compatible'
+            ? paint(36, 'COMPAT  ')
+            : v === 'same'
+              ? paint(32, 'ok      ')
+              : paint(2, v.toUpperCase().padEnd(8));
   const target = result.target.url ?? result.target.command?.join(' ') ?? '';
   const lines = [`replay ${where(result)} against ${target}`];
   for (const s of result.sessions) {
@@ -98,6 +114,8 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
         if (d.live !== undefined) lines.push(`          ${paint(32, `+ ${c.live}`)}`);
         if (c.offset !== undefined) lines.push(`          ${paint(2, `  ${' '.repeat(c.column!)}^ ${differsAt(c)}`)}`);
       }
+      for (const m of (i.masked ?? []).slice(0, 3)) lines.push(`      ${paint(2, `masked ${maskText(m)}`)}`);
+      if ((i.masked?.length ?? 0) > 3) lines.push(`      ${paint(2, `masked ${i.masked!.length - 3} more (the JSON report lists them)`)}`);
     }
     if (s.error) lines.push(`  ${paint(31, 'ERROR')} ${s.error.code}: ${s.error.message}`);
   }
@@ -111,10 +129,12 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
       ),
     );
   lines.push(
-    `${m.interactions} interactions in ${m.sessions} sessions: ${m.same} unchanged, ${m.breaking} breaking, ${m.warning} warning, ${m.compatible} compatible, ${m.skipped} skipped (${result.durationMs} ms)`,
+    `${m.interactions} interactions in ${m.sessions} sessions: ${m.same} unchanged, ${m.breaking} breaking, ${m.changed} changed, ${m.warning} warning, ${m.compatible} compatible, ${m.skipped} skipped (${result.durationMs} ms)`,
   );
   if (m.volatileSkipped)
     lines.push(`${m.volatileSkipped} volatile value${m.volatileSkipped === 1 ? '' : 's'} skipped, as calibrated (--calibrate)`);
+  const shapes = maskedShapes(result);
+  if (shapes) lines.push(`volatile tokens masked where they differed: ${shapes} (each is listed under its interaction in the JSON report)`);
   const update = updateSummary(result);
   if (update) lines.push(update.written ? paint(32, update.text) : update.text);
   return lines.join('\n') + '\n';
@@ -147,7 +167,7 @@ const diffText = (ds: readonly Difference[]) =>
     .join('\n');
 
 function junit(result: ReplayResult, strict: boolean): string {
-  const fails = (i: InteractionResult) => i.outcome === 'breaking' || (strict && i.outcome === 'warning');
+  const fails = (i: InteractionResult) => i.outcome === 'breaking' || i.outcome === 'changed' || (strict && i.outcome === 'warning');
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const total = result.sessions.reduce((n, s) => n + Math.max(1, s.interactions.length), 0);
   const failures = result.sessions.reduce((n, s) => n + s.interactions.filter(fails).length, 0);
@@ -174,7 +194,7 @@ function junit(result: ReplayResult, strict: boolean): string {
         out.push(
           `      <failure message="${xmlText(
             i.differences
-              .filter((d) => d.verdict === 'breaking' || (strict && d.verdict === 'warning'))
+              .filter((d) => d.verdict === 'breaking' || d.verdict === 'changed' || (strict && d.verdict === 'warning'))
               .map((d) => d.message)
               .join('; '),
           )}" type="${i.outcome}">${xmlText(diffText(i.differences))}</failure>`,
@@ -194,7 +214,8 @@ function junit(result: ReplayResult, strict: boolean): string {
 
 function markdown(result: ReplayResult): string {
   const m = result.summary;
-  const icon = result.outcome === 'error' ? '⛔' : result.outcome === 'breaking' ? '❌' : m.warning ? '⚠️' : '✅';
+  const icon =
+    result.outcome === 'error' ? '⛔' : result.outcome === 'breaking' || result.outcome === 'changed' ? '❌' : m.warning ? '⚠️' : '✅';
   const lines = [`## ${icon} mcp-cassette replay: \`${where(result)}\``, ''];
   if (result.error)
     lines.push(
@@ -202,9 +223,9 @@ function markdown(result: ReplayResult): string {
       '',
     );
   lines.push(
-    '| unchanged | breaking | warning | compatible | skipped |',
-    '|---|---|---|---|---|',
-    `| ${m.same} | ${m.breaking} | ${m.warning} | ${m.compatible} | ${m.skipped} |`,
+    '| unchanged | breaking | changed | warning | compatible | skipped |',
+    '|---|---|---|---|---|---|',
+    `| ${m.same} | ${m.breaking} | ${m.changed} | ${m.warning} | ${m.compatible} | ${m.skipped} |`,
     '',
   );
   const update = updateSummary(result);
@@ -246,7 +267,7 @@ function github(result: ReplayResult): string {
       for (const d of i.differences) {
         if (d.verdict === 'compatible') continue;
         lines.push(
-          `::${d.verdict === 'breaking' ? 'error' : 'warning'} file=${file},title=${annotationProperty(`replay ${d.verdict}: ${d.kind}`)}::${annotationData(`${d.message} (${at(s, i)}${d.path ? `, ${d.path}` : ''})`)}`,
+          `::${d.verdict === 'breaking' || d.verdict === 'changed' ? 'error' : 'warning'} file=${file},title=${annotationProperty(`replay ${d.verdict}: ${d.kind}`)}::${annotationData(`${d.message} (${at(s, i)}${d.path ? `, ${d.path}` : ''})`)}`,
         );
       }
     }

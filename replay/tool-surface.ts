@@ -107,15 +107,7 @@ function toolChanges(name: string, tool: Json, lt: Json, p: string): Difference[
       `${p}/annotations`,
     ),
   );
-  out.push(
-    ...compareSchemas(
-      tool.inputSchema ?? {},
-      lt.inputSchema ?? {},
-      'input',
-      ['result', 'tools', name, 'inputSchema'],
-      `tool "${name}" input`,
-    ),
-  );
+  out.push(...inputSchemaChanges(name, tool.inputSchema, lt.inputSchema, p));
   if (tool.outputSchema !== undefined && lt.outputSchema === undefined) {
     out.push({
       verdict: 'breaking',
@@ -150,6 +142,44 @@ function toolChanges(name: string, tool: Json, lt: Json, p: string): Difference[
     });
   }
   return out;
+}
+
+/** Whether a tool's input schema is what the spec requires: a JSON object schema with `type: "object"`. */
+const isObjectSchema = (s: unknown): boolean => isObject(s) && s.type === 'object';
+
+/**
+ * A tool's input schema. The spec requires `inputSchema` to be an object schema (`type:
+ * "object"`), and the official v1 SDK client checks it: one tool without it and the client refuses
+ * the whole `tools/list` answer. A schema that lost it breaks every such client, whatever its
+ * properties say (filesystem 2025.7.1 listed 11 tools with nothing but `$schema`), so it is one
+ * difference for the tool, not a property-by-property comparison with a schema that constrains
+ * nothing. One that gained it is a fix that declares arguments clients were never shown (a warning
+ * to read them); otherwise the schemas are compared by variance.
+ */
+function inputSchemaChanges(name: string, recorded: unknown, live: unknown, p: string): Difference[] {
+  if (isObjectSchema(recorded) && !isObjectSchema(live))
+    return [
+      {
+        verdict: 'breaking',
+        kind: 'input-schema-not-object',
+        path: `${p}/inputSchema${isObject(live) ? '/type' : ''}`,
+        message: `tool "${name}": inputSchema no longer has type "object" (the spec requires it; the official v1 client rejects the whole tools/list)`,
+        recorded,
+        live,
+      },
+    ];
+  if (!isObjectSchema(recorded) && isObjectSchema(live))
+    return [
+      {
+        verdict: 'warning',
+        kind: 'input-schema-now-object',
+        path: `${p}/inputSchema`,
+        message: `tool "${name}": inputSchema now has type "object" (without it the official v1 client rejected the whole tools/list), and declares its arguments: read them`,
+        recorded,
+        live,
+      },
+    ];
+  return compareSchemas(recorded ?? {}, live ?? {}, 'input', ['result', 'tools', name, 'inputSchema'], `tool "${name}" input`);
 }
 
 /**

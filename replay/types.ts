@@ -3,11 +3,17 @@
  * what the JSON report holds (its schema is replay/replay-report.schema.json).
  */
 import type { TransportKind } from '../lib/cassette/cassette.js';
+import type { MaskedToken } from './normalise.js';
 
-/** How much a difference matters to a client of the server. */
-export type Verdict = 'breaking' | 'warning' | 'compatible';
+export type { MaskedToken };
 
-export const VERDICT_RANK: Record<Verdict, number> = { compatible: 0, warning: 1, breaking: 2 };
+/** How much a difference matters: `breaking`, a client that worked may now fail (a contract
+ * broke); `changed`, the output changed while the contract held (fails by default, as a
+ * regression test should; the `content` policy can make it a warning); `warning`, something to
+ * look at; `compatible`, the server offers more. */
+export type Verdict = 'breaking' | 'changed' | 'warning' | 'compatible';
+
+export const VERDICT_RANK: Record<Verdict, number> = { compatible: 0, warning: 1, changed: 2, breaking: 3 };
 
 /** One difference between what the recorded server answered and what the live server answered. */
 export interface Difference {
@@ -44,6 +50,9 @@ export interface InteractionResult {
   /** Values left out of the comparison because `--calibrate` learned they are volatile here
    * (recorded and live values at the same path count once); absent when none. */
   volatileSkipped?: number;
+  /** Tokens masked as volatile (built-in shapes, calibrated template holes) whose recorded and
+   * live values differed: what was not compared, so a reader can check it (at most 50). */
+  masked?: MaskedToken[];
 }
 
 export type ReplayErrorCode = 'MCPC_REPLAY_SPAWN_FAILED' | 'MCPC_REPLAY_SERVER_EXITED' | 'MCPC_REPLAY_TIMEOUT' | 'MCPC_REPLAY_HTTP_FAILED';
@@ -76,11 +85,13 @@ export interface ReplaySummary {
   interactions: number;
   same: number;
   breaking: number;
+  /** Interactions whose worst difference is a changed output (`output-changed`). */
+  changed: number;
   warning: number;
   compatible: number;
   skipped: number;
   /** Differences, counted one by one. */
-  differences: { breaking: number; warning: number; compatible: number };
+  differences: { breaking: number; changed: number; warning: number; compatible: number };
   /** Volatile values skipped, summed over the interactions (see `InteractionResult.volatileSkipped`). */
   volatileSkipped: number;
 }
@@ -110,11 +121,18 @@ export interface CalibrationResult {
   sessions: Array<{
     index: number;
     id: string;
-    interactions: Array<{ request: number; seq: number; method: string; name?: string; paths: string[] }>;
+    interactions: Array<{
+      request: number;
+      seq: number;
+      method: string;
+      name?: string;
+      paths: string[];
+      templates?: Record<string, string>;
+    }>;
   }>;
-  /** Breaking differences seen while calibrating that are not changed values (a tool removed, an
-   * error code changed, …): the target is probably not the build that recorded the cassette.
-   * Their paths were stored all the same. */
+  /** What was seen while calibrating and not stored: differences that are not changed values (a
+   * tool removed, an error code changed, a call that now fails: another build, or another state),
+   * and values that changed beyond tokens (`not-token-volatility`). */
   notVolatile: Array<{ session: number; seq: number; method: string; name?: string; kind: string; message: string }>;
   /** Sessions whose findings were not stored: another process changed or removed them meanwhile. */
   conflicts: Array<{ id: string; reason: string }>;
@@ -127,9 +145,11 @@ export interface ReplayResult {
   target: { command?: string[]; url?: string };
   startedAt: string;
   durationMs: number;
-  /** `passed`: no breaking change (warnings and compatible changes may exist); `breaking`: at
-   * least one breaking change; `error`: the replay could not run to the end (see `error`). */
-  outcome: 'passed' | 'breaking' | 'error';
+  /** `passed`: no breaking change and no changed output (warnings and compatible changes may
+   * exist); `breaking`: at least one breaking change; `changed`: no breaking change, at least one
+   * changed output (`output-changed` under the default `content: fail` policy); `error`: the
+   * replay could not run to the end (see `error`). */
+  outcome: 'passed' | 'breaking' | 'changed' | 'error';
   error?: ReplayRunError;
   summary: ReplaySummary;
   sessions: SessionResult[];

@@ -68,7 +68,7 @@ export function secretHeadersOf(cassette: Cassette, extra: readonly string[] = [
 
 /** Whether a replayed session should be re-recorded: it changed (any verdict). */
 export function needsUpdate(result: SessionResult): boolean {
-  return result.outcome === 'breaking' || result.outcome === 'warning' || result.outcome === 'compatible';
+  return result.outcome === 'breaking' || result.outcome === 'changed' || result.outcome === 'warning' || result.outcome === 'compatible';
 }
 
 /** The recorded messages a live server frame is paired with, for carrying redactions over. */

@@ -131,22 +131,26 @@ export interface RecordedSession {
 }
 
 /** The shape of `calibration`; versioned on its own, so it can change without a new cassette
- * format (a cassette without it is untouched). */
-export const CALIBRATION_VERSION = 1;
+ * format (a cassette without it is untouched). Version 1 stored whole paths only; version 2 adds
+ * token templates and keeps paths for keys that come and go. Both are read. */
+export const CALIBRATION_VERSION = 2;
 
-/** What `replay --calibrate` learned about one recorded request: the JSON Pointers into its
- * answer whose values differ between runs of the same build. `method` and `name` say which
- * request the key points at; replay applies the paths only while they still match. */
+/** What `replay --calibrate` learned about one recorded request. `method` and `name` say which
+ * request the key points at; replay applies what was learned only while they still match. */
 export interface CalibratedInteraction {
   method: string;
   name?: string;
+  /** Left out of the comparison: keys with a scalar value that come and go between runs (in a
+   * version 1 calibration: any path whose value differed). */
   paths: string[];
+  /** Per JSON Pointer, the string with its varying tokens as holes (replay/templates.ts). */
+  templates?: Record<string, string>;
 }
 
 /** `replay --calibrate`'s findings: per session id, per request (keyed by its 1-based index among
- * the client's requests in that session, which `replay --update` keeps), the volatile paths. */
+ * the client's requests in that session, which `replay --update` keeps). */
 export interface Calibration {
-  version: typeof CALIBRATION_VERSION;
+  version: 1 | typeof CALIBRATION_VERSION;
   /** How many live runs the paths were learned from. */
   runs: number;
   calibratedAt: string;

@@ -70,6 +70,22 @@ function branches(s: Schema, other: unknown): unknown[] {
   return [s];
 }
 
+/** The property names of an object schema, sorted ('' for a schema without properties). */
+const propertyNames = (s: Schema): string => (isObject(s.properties) ? Object.keys(s.properties).sort().join('\u0000') : '');
+
+/**
+ * Whether two alternatives have the same shape: both declare the same types and the same property
+ * names, so that one is the other with other values (a wider enum, other bounds) rather than
+ * another kind of thing.
+ */
+function sameShape(a: unknown, b: unknown): boolean {
+  if (!isObject(a) || !isObject(b)) return false;
+  const at = types(a);
+  const bt = types(b);
+  if (!at || !bt || at.size !== bt.size || [...at].some((t) => !bt.has(t))) return false;
+  return propertyNames(a) === propertyNames(b);
+}
+
 function describeBranch(b: unknown): string {
   if (isObject(b) && typeof b.type === 'string' && Object.keys(b).every((k) => k === 'type' || ANNOTATIONS.has(k))) return b.type;
   const text = JSON.stringify(b);
@@ -80,8 +96,13 @@ function describeBranch(b: unknown): string {
  * Unions by variance, branch by branch. An input must still accept everything it accepted: each
  * old alternative needs a new one that accepts it without a breaking change (else narrowed); new
  * alternatives widen it. An output may only promise less: each new alternative needs an old one
- * it stays within; one that has none is a shape clients have not seen (a warning to check, e.g. an
- * output schema wrapped into `anyOf` next to its old shape); old alternatives that are gone narrow it.
+ * it stays within. One that has none but has the shape of an old one (the same type, the same
+ * property names) is that alternative with other values, and its changes are reported as they are,
+ * breaking ones included (filesystem's read_media_file items, `anyOf[{type: image|audio}, {resource}]`
+ * back to one `{type: image|audio|blob}`: the image/audio alternative may now say "blob", and the
+ * resource one is gone); one without such a match is a shape clients have not seen (a warning to
+ * check, e.g. an output schema wrapped into `anyOf` next to its old shape). Old alternatives that
+ * are gone narrow it.
  */
 function unionChanges(ob: unknown[], nb: unknown[], polarity: Polarity, p: string[], label: string): Difference[] {
   const out: Difference[] = [];
@@ -91,16 +112,24 @@ function unionChanges(ob: unknown[], nb: unknown[], polarity: Polarity, p: strin
   const at = (i: number, side: 'old' | 'new') => [...p, ...((side === 'old' ? ob : nb).length > 1 ? ['anyOf', String(i)] : [])];
   for (const [i, b] of from.entries()) {
     let best: { j: number; diffs: Difference[] } | undefined;
+    // Output: the old alternative of the same shape with the fewest breaking changes.
+    let closest: { j: number; diffs: Difference[]; breaking: number } | undefined;
     for (const [j, c] of to.entries()) {
       const [oldB, newB, oi, nj] = polarity === 'input' ? [b, c, i, j] : [c, b, j, i];
       const diffs = compareSchemas(oldB, newB, polarity, at(nj, 'new'), label).map((d) => ({
         ...d,
         path: d.path || pointer(at(oi, 'new')),
       }));
-      if (diffs.some((d) => d.verdict === 'breaking')) continue;
+      const breaking = diffs.filter((d) => d.verdict === 'breaking').length;
+      if (breaking) {
+        const fewer = !closest || breaking < closest.breaking || (breaking === closest.breaking && diffs.length < closest.diffs.length);
+        if (polarity === 'output' && sameShape(oldB, newB) && fewer) closest = { j, diffs, breaking };
+        continue;
+      }
       if (!best || diffs.length < best.diffs.length) best = { j, diffs };
       if (!diffs.length) break;
     }
+    best ??= closest;
     if (!best) {
       if (polarity === 'input')
         out.push({

@@ -137,7 +137,7 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
         recorded: rErr.code,
         live: lErr.code,
       });
-    if (rErr.message !== lErr.message)
+    if (!deepEqual(rErr.message, lErr.message))
       out.push({
         verdict: 'compatible',
         kind: 'error-message-changed',

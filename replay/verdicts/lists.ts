@@ -3,8 +3,43 @@ import { deepEqual } from '../diff.js';
 import { byKey } from '../tool-surface.js';
 import type { Difference } from '../types.js';
 
+type Json = Record<string, unknown>;
+
+/**
+ * A prompt argument on both sides, beyond becoming required (judged with the additions): its
+ * description or title (or any other field) changed or was removed, which hosts show and models
+ * read (everything 2026.8.31's args-prompt dropped the description of its `state` argument); a
+ * field only added, or an argument no longer required, is compatible.
+ */
+function argumentChanges(prompt: string, arg: string, r: Json, l: Json, p: string): Difference[] {
+  const out: Difference[] = [];
+  if (r.required === true && l.required !== true)
+    out.push({
+      verdict: 'compatible',
+      kind: 'prompt-argument-changed',
+      path: `${p}/required`,
+      message: `prompt "${prompt}": argument "${arg}" is no longer required`,
+      recorded: r.required,
+      live: l.required,
+    });
+  for (const k of new Set([...Object.keys(r), ...Object.keys(l)])) {
+    if (k === 'name' || k === 'required' || deepEqual(r[k], l[k])) continue;
+    const added = !(k in r);
+    out.push({
+      verdict: added ? 'compatible' : 'warning',
+      kind: 'prompt-argument-changed',
+      path: `${p}/${k}`,
+      message: `prompt "${prompt}": argument "${arg}": ${k} ${added ? 'was added' : k in l ? 'changed' : 'was removed'}${added ? '' : ' (hosts show it, models read it)'}`,
+      recorded: r[k],
+      live: l[k],
+    });
+  }
+  return out;
+}
+
 /** Prompts, resources and resource templates: removal breaks, addition is compatible, other
- * changes (descriptions, titles, mime types) are warnings, a newly required prompt argument breaks. */
+ * changes (descriptions, titles, mime types) are warnings, a newly required prompt argument breaks,
+ * a prompt argument's other changes are judged by argumentChanges. */
 export function listSurface(noun: string, field: string, key: string, recorded: unknown, live: unknown): Difference[] {
   const out: Difference[] = [];
   const r = byKey(recorded, key);
@@ -45,7 +80,8 @@ export function listSurface(noun: string, field: string, key: string, recorded: 
           });
       }
       for (const [arg, def] of ra) {
-        if (!la.has(arg))
+        const now = la.get(arg);
+        if (!now)
           out.push({
             verdict: 'breaking',
             kind: 'prompt-argument-removed',
@@ -53,6 +89,7 @@ export function listSurface(noun: string, field: string, key: string, recorded: 
             message: `prompt "${id}": argument "${arg}" was removed`,
             recorded: def,
           });
+        else out.push(...argumentChanges(id, arg, def, now, `${p}/arguments/${arg}`));
       }
     }
     for (const k of new Set([...Object.keys(item), ...Object.keys(li)])) {

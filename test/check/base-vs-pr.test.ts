@@ -61,12 +61,14 @@ test('--client: a client script records the base build (no committed cassette), 
 
 test('over Streamable HTTP: --url checks the build behind the recording proxy, --baseline-url records the base build', async (t) => {
   const plain = await startHttpTarget(t);
-  const shrunk = await startHttpTarget(t, ['--regression', 'enum-shrunk']);
+  // A new required argument: a contract break whatever the recorded calls sent (an enum that only
+  // lost a value these calls never send would be a warning, schema evidence).
+  const shrunk = await startHttpTarget(t, ['--regression', 'new-required-input']);
   const same = await runCheck(t, ['--cassettes', 'http.cassette.json', '--url', plain.url], { cwd: dir });
   t.is(same.code, 0, same.stdout.toString() + same.stderr);
   const r = await runCheck(t, ['--cassettes', 'http.cassette.json', '--url', shrunk.url, '--sarif', 'http.sarif'], { cwd: dir });
   t.is(r.code, 1, r.stdout.toString() + r.stderr);
-  t.true(readSarif(t, join(dir, 'http.sarif')).some((x) => x.ruleId === 'replay/input-enum-shrunk'));
+  t.true(readSarif(t, join(dir, 'http.sarif')).some((x) => x.ruleId === 'replay/input-required-added'));
   const pr = await runCheck(t, ['--client', client, '--baseline-url', plain.url, '--url', shrunk.url, '--quiet'], { cwd: dir });
   t.is(pr.code, 1, pr.stderr);
   t.false(existsSync(join(dir, 'client.cassette.json')), 'fresh cassettes go to a temporary folder without --record-dir');

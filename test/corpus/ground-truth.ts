@@ -28,8 +28,27 @@
  * - read_media_file's output items wrapped into anyOf (2026.7.10) are a warning
  *   `output-schema-alternatives-added` (the new embedded-resource branch), not removed
  *   properties; its image/audio branch lost `blob` from the enum (compatible
- *   `output-enum-narrowed`). Back again, the one shape fits neither old branch (it may say
- *   `blob`): a warning, and both old branches gone (compatible `output-type-narrowed`).
+ *   `output-enum-narrowed`). Back again (issue 30), the one schema has the shape of the
+ *   image/audio branch (the same type and properties) with `blob` back in its enum: a breaking
+ *   `output-enum-widened` (a client of the 2026 contract may now get `type: "blob"`, which no
+ *   MCP content block has), and the embedded-resource branch is gone (compatible
+ *   `output-type-narrowed`). The image/audio items are not gone: nothing says so.
+ * - An input narrowing is weighed against the session's replayed calls (issue 30): everything
+ *   2026.8.31 → older versions closes additionalProperties on tools whose replayed calls send no
+ *   unknown argument (the driver's valid call passes both schemas, its invalid one fails both),
+ *   so each is a warning `input-additional-properties-closed`, not breaking.
+ * - everything 2026.8.31's args-prompt dropped the description of its `state` argument: a
+ *   warning `prompt-argument-changed` (issue 30); the other way, a description only added, is
+ *   compatible.
+ * - filesystem 2025.7.1 (zod-to-json-schema 3 under the zod 4 its SDK brings) lists 11 of its 12
+ *   tools with an inputSchema of nothing but `$schema`. The v1 SDK client refuses that whole
+ *   tools/list (its ToolSchema wants `type: "object"`), so the driver reads it once more without
+ *   that check and still calls the tools. Towards 2025.7.1 each of the 11 is one breaking
+ *   `input-schema-not-object` (issue 30), not a list of removed properties; from it, a warning
+ *   `input-schema-now-object`. 2025.7.1 also has no read_text_file or read_media_file, no titles,
+ *   annotations, `execution` or output schemas (so no structuredContent), no roots/list and no
+ *   tools listChanged; its search_files matches names by substring, so the driver's glob pattern
+ *   finds nothing (changed text); its errors read `Error: …`.
  * - A `listChanged` flag turned off (everything 2026 → 2025) is a warning `capability-changed`:
  *   the lists still answer, clients no longer hear of changes.
  * - Requests the server sends the client are matched to the client request they belong to:
@@ -87,6 +106,109 @@ const FS_TOOLS = [
   'write_file',
 ];
 const OPEN_WORLD_FALSE = FS_TOOLS.map((t) => `tools/list ${t}.openWorldHint tool-annotations-changed warning`);
+
+/** filesystem 2025.7.1's twelve tools (no read_text_file, no read_media_file). */
+const FS_2025_7_1_TOOLS = FS_TOOLS.filter((t) => t !== 'read_text_file' && t !== 'read_media_file');
+/** Its eleven tools whose inputSchema is nothing but `$schema` (list_allowed_directories alone says `type: "object"`). */
+const FS_NOT_OBJECT = FS_2025_7_1_TOOLS.filter((t) => t !== 'list_allowed_directories');
+/** Its tools the later versions mark readOnlyHint: true. */
+const FS_READ_ONLY = FS_2025_7_1_TOOLS.filter((t) => !['create_directory', 'edit_file', 'move_file', 'write_file'].includes(t));
+/** Tools whose calls answer with text a later version also puts in structuredContent. */
+const FS_STRUCTURED = FS_2025_7_1_TOOLS.filter(
+  (t) => !['create_directory', 'directory_tree', 'list_directory_with_sizes', 'move_file'].includes(t),
+);
+/** Tools 2025.11.25 fails with an output validation error (its structuredContent does not fit its own outputSchema). */
+const FS_2025_11_25_OUTPUT_BUG = ['directory_tree', 'list_directory_with_sizes', 'move_file'];
+/** Tools whose invalid call fails on both sides with other words (2025.7.1: `Error: Invalid arguments for …`). */
+const FS_ERROR_WORDING = [...FS_TOOLS.filter((t) => t !== 'list_allowed_directories'), 'corpus-no-such-tool'];
+
+/**
+ * Recorded from a later filesystem, replayed against 2025.7.1 (`from`: the later version): what
+ * 2025.7.1 lacks, by the ground truth above. 2026.7.10 and later also drop openWorldHint: false.
+ */
+function toFilesystem2025_7_1(from: '2025.11.25' | '2026.7.4' | '2026.7.10' | '2026.8.31'): string[] {
+  const bug = from === '2025.11.25';
+  return [
+    '(server request) roots/list server-request-missing warning',
+    'initialize capabilities/tools/listChanged capability-changed warning',
+    ...FS_ERROR_WORDING.map((t) => `tools/call ${t} tool-error-message-changed warning`),
+    ...FS_STRUCTURED.map((t) => `tools/call ${t} result-field-removed breaking`),
+    ...FS_2025_11_25_OUTPUT_BUG.map((t) =>
+      bug ? `tools/call ${t} tool-call-error-fixed warning` : `tools/call ${t} result-field-removed breaking`,
+    ),
+    'tools/call read_text_file tool-call-is-error breaking',
+    'tools/call read_media_file tool-call-is-error breaking',
+    'tools/call search_files output-changed changed',
+    ...(from === '2026.8.31'
+      ? [
+          'tools/call create_directory tool-call-is-error breaking',
+          'tools/call list_directory output-changed changed',
+          'tools/call list_directory_with_sizes output-changed changed',
+        ]
+      : []),
+    'tools/list read_text_file tool-removed breaking',
+    'tools/list read_media_file tool-removed breaking',
+    ...FS_NOT_OBJECT.map((t) => `tools/list ${t} input-schema-not-object breaking`),
+    ...FS_2025_7_1_TOOLS.flatMap((t) => [
+      `tools/list ${t} output-schema-removed breaking`,
+      `tools/list ${t} tool-changed warning`,
+      `tools/list ${t} tool-title-changed warning`,
+    ]),
+    ...['list_allowed_directories', 'read_file', 'search_files'].map((t) => `tools/list ${t} tool-description-changed warning`),
+    ...FS_READ_ONLY.flatMap((t) => [
+      `tools/list ${t}.readOnlyHint readonly-hint-lost breaking`,
+      `tools/list ${t}.destructiveHint destructive-hint-gained breaking`,
+    ]),
+    'tools/list create_directory.destructiveHint destructive-hint-gained breaking',
+    'tools/list create_directory.idempotentHint tool-annotations-changed warning',
+    'tools/list write_file.idempotentHint tool-annotations-changed warning',
+    ...(bug ? ['tools/list move_file.destructiveHint destructive-hint-gained breaking'] : []),
+    ...(from === '2026.7.10' || from === '2026.8.31'
+      ? OPEN_WORLD_FALSE.filter((s) => FS_2025_7_1_TOOLS.some((t) => s.includes(` ${t}.`)))
+      : []),
+  ];
+}
+
+/** Recorded from 2025.7.1 (its session called the tools it read leniently), replayed against a later filesystem. */
+function fromFilesystem2025_7_1(to: '2025.11.25' | '2026.7.4' | '2026.7.10' | '2026.8.31'): string[] {
+  const bug = to === '2025.11.25';
+  return [
+    '(server request) roots/list unexpected-server-request breaking',
+    'initialize capabilities/tools/listChanged capability-added compatible',
+    ...FS_ERROR_WORDING.filter((t) => t !== 'read_text_file' && t !== 'read_media_file').map(
+      (t) => `tools/call ${t} tool-error-message-changed warning`,
+    ),
+    ...FS_STRUCTURED.map((t) => `tools/call ${t} result-field-added compatible`),
+    ...FS_2025_11_25_OUTPUT_BUG.map((t) =>
+      bug ? `tools/call ${t} tool-call-is-error breaking` : `tools/call ${t} result-field-added compatible`,
+    ),
+    'tools/call search_files output-changed changed',
+    ...(to === '2026.8.31'
+      ? [
+          'tools/call create_directory tool-call-error-fixed warning',
+          'tools/call list_directory output-changed changed',
+          'tools/call list_directory_with_sizes output-changed changed',
+        ]
+      : []),
+    'tools/list read_text_file tool-added compatible',
+    'tools/list read_media_file tool-added compatible',
+    ...FS_NOT_OBJECT.map((t) => `tools/list ${t} input-schema-now-object warning`),
+    ...FS_2025_7_1_TOOLS.flatMap((t) => [
+      `tools/list ${t} output-schema-added compatible`,
+      `tools/list ${t} tool-changed compatible`,
+      `tools/list ${t} tool-title-changed warning`,
+    ]),
+    ...['list_allowed_directories', 'read_file', 'search_files'].map((t) => `tools/list ${t} tool-description-changed warning`),
+    ...FS_READ_ONLY.map((t) => `tools/list ${t}.readOnlyHint tool-annotations-changed warning`),
+    'tools/list create_directory.destructiveHint tool-annotations-changed warning',
+    'tools/list create_directory.idempotentHint tool-annotations-changed warning',
+    'tools/list write_file.idempotentHint tool-annotations-changed warning',
+    ...(bug ? ['tools/list move_file.destructiveHint tool-annotations-changed warning'] : []),
+    ...(to === '2026.7.10' || to === '2026.8.31'
+      ? OPEN_WORLD_FALSE.filter((s) => FS_2025_7_1_TOOLS.some((t) => s.includes(` ${t}.`)))
+      : []),
+  ];
+}
 
 /** Every pair recorded from a 2025 everything and replayed against a 2026 one: the rewrite. */
 const OLD_TO_NEW: string[] = [
@@ -275,11 +397,12 @@ const FROM_2026_1_26: string[] = [
   'tools/list trigger-sampling-request->sampleLLM tool-renamed breaking',
 ];
 
-/** 2026.8.31 → 2025: removed + added; echo loses its annotations (absent destructiveHint means true) and closes its input. */
+/** 2026.8.31 → 2025: removed + added; echo loses its annotations (absent destructiveHint means true) and closes its input
+ * (a warning: neither replayed echo call sends an unknown argument). */
 const FROM_2026_8_31: string[] = [
   'tools/list add tool-added compatible',
   'tools/list annotatedMessage tool-added compatible',
-  'tools/list echo input-additional-properties-closed breaking',
+  'tools/list echo input-additional-properties-closed warning',
   'tools/list echo.destructiveHint destructive-hint-gained breaking',
   'tools/list echo.openWorldHint tool-annotations-changed warning',
   'tools/list echo.readOnlyHint readonly-hint-lost breaking',
@@ -301,7 +424,7 @@ export const EXPECTED: Record<string, string[]> = {
     '(server request) sampling/createMessage server-request-missing warning',
     'initialize capabilities/elicitation capability-removed breaking',
     'notifications - notifications-changed warning',
-    'tools/call startElicitation result-content-changed breaking',
+    'tools/call startElicitation output-changed changed',
     'tools/list - tool-order-changed warning',
     'tools/list listRoots tool-added compatible',
     'tools/list startElicitation tool-description-changed warning',
@@ -324,7 +447,7 @@ export const EXPECTED: Record<string, string[]> = {
     'initialize capabilities/elicitation capability-added compatible',
     'notifications - notifications-changed warning',
     'tools/call listRoots success-became-error breaking',
-    'tools/call startElicitation result-content-changed breaking',
+    'tools/call startElicitation output-changed changed',
     'tools/call zip error-code-changed breaking',
     'tools/call zip error-message-changed compatible',
     'tools/list - tool-order-changed warning',
@@ -362,6 +485,7 @@ export const EXPECTED: Record<string, string[]> = {
     'tools/list zip tool-added compatible',
   ],
   'everything@2026.1.26 -> everything@2026.8.31': [
+    'prompts/list args-prompt prompt-argument-changed warning',
     'tools/call echo tool-error-message-changed warning',
     'tools/call get-annotated-message tool-error-message-changed warning',
     'tools/call get-resource-links tool-error-message-changed warning',
@@ -427,6 +551,7 @@ export const EXPECTED: Record<string, string[]> = {
     'tools/list zip tool-added compatible',
   ],
   'everything@2026.8.31 -> everything@2026.1.26': [
+    'prompts/list args-prompt prompt-argument-changed compatible',
     'tools/call echo tool-error-message-changed warning',
     'tools/call get-annotated-message tool-error-message-changed warning',
     'tools/call get-resource-links tool-error-message-changed warning',
@@ -436,43 +561,43 @@ export const EXPECTED: Record<string, string[]> = {
     'tools/call gzip-file-as-resource tool-error-message-changed warning',
     'tools/call trigger-long-running-operation tool-error-message-changed warning',
     'tools/call trigger-sampling-request tool-error-message-changed warning',
-    'tools/list echo input-additional-properties-closed breaking',
+    'tools/list echo input-additional-properties-closed warning',
     'tools/list echo.destructiveHint destructive-hint-gained breaking',
     'tools/list echo.openWorldHint tool-annotations-changed warning',
     'tools/list echo.readOnlyHint readonly-hint-lost breaking',
-    'tools/list get-annotated-message input-additional-properties-closed breaking',
+    'tools/list get-annotated-message input-additional-properties-closed warning',
     'tools/list get-annotated-message.destructiveHint destructive-hint-gained breaking',
     'tools/list get-annotated-message.openWorldHint tool-annotations-changed warning',
     'tools/list get-annotated-message.readOnlyHint readonly-hint-lost breaking',
     'tools/list get-env.destructiveHint destructive-hint-gained breaking',
     'tools/list get-env.openWorldHint tool-annotations-changed warning',
     'tools/list get-env.readOnlyHint readonly-hint-lost breaking',
-    'tools/list get-resource-links input-additional-properties-closed breaking',
+    'tools/list get-resource-links input-additional-properties-closed warning',
     'tools/list get-resource-links.destructiveHint destructive-hint-gained breaking',
     'tools/list get-resource-links.openWorldHint tool-annotations-changed warning',
     'tools/list get-resource-links.readOnlyHint readonly-hint-lost breaking',
-    'tools/list get-resource-reference input-additional-properties-closed breaking',
+    'tools/list get-resource-reference input-additional-properties-closed warning',
     'tools/list get-resource-reference.destructiveHint destructive-hint-gained breaking',
     'tools/list get-resource-reference.openWorldHint tool-annotations-changed warning',
     'tools/list get-resource-reference.readOnlyHint readonly-hint-lost breaking',
     'tools/list get-roots-list.destructiveHint destructive-hint-gained breaking',
     'tools/list get-roots-list.openWorldHint tool-annotations-changed warning',
     'tools/list get-roots-list.readOnlyHint readonly-hint-lost breaking',
-    'tools/list get-structured-content input-additional-properties-closed breaking',
+    'tools/list get-structured-content input-additional-properties-closed warning',
     'tools/list get-structured-content.destructiveHint destructive-hint-gained breaking',
     'tools/list get-structured-content.openWorldHint tool-annotations-changed warning',
     'tools/list get-structured-content.readOnlyHint readonly-hint-lost breaking',
-    'tools/list get-sum input-additional-properties-closed breaking',
+    'tools/list get-sum input-additional-properties-closed warning',
     'tools/list get-sum.destructiveHint destructive-hint-gained breaking',
     'tools/list get-sum.openWorldHint tool-annotations-changed warning',
     'tools/list get-sum.readOnlyHint readonly-hint-lost breaking',
     'tools/list get-tiny-image.destructiveHint destructive-hint-gained breaking',
     'tools/list get-tiny-image.openWorldHint tool-annotations-changed warning',
     'tools/list get-tiny-image.readOnlyHint readonly-hint-lost breaking',
-    'tools/list gzip-file-as-resource input-additional-properties-closed breaking',
+    'tools/list gzip-file-as-resource input-additional-properties-closed warning',
     'tools/list gzip-file-as-resource.destructiveHint destructive-hint-gained breaking',
     'tools/list gzip-file-as-resource.idempotentHint tool-annotations-changed warning',
-    'tools/list simulate-research-query input-additional-properties-closed breaking',
+    'tools/list simulate-research-query input-additional-properties-closed warning',
     'tools/list simulate-research-query.destructiveHint destructive-hint-gained breaking',
     'tools/list simulate-research-query.openWorldHint tool-annotations-changed warning',
     'tools/list toggle-simulated-logging.destructiveHint destructive-hint-gained breaking',
@@ -481,13 +606,21 @@ export const EXPECTED: Record<string, string[]> = {
     'tools/list toggle-subscriber-updates.openWorldHint tool-annotations-changed warning',
     'tools/list trigger-elicitation-request.destructiveHint destructive-hint-gained breaking',
     'tools/list trigger-elicitation-request.openWorldHint tool-annotations-changed warning',
-    'tools/list trigger-long-running-operation input-additional-properties-closed breaking',
+    'tools/list trigger-long-running-operation input-additional-properties-closed warning',
     'tools/list trigger-long-running-operation.destructiveHint destructive-hint-gained breaking',
     'tools/list trigger-long-running-operation.openWorldHint tool-annotations-changed warning',
     'tools/list trigger-long-running-operation.readOnlyHint readonly-hint-lost breaking',
-    'tools/list trigger-sampling-request input-additional-properties-closed breaking',
+    'tools/list trigger-sampling-request input-additional-properties-closed warning',
     'tools/list trigger-sampling-request.destructiveHint destructive-hint-gained breaking',
   ],
+  'filesystem@2025.7.1 -> filesystem@2025.11.25': fromFilesystem2025_7_1('2025.11.25'),
+  'filesystem@2025.7.1 -> filesystem@2026.7.4': fromFilesystem2025_7_1('2026.7.4'),
+  'filesystem@2025.7.1 -> filesystem@2026.7.10': fromFilesystem2025_7_1('2026.7.10'),
+  'filesystem@2025.7.1 -> filesystem@2026.8.31': fromFilesystem2025_7_1('2026.8.31'),
+  'filesystem@2025.11.25 -> filesystem@2025.7.1': toFilesystem2025_7_1('2025.11.25'),
+  'filesystem@2026.7.4 -> filesystem@2025.7.1': toFilesystem2025_7_1('2026.7.4'),
+  'filesystem@2026.7.10 -> filesystem@2025.7.1': toFilesystem2025_7_1('2026.7.10'),
+  'filesystem@2026.8.31 -> filesystem@2025.7.1': toFilesystem2025_7_1('2026.8.31'),
   'filesystem@2025.11.25 -> filesystem@2026.7.4': [
     'tools/call directory_tree tool-call-error-fixed warning',
     'tools/call list_directory_with_sizes tool-call-error-fixed warning',
@@ -507,7 +640,7 @@ export const EXPECTED: Record<string, string[]> = {
   'filesystem@2025.11.25 -> filesystem@2026.8.31': [
     'tools/call create_directory tool-call-error-fixed warning',
     'tools/call directory_tree tool-call-error-fixed warning',
-    'tools/call list_directory result-content-changed breaking',
+    'tools/call list_directory output-changed changed',
     'tools/call list_directory_with_sizes tool-call-error-fixed warning',
     'tools/call move_file tool-call-error-fixed warning',
     'tools/list move_file.destructiveHint destructive-hint-gained breaking',
@@ -530,8 +663,8 @@ export const EXPECTED: Record<string, string[]> = {
   ],
   'filesystem@2026.7.4 -> filesystem@2026.8.31': [
     'tools/call create_directory tool-call-error-fixed warning',
-    'tools/call list_directory result-content-changed breaking',
-    'tools/call list_directory_with_sizes result-content-changed breaking',
+    'tools/call list_directory output-changed changed',
+    'tools/call list_directory_with_sizes output-changed changed',
     'tools/list read_media_file output-enum-narrowed compatible',
     'tools/list read_media_file output-schema-alternatives-added warning',
     'tools/list read_media_file tool-description-changed warning',
@@ -542,46 +675,46 @@ export const EXPECTED: Record<string, string[]> = {
     'tools/call list_directory_with_sizes tool-call-is-error breaking',
     'tools/call move_file tool-call-is-error breaking',
     'tools/list move_file.destructiveHint tool-annotations-changed warning',
-    'tools/list read_media_file output-schema-alternatives-added warning',
+    'tools/list read_media_file output-enum-widened breaking',
     'tools/list read_media_file output-type-narrowed compatible',
     'tools/list read_media_file tool-description-changed warning',
     ...OPEN_WORLD_FALSE,
   ],
   'filesystem@2026.7.10 -> filesystem@2026.7.4': [
-    'tools/list read_media_file output-schema-alternatives-added warning',
+    'tools/list read_media_file output-enum-widened breaking',
     'tools/list read_media_file output-type-narrowed compatible',
     'tools/list read_media_file tool-description-changed warning',
     ...OPEN_WORLD_FALSE,
   ],
   'filesystem@2026.7.10 -> filesystem@2026.8.31': [
     'tools/call create_directory tool-call-error-fixed warning',
-    'tools/call list_directory result-content-changed breaking',
-    'tools/call list_directory_with_sizes result-content-changed breaking',
+    'tools/call list_directory output-changed changed',
+    'tools/call list_directory_with_sizes output-changed changed',
   ],
   'filesystem@2026.8.31 -> filesystem@2025.11.25': [
     'tools/call create_directory tool-call-is-error breaking',
     'tools/call directory_tree tool-call-is-error breaking',
-    'tools/call list_directory result-content-changed breaking',
+    'tools/call list_directory output-changed changed',
     'tools/call list_directory_with_sizes tool-call-is-error breaking',
     'tools/call move_file tool-call-is-error breaking',
     'tools/list move_file.destructiveHint tool-annotations-changed warning',
-    'tools/list read_media_file output-schema-alternatives-added warning',
+    'tools/list read_media_file output-enum-widened breaking',
     'tools/list read_media_file output-type-narrowed compatible',
     'tools/list read_media_file tool-description-changed warning',
     ...OPEN_WORLD_FALSE,
   ],
   'filesystem@2026.8.31 -> filesystem@2026.7.4': [
     'tools/call create_directory tool-call-is-error breaking',
-    'tools/call list_directory result-content-changed breaking',
-    'tools/call list_directory_with_sizes result-content-changed breaking',
-    'tools/list read_media_file output-schema-alternatives-added warning',
+    'tools/call list_directory output-changed changed',
+    'tools/call list_directory_with_sizes output-changed changed',
+    'tools/list read_media_file output-enum-widened breaking',
     'tools/list read_media_file output-type-narrowed compatible',
     'tools/list read_media_file tool-description-changed warning',
     ...OPEN_WORLD_FALSE,
   ],
   'filesystem@2026.8.31 -> filesystem@2026.7.10': [
     'tools/call create_directory tool-call-is-error breaking',
-    'tools/call list_directory result-content-changed breaking',
-    'tools/call list_directory_with_sizes result-content-changed breaking',
+    'tools/call list_directory output-changed changed',
+    'tools/call list_directory_with_sizes output-changed changed',
   ],
 };

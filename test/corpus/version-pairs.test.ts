@@ -37,7 +37,7 @@ test.after.always(() => removeDir(dir));
 
 /** The recorded server ran with the environment the SDK's stdio transport passes (HOME, PATH,
  * SHELL, TERM...); the replayed one gets the same, so get-env answers the same. */
-const env = getDefaultEnvironment();
+const env = getDefaultEnvironment() as Record<string, string>;
 
 async function replay(recorded: CorpusVersion, live: CorpusVersion): Promise<ReplayResult> {
   resetWorkspace(workspace);
@@ -101,16 +101,19 @@ async function cliReplay(
   cassette: string,
   v: CorpusVersion,
   args: string[] = [],
+  environment?: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string }> {
   resetWorkspace(workspace);
-  const child = spawnTracked(t, node, [cli, 'replay', '--no-progress', ...args, cassette, '--', ...command(v)]);
+  const child = spawnTracked(t, node, [cli, 'replay', '--no-progress', ...args, cassette, '--', ...command(v)], {
+    ...(environment ? { env: environment } : {}),
+  });
   const done = await collect(child);
   return { code: done.code, stdout: done.stdout.toString() + done.stderr };
 }
 
 for (const v of [...EVERYTHING, ...FILESYSTEM]) {
   test.serial(
-    `${v.id} against itself through the CLI: exit 0 twice in a row after one calibration${v.server === 'filesystem' ? ', and without one' : ''}`,
+    `${v.id} against itself through the CLI: exit 0 twice in a row in the recorded environment after one calibration${v.server === 'filesystem' ? ', and without one' : "; the CLI's own environment is not learned as volatility"}`,
     async (t) => {
       const cassette = join(dir, `${v.id}.cli.cassette.json`);
       copyFileSync(cassetteOf(v), cassette);
@@ -120,18 +123,26 @@ for (const v of [...EVERYTHING, ...FILESYSTEM]) {
         // built-in normalisers cover it.
         t.is(plain.code, 0, plain.stdout);
       } else {
-        // get-env / printEnv returns the environment, which is the CLI's now: a real difference
-        // no normaliser can know is volatile.
+        // get-env / printEnv returns the environment, which is the CLI's now (dozens of variables
+        // the recorded server did not have): a real difference, of environment, not of build.
         t.is(plain.code, 1, plain.stdout);
         t.regex(plain.stdout, /tools\/call (printEnv|get-env)/);
       }
       // The filesystem tools write and move files: one run a calibration, from the initial state
-      // (a second run would start from the first one's changes).
+      // (a second run would start from the first one's changes). In the CLI's environment the
+      // runs agree with each other and not with the recording on get-env: not volatility, so
+      // calibration says so and stores nothing for it.
       const calibrated = await cliReplay(t, cassette, v, ['--calibrate', v.server === 'filesystem' ? '1' : '2']);
       t.is(calibrated.code, 0, calibrated.stdout);
+      if (v.server === 'everything') {
+        t.regex(calibrated.stdout, /tools\/call (printEnv|get-env): not-token-volatility: .*the runs agree and the recording differs/);
+        const learned = Object.values(loadCassette(cassette).calibration!.sessions).flatMap((e) => Object.values(e).map((x) => x.name));
+        t.false(learned.includes('get-env') || learned.includes('printEnv'), learned.join(', '));
+      }
+      // In the recorded server's environment, the replay answers as recorded.
       for (const run of [1, 2]) {
         const report = join(dir, `${v.id}.cli-run-${run}.json`);
-        const again = await cliReplay(t, cassette, v, ['--report', `json=${report}`]);
+        const again = await cliReplay(t, cassette, v, ['--report', `json=${report}`], env);
         // everything 2026 asks for roots by a 350 ms timer and from get-roots-list: whether a
         // second roots/list comes (with its log line) depends on the speed of the run, which no
         // calibration can learn. Those are the only differences tolerated, and only from it.
@@ -146,7 +157,7 @@ for (const v of [...EVERYTHING, ...FILESYSTEM]) {
         );
         if (raced.length === 0) {
           t.is(again.code, 0, `run ${run}: ${again.stdout}`);
-          t.regex(again.stdout, / 0 breaking, 0 warning, 0 compatible/, `run ${run}`);
+          t.regex(again.stdout, / 0 breaking, 0 changed, 0 warning, 0 compatible/, `run ${run}`);
         } else {
           // The race went the other way: the exit code and the summary line are still the ones
           // the report's verdicts call for (1 for a breaking difference, such as an unexpected
@@ -155,11 +166,34 @@ for (const v of [...EVERYTHING, ...FILESYSTEM]) {
           t.log(`run ${run}: the server's timing-dependent roots/list came (${raced.join('; ')}), exit ${again.code}`);
           t.is(result.outcome, breaking ? 'breaking' : 'passed', `run ${run}: ${again.stdout}`);
           t.is(again.code, breaking ? 1 : 0, `run ${run}: ${again.stdout}`);
-          const { breaking: b, warning: w, compatible: c } = result.summary;
-          t.true(again.stdout.includes(` ${b} breaking, ${w} warning, ${c} compatible`), `run ${run}: the summary line: ${again.stdout}`);
+          const { breaking: b, changed: ch, warning: w, compatible: c } = result.summary;
+          t.true(
+            again.stdout.includes(` ${b} breaking, ${ch} changed, ${w} warning, ${c} compatible`),
+            `run ${run}: the summary line: ${again.stdout}`,
+          );
         }
-        if (v.server === 'everything') t.regex(again.stdout, /\d+ volatile values? skipped, as calibrated/, `run ${run}`);
       }
     },
   );
 }
+
+test.serial(
+  'a 2026.1.26 cassette calibrated against 2026.8.31, the wrong build with the same serverInfo (2.0.0): nothing of the upgrade is learned, and the next replay still reports it all',
+  async (t) => {
+    const recorded = EVERYTHING.find((v) => v.version === '2026.1.26')!;
+    const live = EVERYTHING.find((v) => v.version === '2026.8.31')!;
+    const cassette = join(dir, 'wrong-build.cassette.json');
+    copyFileSync(cassetteOf(recorded), cassette);
+    // In the recorded server's environment, so that get-env answers as recorded.
+    const cal = await cliReplay(t, cassette, live, ['--calibrate'], env);
+    t.is(cal.code, 0, cal.stdout);
+    t.regex(cal.stdout, /NOT VOLATILITY \(not stored\)/);
+    const stored = loadCassette(cassette).calibration!;
+    t.deepEqual(stored.sessions, {}, 'nothing learned from another build');
+    const report = join(dir, 'wrong-build.report.json');
+    const after = await cliReplay(t, cassette, live, ['--report', `json=${report}`], env);
+    const pair = `${recorded.id} -> ${live.id}`;
+    const found = signatures(JSON.parse(readFileSync(report, 'utf8')) as ReplayResult).filter((sig) => !timingDependent(pair, sig));
+    t.deepEqual(found, [...new Set(EXPECTED[pair])].filter((sig) => !timingDependent(pair, sig)).sort(), after.stdout);
+  },
+);

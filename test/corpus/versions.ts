@@ -34,6 +34,7 @@ export const EVERYTHING: readonly CorpusVersion[] = [
 ];
 
 export const FILESYSTEM: readonly CorpusVersion[] = [
+  v('filesystem', '2025.7.1', 'filesystem-2025-7-1'),
   v('filesystem', '2025.11.25', 'filesystem-2025-11-25'),
   v('filesystem', '2026.7.4', 'filesystem-2026-7-4'),
   v('filesystem', '2026.7.10', 'filesystem-2026-7-10'),

@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Cassette } from '../../lib/cassette/cassette.js';
 import { loadCassette, stringifyCassette } from '../../lib/cassette/store.js';
 import { replayCassette, type ReplayResult } from '../../replay/index.js';
-import { volatilePaths } from '../../replay/calibrate.js';
+import { learnFrom } from '../../replay/calibrate.js';
 import { normalise, parseIgnore, patternsFor } from '../../replay/normalise.js';
 import { cli, node, root } from '../helpers/paths.js';
 import { collect, spawnTracked, waitForOutput } from '../helpers/proc.js';
@@ -17,7 +17,7 @@ import { waitForSessions } from '../helpers/recording.js';
 import { tempDir, removeDir } from '../helpers/tmp.js';
 
 // A cassette of test/servers/volatile-target.ts: a 2025 and a 2026-07-28 session (plus the v2
-// client's server/discover probe), each listing the tools and calling get_env (volatile: pid and
+// client's server/discover probe), each listing the tools and calling get_env (volatile: worker id and
 // nonce), add, describe and count (stable; count with progress and log messages).
 const server = join(root, 'dist', 'test', 'servers', 'volatile-target.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cassette-calibrate-'));
@@ -97,28 +97,33 @@ const differencesOf = (r: ReplayResult, name: string) =>
 const target = ['--', node, server];
 const changed = ['--', node, server, '--regression', 'add-changed'];
 
-test("without calibration, a replay against the very build that recorded it reports get_env's pid and nonce (exit 1)", async (t) => {
+test("without calibration, a replay against the very build that recorded it reports get_env's worker id and nonce (exit 1, as changed output)", async (t) => {
   const r = await replayWithReport(t, [recorded, ...target]);
   t.is(r.code, 1, r.stdout + r.stderr);
   const paths = differencesOf(r.report, 'get_env')
     .map((d) => d.path)
     .sort();
-  t.deepEqual([...new Set(paths)], ['/result/content/0/text', '/result/structuredContent/nonce', '/result/structuredContent/pid']);
+  t.deepEqual([...new Set(paths)], ['/result/content/0/text', '/result/structuredContent/nonce', '/result/structuredContent/worker']);
+  t.true(differencesOf(r.report, 'get_env').every((d) => d.kind === 'output-changed' && d.verdict === 'changed'));
+  t.is(r.report.outcome, 'changed');
   t.deepEqual(differencesOf(r.report, 'add'), []);
   t.is(r.report.summary.volatileSkipped, 0);
 });
 
-test('replay --calibrate stores the volatile paths per interaction; later replays pass, twice, skipping them for get_env only; --update keeps them', async (t) => {
+test('replay --calibrate stores token templates per interaction; later replays pass, twice, skipping only those tokens for get_env; --update keeps them', async (t) => {
   const cassette = copy(t);
   const before = readFileSync(cassette, 'utf8');
   const cal = await replayWithReport(t, ['--calibrate', cassette, ...target]);
   t.is(cal.code, 0, cal.stdout + cal.stderr);
   t.regex(cal.stdout, /calibrate .*c\.cassette\.json against .*: 2 runs/);
+  // It prints what it learned: each template, with the literal text around the holes.
+  t.regex(cal.stdout, /#\d+ tools\/call get_env:\n {4}\/result\/content\/0\/text = "worker \{\{int\}\}, nonce \{\{alnum\}\}"/);
+  t.regex(cal.stdout, / {4}\/result\/structuredContent\/nonce = "\{\{alnum\}\}"/);
+  t.regex(cal.stdout, / {4}\/result\/structuredContent\/worker = "\{\{number\}\}"/);
   t.regex(
     cal.stdout,
-    /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/,
+    /calibrated .*: 6 volatile values in 2 interactions; later replays skip only their varying tokens, for those interactions only/,
   );
-  t.regex(cal.stdout, /calibrated .*: 6 volatile paths in 2 interactions; later replays skip them for those interactions only/);
   t.notRegex(cal.stdout, /NOT VOLATILITY/);
   t.is(cal.report.calibration?.written, true);
   t.is(cal.report.calibration?.runs, 2);
@@ -126,7 +131,7 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   // The documented field: per session id, per request index, method, name and paths.
   const after = loadCassette(cassette);
   const calibration = after.calibration!;
-  t.is(calibration.version, 1);
+  t.is(calibration.version, 2);
   t.is(calibration.runs, 2);
   t.false(Number.isNaN(Date.parse(calibration.calibratedAt)));
   const calling = after.sessions.filter((s) =>
@@ -141,7 +146,12 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
     t.deepEqual(entry, {
       method: 'tools/call',
       name: 'get_env',
-      paths: ['/result/content/0/text', '/result/structuredContent/nonce', '/result/structuredContent/pid'],
+      paths: [],
+      templates: {
+        '/result/content/0/text': 'worker {{int}}, nonce {{alnum}}',
+        '/result/structuredContent/nonce': '{{alnum}}',
+        '/result/structuredContent/worker': '{{number}}',
+      },
     });
     // The key is the request's index among the session's client requests.
     const requests = s.messages.filter((m) => m.direction === 'client-to-server' && m.kind === 'request');
@@ -159,7 +169,7 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   for (const run of [1, 2]) {
     const r = await replayWithReport(t, [cassette, ...target]);
     t.is(r.code, 0, `run ${run}: ${r.stdout}`);
-    t.regex(r.stdout, /0 breaking, 0 warning, 0 compatible/);
+    t.regex(r.stdout, /0 breaking, 0 changed, 0 warning, 0 compatible/);
     t.regex(r.stdout, /^6 volatile values skipped, as calibrated \(--calibrate\)$/m);
     t.is(r.report.summary.volatileSkipped, 6);
     const getEnv = r.report.sessions.flatMap((s) => s.interactions.filter((i) => i.name === 'get_env'));
@@ -182,15 +192,15 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
       .map((d) => `${d.kind} ${d.path}`)
       .sort(),
     [
-      'result-content-changed /result/content/0/text',
-      'result-content-changed /result/structuredContent/sum',
-      'result-content-changed /result/content/0/text',
-      'result-content-changed /result/structuredContent/sum',
+      'output-changed /result/content/0/text',
+      'output-changed /result/structuredContent/sum',
+      'output-changed /result/content/0/text',
+      'output-changed /result/structuredContent/sum',
     ].sort(),
   );
   t.deepEqual(
     differencesOf(regressed.report, 'describe').map((d) => `${d.kind} ${d.path} ${String(d.live)}`),
-    ['result-content-changed /result/structuredContent/nonce changed', 'result-content-changed /result/structuredContent/nonce changed'],
+    ['output-changed /result/structuredContent/nonce changed', 'output-changed /result/structuredContent/nonce changed'],
   );
 
   // --update re-records both sessions (they changed) and keeps the calibration, under the same keys.
@@ -203,7 +213,7 @@ test('replay --calibrate stores the volatile paths per interaction; later replay
   t.is(again.report.summary.volatileSkipped, 6);
 });
 
-test('replayCassette({ calibrate }) says what it stored; a breaking change that is not volatility is stored all the same but called out', async (t) => {
+test('replayCassette({ calibrate }) says what it stored; a change that is not volatility is called out and never stored', async (t) => {
   const cassette = copy(t);
   const r = await replayCassette(cassette, {
     command: [node, server, '--regression', 'describe-removed'],
@@ -220,12 +230,63 @@ test('replayCassette({ calibrate }) says what it stored; a breaking change that 
     "the sessions that call get_env (2 is the client's discover probe)",
   );
   t.true(r.calibration!.notVolatile.some((n) => n.kind === 'tool-removed' && n.method === 'tools/list'));
-  t.is(loadCassette(cassette).calibration!.runs, 1);
+  const stored = loadCassette(cassette).calibration!;
+  t.is(stored.runs, 1);
+  // Only get_env taught anything: the tools/list that lost a tool stored nothing.
+  t.deepEqual(
+    Object.values(stored.sessions).flatMap((entries) => Object.values(entries).map((e) => `${e.method} ${e.name ?? ''}`)),
+    ['tools/call get_env', 'tools/call get_env'],
+  );
 
   const cli_ = await replay(t, ['--calibrate', '1', copy(t), '--', node, server, '--regression', 'describe-removed']);
   t.is(cli_.code, 0, cli_.stdout + cli_.stderr);
-  t.regex(cli_.stdout, /NOT VOLATILITY: .*is the target the build that recorded the cassette\?/);
+  t.regex(
+    cli_.stdout,
+    /NOT VOLATILITY \(not stored\): .*is the target the build that recorded the cassette, started from the same state \(--reset <command>\)\?/,
+  );
   t.regex(cli_.stdout, /session 1 #\d+ tools\/list: tool-removed: tool "describe" was removed/);
+});
+
+test('--calibrate refuses another build (its handshake names another version): exit 2, one line, nothing stored; --force learns anyway', async (t) => {
+  const cassette = copy(t);
+  const before = readFileSync(cassette, 'utf8');
+  const other = ['--', node, server, '--server-version', '1.0.1'];
+  const refused = await replay(t, ['--calibrate', cassette, ...other]);
+  t.is(refused.code, 2, refused.stdout + refused.stderr);
+  t.is(refused.stdout, '');
+  t.is(
+    refused.stderr.trim(),
+    'mcp-cassette: calibration refused: the server answers as volatile-target 1.0.1, the cassette was recorded from volatile-target 1.0.0; calibrate against the build that recorded the cassette (or pass --force to learn from this one anyway). Nothing was stored.',
+  );
+  t.is(readFileSync(cassette, 'utf8'), before);
+  const forced = await replay(t, ['--calibrate', '--force', cassette, ...other]);
+  t.is(forced.code, 0, forced.stdout + forced.stderr);
+  t.truthy(loadCassette(cassette).calibration);
+  // --force means nothing without --calibrate: a usage error, not a silent no-op.
+  const stray = await replay(t, ['--force', cassette, ...target]);
+  t.is(stray.code, 2);
+  t.regex(stray.stderr, /--force only applies to --calibrate/);
+});
+
+test('--reset runs before every calibration run and before a replay; a failing one stops with exit 2 and its stderr', async (t) => {
+  const cassette = copy(t);
+  const log = join(tempDir(t), 'resets.log');
+  const reset = `${JSON.stringify(node)} -e "require('fs').appendFileSync(process.argv[1], 'reset\\n')" ${JSON.stringify(log)}`;
+  const cal = await replay(t, ['--calibrate', '3', '--reset', reset, cassette, ...target]);
+  t.is(cal.code, 0, cal.stdout + cal.stderr);
+  t.is(readFileSync(log, 'utf8'), 'reset\nreset\nreset\n');
+  const plain = await replay(t, ['--reset', reset, cassette, ...target]);
+  t.is(plain.code, 0, plain.stdout + plain.stderr);
+  t.is(readFileSync(log, 'utf8'), 'reset\nreset\nreset\nreset\n');
+  const failing = await replay(t, [
+    '--calibrate',
+    '--reset',
+    `${JSON.stringify(node)} -e "console.error('fixture missing'); process.exit(3)"`,
+    cassette,
+    ...target,
+  ]);
+  t.is(failing.code, 2);
+  t.regex(failing.stderr, /--reset ".*" failed \(it exited with 3: fixture missing\); fix the command/);
 });
 
 test('--calibrate: exit 2 and nothing written when the replay cannot run; a bad run count is a usage error', async (t) => {
@@ -246,16 +307,54 @@ test('--calibrate: exit 2 and nothing written when the replay cannot run; a bad 
   t.is(readFileSync(cassette, 'utf8'), before);
 });
 
-test('volatile paths: changed values at their path, an array whose length differs at the array, a key on one side at the key', (t) => {
+test('what calibration learns: templates for strings, "{{number}}" for numbers, scalar keys that come and go; never a list that grew, a flag or a type change', (t) => {
   t.deepEqual(
-    volatilePaths({ result: { a: 1, list: [1, 2], o: { k: 1 } } }, { result: { a: 2, list: [1, 2, 3], o: { k: 1, extra: true } } }),
-    ['/result/a', '/result/list', '/result/o/extra'],
+    learnFrom({ result: { text: 'started PID 1685 in 9 steps', n: 1, o: { k: 1 } } }, [
+      { result: { text: 'started PID 1702 in 9 steps', n: 2, o: { k: 1, extra: 'x' } } },
+      { result: { text: 'started PID 1733 in 9 steps', n: 3, o: { k: 1 } } },
+    ]),
+    {
+      entry: { paths: ['/result/o/extra'], templates: { '/result/text': 'started PID {{int}} in 9 steps', '/result/n': '{{number}}' } },
+      refused: [],
+    },
   );
-  t.deepEqual(
-    volatilePaths({ result: { list: [{ x: 1 }, { x: 2 }] } }, { result: { list: [{ x: 9 }] } }),
-    ['/result/list'],
-    'a path under another one is left out',
-  );
+  // A path that is no volatility is refused; the rest of the request is still learned.
+  t.deepEqual(learnFrom({ result: { list: [1, 2], n: 1 } }, [{ result: { list: [1, 2, 3], n: 2 } }]), {
+    entry: { paths: [], templates: { '/result/n': '{{number}}' } },
+    refused: ['/result/list: items came and went (a state that grows, not volatility: use --reset)'],
+  });
+  t.deepEqual(learnFrom({ result: { ok: true } }, [{ result: { ok: false } }]).refused, [
+    '/result/ok: boolean became boolean (a flag, not a volatile value)',
+  ]);
+  t.deepEqual(learnFrom({ result: { v: '1' } }, [{ result: { v: 1 } }]).refused, ['/result/v: string became number']);
+  t.deepEqual(learnFrom({ result: { o: {} } }, [{ result: { o: { k: { deep: 1 } } } }]).refused, [
+    '/result/o/k: a field appeared with an object in it',
+  ]);
+  // A sentence that changed is not volatility, however the rest of the text stays.
+  const url = learnFrom({ result: { text: 'Page URL: https://a.test/next\nTitle: Next' } }, [
+    { result: { text: 'Page URL: about:blank\nTitle: Next' } },
+  ]);
+  t.deepEqual(url.entry, { paths: [] });
+  t.regex(url.refused[0]!, /^\/result\/text: more than a token changed/);
+  // Two runs that agree with each other and not with the recording: another build or environment,
+  // even where the change is one token (a typo fixed), so nothing is learned.
+  const typo = learnFrom({ result: { text: 'fix teh typo' } }, [
+    { result: { text: 'fix the typo' } },
+    { result: { text: 'fix the typo' } },
+  ]);
+  t.deepEqual(typo.entry, { paths: [] });
+  t.deepEqual(typo.refused, [
+    '/result/text: the runs agree and the recording differs ("fix teh typo" → "fix the typo"): a change of build, state or environment, not volatility',
+  ]);
+  // ... while a token that varies between the runs is learned, and the recording must match it.
+  const pid = learnFrom({ result: { text: 'worker 7 ok' } }, [{ result: { text: 'worker 8 ok' } }, { result: { text: 'worker 9 ok' } }]);
+  t.deepEqual(pid, { entry: { paths: [], templates: { '/result/text': 'worker {{int}} ok' } }, refused: [] });
+  const drift = learnFrom({ result: { text: 'worker 7 fine' } }, [
+    { result: { text: 'worker 8 ok' } },
+    { result: { text: 'worker 9 ok' } },
+  ]);
+  t.deepEqual(drift.entry, { paths: [] });
+  t.regex(drift.refused[0]!, /the runs agree and the recording differs/);
 });
 
 test('ignore grammar: one part is global (a pointer may hold spaces), two scope to a method, three to a method and a name', (t) => {
@@ -343,7 +442,7 @@ test('scoped ignores in mcp-cassette.config.json: strings and { method, name, pa
         cassettes: {
           '**/*.cassette.json': {
             ignore: [
-              { method: 'tools/call', name: 'get_env', paths: ['/result/structuredContent/pid', '/result/structuredContent/nonce'] },
+              { method: 'tools/call', name: 'get_env', paths: ['/result/structuredContent/worker', '/result/structuredContent/nonce'] },
             ],
           },
         },
@@ -391,7 +490,7 @@ async function startHttp(t: ExecutionContext): Promise<string> {
   return (await waitForOutput(child.stdout!, (s) => s.includes('\n'))).trim();
 }
 
-test('--calibrate over --url: the paths are learned and stored, and later replays over HTTP pass, skipping them', async (t) => {
+test('--calibrate over --url: the templates are learned and stored, and later replays over HTTP pass, skipping their tokens', async (t) => {
   const cassette = join(tempDir(t), 'http.cassette.json');
   const proxy = spawnTracked(t, node, [cli, 'record', '--log-level', 'warn', '--upstream', await startHttp(t), '--cassette', cassette]);
   proxy.stderr?.on('data', () => {});
@@ -407,10 +506,7 @@ test('--calibrate over --url: the paths are learned and stored, and later replay
   t.is(plain.code, 1, plain.stdout);
   const cal = await replay(t, ['--calibrate', '--url', live, cassette]);
   t.is(cal.code, 0, cal.stdout + cal.stderr);
-  t.regex(
-    cal.stdout,
-    /#\d+ tools\/call get_env: \/result\/content\/0\/text, \/result\/structuredContent\/nonce, \/result\/structuredContent\/pid/,
-  );
+  t.regex(cal.stdout, /#\d+ tools\/call get_env:\n {4}\/result\/content\/0\/text = "worker \{\{int\}\}, nonce \{\{alnum\}\}"/);
   const stored = Object.values(loadCassette(cassette).calibration!.sessions).flatMap((s) => Object.values(s));
   t.deepEqual(
     stored.map((e) => e.name),

@@ -53,7 +53,7 @@ test('exit 0 and a clean report when nothing changed', async (t) => {
   const out = tempDir(t);
   const r = await run(t, [cassette, '--report', `json=${join(out, 'r.json')}`, '--', node, replayTarget]);
   t.is(r.code, 0, r.stdout + r.stderr);
-  t.regex(r.stdout, /0 breaking, 0 warning, 0 compatible/);
+  t.regex(r.stdout, /0 breaking, 0 changed, 0 warning, 0 compatible/);
   t.is(assertReport(t, join(out, 'r.json')).outcome, 'passed');
 });
 

@@ -90,7 +90,7 @@ test('replaying a long cassette draws the bar on a terminal stderr and erases it
   t.regex(seen.err, BAR);
   t.true(seen.err.includes(`${sessions}/${sessions} sessions`), 'the bar reached the end');
   t.true(seen.err.endsWith('\r\u001b[2K'));
-  t.regex(seen.out, /0 breaking, 0 warning/);
+  t.regex(seen.out, /0 breaking, 0 changed, 0 warning/);
   t.notRegex(seen.out, /█|\r/, 'the report on stdout has no bar in it');
 });
 
@@ -143,5 +143,5 @@ withScript('under a real pseudo-terminal the CLI draws the bar, and not with CI 
   t.regex(tty, /\r\u001b\[2Kreplay .* against /, 'erased before the report');
   const ci = await run({ ...noCI(), CI: 'true' });
   t.notRegex(ci, /█|░/);
-  t.regex(ci, /0 breaking, 0 warning/);
+  t.regex(ci, /0 breaking, 0 changed, 0 warning/);
 });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { replayCassette } from '../../replay/index.js';
+import { exitCodeFor, replayCassette } from '../../replay/index.js';
 import type { Difference, ReplayResult, Verdict } from '../../replay/index.js';
 import { node } from '../helpers/paths.js';
 import { recordTargetCassette, replayTarget } from './target-client.js';
@@ -90,10 +90,23 @@ test('a changed error code is breaking', async (t) => {
   t.is(d.live, -32603);
 });
 
-test('changed result content is breaking', async (t) => {
+test('changed text content is output-changed: it fails the replay by default, without being called breaking; content: warn makes it a warning', async (t) => {
   const r = await replay('content-changed');
-  expectChange(t, r, 'result-content-changed', 'breaking', ['tools/call']);
+  expectChange(t, r, 'output-changed', 'changed', ['tools/call']);
   t.true(all(r).some((d) => d.path === '/result/content/0/text' && d.recorded === '3 hits for cats' && d.live === '4 hits for cats'));
+  t.is(r.outcome, 'changed');
+  t.is(r.summary.breaking, 0);
+  t.true(r.summary.changed > 0);
+  t.is(exitCodeFor(r), 1);
+  const warned = await replayCassette(cassette, {
+    command: [node, replayTarget, '--regression', 'content-changed'],
+    config: false,
+    timeoutMs: 5000,
+    content: 'warn',
+  });
+  t.is(warned.outcome, 'passed');
+  t.is(exitCodeFor(warned), 0);
+  t.true(all(warned).some((d) => d.kind === 'output-changed' && d.verdict === 'warning'));
 });
 
 test('a lost readOnlyHint is breaking', async (t) => {

@@ -16,11 +16,12 @@ function resultWith(differences: Difference[]): ReplayResult {
       interactions: 1,
       same: 0,
       breaking: 1,
+      changed: 0,
       warning: 0,
       compatible: 0,
       skipped: 0,
       volatileSkipped: 0,
-      differences: { breaking: 1, warning: 0, compatible: 0 },
+      differences: { breaking: 1, changed: 0, warning: 0, compatible: 0 },
     },
     sessions: [
       {

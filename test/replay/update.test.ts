@@ -97,10 +97,10 @@ test('--update re-records the changed sessions: exit 0, replaying again passes, 
   t.is(r.code, 0, r.stdout + r.stderr);
   const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ReplayResult;
   t.true(validateReport(report), ajv.errorsText(validateReport.errors));
-  t.is(report.outcome, 'breaking', 'the report still says what changed');
+  t.is(report.outcome, 'changed', 'the report still says what changed');
   t.deepEqual(report.update, { written: true, replaced: [1, 3], kept: [2, 4, 5], conflicts: [] });
   // What changed is printed, then what the update did.
-  t.regex(r.stdout, /BREAKING #\d+ tools\/call search/);
+  t.regex(r.stdout, /CHANGED  #\d+ tools\/call search/);
   t.regex(r.stdout, /- "3 hits for cats"\n\s+\+ "4 hits for cats"/);
   t.regex(r.stdout, /updated .*c\.cassette\.json: re-recorded sessions 1, 3 from the live server .*; kept 3 sessions as they were/);
 
@@ -147,13 +147,13 @@ test('--update re-records the changed sessions: exit 0, replaying again passes, 
 
   const again = await cli_(t, [cassette, ...server]);
   t.is(again.code, 0, again.stdout);
-  t.regex(again.stdout, /0 breaking, 0 warning, 0 compatible, 0 skipped/);
+  t.regex(again.stdout, /0 breaking, 0 changed, 0 warning, 0 compatible, 0 skipped/);
   // The updated cassette is sound traffic: no spec errors (MRTR echo, id correlation, cursors).
   const validated = await collect(spawnTracked(t, node, [cli, 'validate', cassette, '--fail-on', 'error']));
   t.is(validated.code, 0, validated.stdout.toString());
   // And the change is now the recorded behaviour: the old server is the one that differs.
   const old = await replayCassette(cassette, { command: [node, replayTarget], config: false, timeoutMs: 5000 });
-  t.true(all(old).some((d) => d.kind === 'result-content-changed' && d.recorded === '4 hits for cats' && d.live === '3 hits for cats'));
+  t.true(all(old).some((d) => d.kind === 'output-changed' && d.recorded === '4 hits for cats' && d.live === '3 hits for cats'));
 });
 
 test('--update when nothing changed, or when the replay cannot finish, leaves the file untouched', async (t) => {
@@ -176,7 +176,7 @@ test('--update over Streamable HTTP: changed exchanges re-recorded, secret respo
   const beforeText = readFileSync(cassette, 'utf8');
   const { url } = await startHttpTarget(t, ['--regression', 'content-changed']);
   const r = await replayCassette(cassette, { url, config: false, update: true, timeoutMs: 5000 });
-  t.is(r.outcome, 'breaking');
+  t.is(r.outcome, 'changed');
   t.truthy(r.update?.written);
   t.is(r.update!.replaced.length, 2, 'one search session per era');
   t.deepEqual(r.update!.conflicts, []);

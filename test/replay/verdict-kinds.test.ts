@@ -7,6 +7,8 @@ import type { Difference, ReplayResult, Verdict } from '../../replay/index.js';
 import { compareSchemas } from '../../replay/schema-variance/index.js';
 import { judgeExchangeStatus } from '../../replay/verdicts/http-status.js';
 import { judgeResponse } from '../../replay/verdicts/index.js';
+import { weighSchemaEvidence } from '../../replay/verdicts/schema-evidence.js';
+import type { InteractionResult } from '../../replay/index.js';
 import { deepStandIn } from '../../lib/json-depth.js';
 import { node, root } from '../helpers/paths.js';
 import { runV1HttpScenario } from '../peers/v1-http-client.js';
@@ -191,6 +193,22 @@ const output = (how: string, next: object, prev: object = searchOutput) =>
   judge(`output schema: ${how}`, () =>
     compareSchemas(prev, next, 'output', ['result', 'tools', 'search', 'outputSchema'], 'tool "search" output'),
   );
+/**
+ * The search tool's input schema narrowed from `prev` to `next`, then weighed against the session's
+ * one replayed call of search, which sent `args` and still succeeded (verdicts/schema-evidence.ts).
+ */
+const weighed = (how: string, next: object, args: object, prev: object = searchInput) =>
+  judge(`schema evidence: ${how}, and the replayed call sent ${JSON.stringify(args)} and succeeded`, () => {
+    const differences = compareSchemas(prev, next, 'input', ['result', 'tools', 'search', 'inputSchema'], 'tool "search" input');
+    const list: InteractionResult = { seq: 2, method: 'tools/list', outcome: 'breaking', differences };
+    const call: InteractionResult = { seq: 3, method: 'tools/call', name: 'search', outcome: 'same', differences: [] };
+    weighSchemaEvidence([list, call], {
+      calls: [{ seq: 3, tool: 'search', arguments: args, failedWhenRecorded: false }],
+      recorded: new Map([['search', prev]]),
+      live: new Map([['search', next]]),
+    });
+    return list.differences;
+  });
 const withoutProp = (base: object, prop: string, extra: Record<string, unknown> = {}): Schema => {
   const s = edit(base, undefined, extra);
   delete s.properties[prop];
@@ -287,7 +305,18 @@ const CASES: Case[] = [
   // Breaking: input schemas (contravariant).
   { kind: 'input-required-added', verdict: 'breaking', ...seeded('new-required-input', 'tools/list') },
   { kind: 'input-enum-shrunk', verdict: 'breaking', ...seeded('enum-shrunk', 'tools/list') },
-  { kind: 'input-additional-properties-closed', verdict: 'breaking', ...seeded('input-closed', 'tools/list') },
+  {
+    kind: 'input-additional-properties-closed',
+    verdict: 'breaking',
+    ...input('additionalProperties false added', edit(searchInput, undefined, { additionalProperties: false })),
+  },
+  {
+    kind: 'input-schema-not-object',
+    verdict: 'breaking',
+    ...judge('an input schema that lost type "object" (filesystem 2025.7.1: nothing but $schema)', () =>
+      judgeResponse('tools/list', tools(tool()), tools(tool({ inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#' } }))),
+    ),
+  },
   {
     kind: 'input-type-narrowed',
     verdict: 'breaking',
@@ -376,7 +405,18 @@ const CASES: Case[] = [
   { kind: 'success-became-error', verdict: 'breaking', ...seeded('tool-removed', 'tools/call stamp') },
   { kind: 'tool-call-is-error', verdict: 'breaking', ...seeded('is-error', 'tools/call search') },
   { kind: 'error-code-changed', verdict: 'breaking', ...seeded('error-code-changed', 'resources/read example://locked') },
-  { kind: 'result-content-changed', verdict: 'breaking', ...seeded('content-changed', 'tools/call search') },
+  {
+    kind: 'result-content-changed',
+    verdict: 'breaking',
+    ...judge('a structured value changed type (number 3 → string "3")', () =>
+      judgeResponse(
+        'tools/call',
+        { result: { content: [{ type: 'text', text: '3 hits' }], structuredContent: { hits: 3 } } },
+        { result: { content: [{ type: 'text', text: '3 hits' }], structuredContent: { hits: '3' } } },
+      ),
+    ),
+  },
+  { kind: 'output-changed', verdict: 'changed', ...seeded('content-changed', 'tools/call search') },
   // End to end against a real server: test/recorder/deep-json.test.ts.
   {
     kind: 'too-deep-changed',
@@ -488,6 +528,54 @@ const CASES: Case[] = [
     kind: 'input-property-removed',
     verdict: 'warning',
     ...input('tags removed, unknown properties still accepted', withoutProp(searchInput, 'tags')),
+  },
+  // Warnings: input narrowings the session's replayed calls say otherwise about.
+  { kind: 'input-additional-properties-closed', verdict: 'warning', ...seeded('input-closed', 'tools/list') },
+  {
+    kind: 'input-type-narrowed',
+    verdict: 'warning',
+    ...weighed('limit integer → string', edit(searchInput, 'limit', { type: 'string' }, ['minimum', 'maximum']), {
+      query: 'cats',
+      limit: 10,
+    }),
+  },
+  {
+    kind: 'input-enum-shrunk',
+    verdict: 'warning',
+    ...weighed('mode loses "deep"', edit(searchInput, 'mode', { enum: ['fast'] }), { query: 'cats', mode: 'fast' }),
+  },
+  {
+    kind: 'input-constraint-tightened',
+    verdict: 'warning',
+    ...weighed('limit maximum 50 → 20', edit(searchInput, 'limit', { maximum: 20 }), { query: 'cats', limit: 10 }),
+  },
+  {
+    kind: 'input-const-changed',
+    verdict: 'warning',
+    ...weighed('mode pinned by a const', edit(searchInput, 'mode', { const: 'fast' }), { query: 'cats' }),
+  },
+  {
+    kind: 'input-items-changed',
+    verdict: 'warning',
+    ...weighed('tags items constrained', searchInput, { query: 'cats', tags: ['pets'] }, edit(searchInput, 'tags', {}, ['items'])),
+  },
+  {
+    kind: 'input-schema-now-object',
+    verdict: 'warning',
+    ...judge('an input schema that gained type "object" (filesystem 2025.7.1 → 2025.11.25)', () =>
+      judgeResponse('tools/list', tools(tool({ inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#' } })), tools(tool())),
+    ),
+  },
+  {
+    kind: 'prompt-argument-changed',
+    verdict: 'warning',
+    ...judge("a prompt argument's description removed (everything 2026.8.31's args-prompt)", () =>
+      judgeResponse(
+        'prompts/list',
+        list('prompts', greet([{ name: 'name', description: 'Who to greet', required: true }])),
+        list('prompts', greet([{ name: 'name', required: true }])),
+      ),
+    ),
   },
   {
     kind: 'input-schema-changed',
@@ -601,6 +689,13 @@ const CASES: Case[] = [
     verdict: 'compatible',
     ...judge('a new template', () =>
       judgeResponse('resources/templates/list', list('resourceTemplates'), list('resourceTemplates', template())),
+    ),
+  },
+  {
+    kind: 'prompt-argument-changed',
+    verdict: 'compatible',
+    ...judge('a prompt argument no longer required', () =>
+      judgeResponse('prompts/list', list('prompts', greet([{ name: 'name', required: true }])), list('prompts', greet([{ name: 'name' }]))),
     ),
   },
   {
@@ -797,7 +892,7 @@ function documentedKinds(): Map<string, Set<string>> {
       .split(/(?<!\\)\|/)
       .map((c) => c.trim());
     const verdict = cells[1];
-    if (verdict !== 'breaking' && verdict !== 'warning' && verdict !== 'compatible') continue;
+    if (verdict !== 'breaking' && verdict !== 'changed' && verdict !== 'warning' && verdict !== 'compatible') continue;
     for (const m of cells[0]!.matchAll(/`([a-z][a-z0-9]*(?:-[a-z0-9]+)+)`/g)) {
       let set = out.get(m[1]!);
       if (!set) out.set(m[1]!, (set = new Set()));

@@ -186,3 +186,141 @@ test('capability flags: turned off is the same change whether set to false or dr
   t.deepEqual(judgeResponse('initialize', caps({ listChanged: false }), caps({})), [], 'off either way');
   t.deepEqual(kinds(judgeResponse('initialize', caps({ subscribe: false }), caps({ subscribe: true }))), ['compatible:capability-added']);
 });
+
+/** filesystem's read_media_file output items, as the published versions list them. */
+const media = (types: string[]) => ({
+  type: 'object',
+  properties: { type: { type: 'string', enum: types }, data: { type: 'string' }, mimeType: { type: 'string' } },
+  required: ['type', 'data', 'mimeType'],
+  additionalProperties: false,
+});
+const embedded = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', const: 'resource' },
+    resource: {
+      type: 'object',
+      properties: { uri: { type: 'string' }, mimeType: { type: 'string' }, blob: { type: 'string' } },
+      required: ['uri', 'blob'],
+      additionalProperties: false,
+    },
+  },
+  required: ['type', 'resource'],
+  additionalProperties: false,
+};
+const mediaOutput = (items: unknown) => ({
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: { content: { type: 'array', items } },
+  required: ['content'],
+  additionalProperties: false,
+});
+/** 2025.11.25 (and 2026.7.4): one item shape whose type may be image, audio or blob. */
+const MEDIA_2025 = mediaOutput(media(['image', 'audio', 'blob']));
+/** 2026.7.10 and later: image/audio items, or an embedded resource. */
+const MEDIA_2026 = mediaOutput({ anyOf: [media(['image', 'audio']), embedded] });
+
+test('schemas: an output alternative that comes back as one wider schema is judged as that alternative (filesystem read_media_file)', (t) => {
+  const judge = (a: unknown, b: unknown) => compareSchemas(a, b, 'output', ['result', 'tools', 'read_media_file', 'outputSchema'], 'x');
+  // 2025 → 2026: the image/audio items lost "blob", and an embedded resource may come: a shape
+  // clients have not seen.
+  const up = judge(MEDIA_2025, MEDIA_2026);
+  t.deepEqual(kinds(up), ['compatible:output-enum-narrowed', 'warning:output-schema-alternatives-added']);
+  t.deepEqual(up.find((d) => d.kind === 'output-schema-alternatives-added')!.live, embedded);
+  // 2026 → 2025: the one schema is the image/audio alternative whose type may now be "blob" (no
+  // MCP content block has that type), and the embedded resource is gone. The image/audio items
+  // are not gone: nothing says "no longer image, audio".
+  const down = judge(MEDIA_2026, MEDIA_2025);
+  t.deepEqual(kinds(down), ['breaking:output-enum-widened', 'compatible:output-type-narrowed']);
+  const widened = down.find((d) => d.kind === 'output-enum-widened')!;
+  t.is(widened.path, '/result/tools/read_media_file/outputSchema/properties/content/items/properties/type/enum');
+  t.regex(widened.message, /may now be "blob"/);
+  t.deepEqual(down.find((d) => d.kind === 'output-type-narrowed')!.recorded, embedded);
+  t.false(
+    down.some((d) => /image/.test(d.message)),
+    down.map((d) => d.message).join('\n'),
+  );
+  // A new alternative of another shape is still a warning, not a match with breaking changes.
+  const other = mediaOutput({ type: 'object', properties: { type: { const: 'text' }, text: { type: 'string' } } });
+  t.deepEqual(kinds(judge(MEDIA_2026, other)), [
+    'compatible:output-type-narrowed',
+    'compatible:output-type-narrowed',
+    'warning:output-schema-alternatives-added',
+  ]);
+});
+
+test('input schemas: one that lost type "object" is one breaking difference for the tool (filesystem 2025.11.25 → 2025.7.1)', (t) => {
+  // What 2025.11.25 lists for read_file, and what 2025.7.1 lists (zod-to-json-schema under zod 4
+  // wrote nothing but $schema for 11 of its 12 tools).
+  const v20251125 = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: {
+      path: { type: 'string' },
+      tail: { description: 'If provided, returns only the last N lines of the file', type: 'number' },
+      head: { description: 'If provided, returns only the first N lines of the file', type: 'number' },
+    },
+    required: ['path'],
+  };
+  const v202571 = { $schema: 'http://json-schema.org/draft-07/schema#' };
+  const lost = judgeResponse('tools/list', tools(tool('read_file', undefined, v20251125)), tools(tool('read_file', undefined, v202571)));
+  t.deepEqual(kinds(lost), ['breaking:input-schema-not-object']);
+  t.is(lost[0]!.path, '/result/tools/read_file/inputSchema/type');
+  t.is(
+    lost[0]!.message,
+    'tool "read_file": inputSchema no longer has type "object" (the spec requires it; the official v1 client rejects the whole tools/list)',
+  );
+  // No inputSchema at all is the same break.
+  t.deepEqual(kinds(judgeResponse('tools/list', tools(tool('read_file', undefined, v20251125)), tools({ name: 'read_file' }))), [
+    'breaking:input-schema-not-object',
+  ]);
+  // The other way: a fix that declares the arguments, not a list of new required properties.
+  t.deepEqual(
+    kinds(judgeResponse('tools/list', tools(tool('read_file', undefined, v202571)), tools(tool('read_file', undefined, v20251125)))),
+    ['warning:input-schema-now-object'],
+  );
+  // Object schemas on both sides are still compared by variance.
+  t.deepEqual(
+    kinds(
+      judgeResponse(
+        'tools/list',
+        tools(tool('read_file', undefined, v20251125)),
+        tools(tool('read_file', undefined, { ...v20251125, required: ['path', 'head'] })),
+      ),
+    ),
+    ['breaking:input-required-added'],
+  );
+});
+
+test('prompt arguments: a description or title changed is a warning on that argument; only added, or no longer required, is compatible', (t) => {
+  const prompts = (...args: unknown[]) => ({
+    result: { prompts: [{ name: 'args-prompt', description: 'Two arguments', arguments: args }] },
+  });
+  // everything 2026.1.26 → 2026.8.31: args-prompt's `state` lost its description.
+  const city = { name: 'city', description: 'Name of the city', required: true };
+  const d = judgeResponse(
+    'prompts/list',
+    prompts(city, { name: 'state', description: 'Name of the state', required: false }),
+    prompts(city, { name: 'state', required: false }),
+  );
+  t.deepEqual(kinds(d), ['warning:prompt-argument-changed']);
+  t.is(d[0]!.path, '/result/prompts/args-prompt/arguments/state/description');
+  t.is(d[0]!.message, 'prompt "args-prompt": argument "state": description was removed (hosts show it, models read it)');
+  t.deepEqual(kinds(judgeResponse('prompts/list', prompts({ ...city, title: 'City' }), prompts({ ...city, title: 'Town' }))), [
+    'warning:prompt-argument-changed',
+  ]);
+  t.deepEqual(kinds(judgeResponse('prompts/list', prompts(city), prompts({ ...city, description: 'The city' }))), [
+    'warning:prompt-argument-changed',
+  ]);
+  t.deepEqual(kinds(judgeResponse('prompts/list', prompts({ name: 'city' }), prompts({ name: 'city', title: 'City' }))), [
+    'compatible:prompt-argument-changed',
+  ]);
+  t.deepEqual(kinds(judgeResponse('prompts/list', prompts(city), prompts({ ...city, required: false }))), [
+    'compatible:prompt-argument-changed',
+  ]);
+  // Newly required is still breaking, and nothing else is said of it.
+  t.deepEqual(kinds(judgeResponse('prompts/list', prompts({ ...city, required: false }), prompts(city))), [
+    'breaking:prompt-argument-required',
+  ]);
+  t.deepEqual(judgeResponse('prompts/list', prompts(city), prompts({ ...city })), []);
+});

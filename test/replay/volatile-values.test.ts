@@ -92,7 +92,15 @@ test('no false positives: durations, ratios, versions, addresses, phone numbers 
     '2026-12-01',
     'release 2026-12-01',
     'size: 1764595451',
-    'count=1764595451123',
+    'count=1234567890123',
+    'size: 9999999999999',
+    'timeout 30s',
+    'every 5 min',
+    'version 1.2.3s',
+    'deadbeef',
+    'abcdefabcdefabcdef',
+    'pid file at /run/x.pid',
+    '/home/ada/tmp/notes.txt',
     'Dec 2026',
     'score 10:20:30:40',
     '25:61:00',
@@ -132,11 +140,16 @@ test('time-like keys: epoch seconds and milliseconds, as numbers and as numeric 
     t.is(normaliseScalar(1764595451123, key), '<epoch>', `${key} ms`);
     t.is(normaliseScalar('1764595451123', key), '<epoch>', `${key} ms as a string`);
   }
-  for (const key of ['createdBy', 'timeout', 'timeZone', 'expires_in', 'count', 'size', 'id', 'times', 'phone']) {
+  for (const key of ['createdBy', 'timeout', 'timeZone', 'expires_in', 'count', 'size', 'id', 'times', 'phone', 'used']) {
     t.false(isTimeKey(key), key);
-    t.is(normaliseScalar(1764595451123, key), 1764595451123, key);
-    t.is(normaliseScalar('1764595451123', key), '1764595451123', key);
+    // Whole epoch seconds need a time-like key: ten digits are too often a phone number or an id.
+    t.is(normaliseScalar(1764595451, key), 1764595451, key);
+    t.is(normaliseScalar('1764595451', key), '1764595451', key);
+    // Epoch milliseconds between 2015 and 2040 are a clock under any key.
+    t.is(normaliseScalar(1764595451123, key), '<epoch-ms>', key);
+    t.is(normaliseScalar(1234567890123, key), 1234567890123, `${key}: 2009 is outside the plausible range`);
   }
+  for (const key of ['firstUsed', 'lastUsed', 'lastRun', 'jobStarted']) t.true(isTimeKey(key), key);
   // Out of the epoch ranges: small counts, and the gap between seconds (to 2100) and ms (from 2000).
   t.is(normaliseScalar(42, 'createdAt'), 42);
   t.is(normaliseScalar(5551234567, 'createdAt'), 5551234567);
@@ -209,4 +222,37 @@ test('through normalise: a resources/read result and a get_file_info result at t
   });
   t.deepEqual(normalise(stat(A)), normalise(stat(B)));
   t.notDeepEqual(normalise(stat(A)), normalise({ result: { structuredContent: { ...stat(A).result.structuredContent, size: 13 } } }));
+});
+
+test('the field shapes: file-name stamps, epoch numbers anywhere, pids, durations, hex ids, temp paths', (t) => {
+  const cases: Array<[string, string]> = [
+    ['page-2026-12-07T03-59-36-387Z.yml', 'page-<file-timestamp>.yml'],
+    ['log_2026_12_07_03_59_36.txt', 'log_<file-timestamp>.txt'],
+    ['trace-20261207T035936Z.zip', 'trace-<file-timestamp>.zip'],
+    ['2026-13-07T03-59-36', '2026-13-07T03-59-36'],
+    ['search_1_1796616453975', 'search_1_<epoch-ms>'],
+    ['"firstUsed": 1796616453824', '"firstUsed": <epoch>'],
+    ['at 1796616453.975 by', 'at <epoch> by'],
+    ['Process started with PID 1724.', 'Process started with PID <pid>.'],
+    ['{"pid": 1685, "ok": true}', '{"pid": <pid>, "ok": true}'],
+    ['Runtime: 9ms', 'Runtime: <duration>'],
+    ['took 12.5 ms, then 1.25s', 'took <duration>, then <duration>'],
+    ['request 3f9a0c2e7b1d4e6f8a9b done', 'request <hex-id> done'],
+    ['wrote /tmp/mcp-abc123/out.txt', 'wrote <temp-dir>/out.txt'],
+    ['C:\\Users\\ada\\AppData\\Local\\Temp\\x1y2\\out.txt', '<temp-dir>\\out.txt'],
+  ];
+  for (const [input, want] of cases) t.is(normaliseText(input), want, input);
+  t.is(normaliseScalar(1685, 'pid'), '<pid>');
+  t.is(normaliseScalar(1796616453824, 'firstUsed'), '<epoch>');
+  t.is(normaliseScalar(1796616453824, 'anything'), '<epoch-ms>');
+});
+
+test('every masked token is noted with its shape and only the part that varies', (t) => {
+  const masks: Array<{ shape: string; value: string }> = [];
+  normaliseText('PID 1724 wrote page-2026-12-07T03-59-36-387Z.yml in 9ms', masks);
+  t.deepEqual(masks, [
+    { shape: 'file-timestamp', value: '2026-12-07T03-59-36-387Z' },
+    { shape: 'pid', value: '1724' },
+    { shape: 'duration', value: '9ms' },
+  ]);
 });

@@ -20,7 +20,11 @@
  *   content block), logging-dropped (no logging capability, count logs nothing),
  *   capability-added (declares completions), annotation-added (search gains openWorldHint: false),
  *   error-message-changed (reading example://locked fails with other wording), error-fixed
- *   (example://locked becomes readable), stdout-noise (a non-JSON line on stdout at start)
+ *   (example://locked becomes readable), stdout-noise (a non-JSON line on stdout at start),
+ *   flag-narrowed (pin lists its `pinned` argument as boolean only, and still accepts a string),
+ *   flag-refused (pin's `pinned` is boolean only, and a string is refused)
+ * `--flag-tool` (implied by the flag-* seeds) adds the tool `pin`, whose `pinned` argument is
+ * boolean | string (`anyOf`), so a recording can call it with a string.
  * Over HTTP every answer carries a fresh `Set-Cookie` and `X-Upstream-Token` (secrets a cassette
  * must not keep).
  * `--paginate-tools` pages tools/list two tools a page (resources/list always pages, one a page,
@@ -54,6 +58,8 @@ const protocolVersions = option('--protocol-versions')?.split(',');
 const cursors = new Map<string, number>();
 /** `--resource-page-size <n>`: resources a page of resources/list (default 1: three pages). */
 const PAGE_SIZE = Number(option('--resource-page-size') ?? 1);
+/** `--search-delay <ms>`: search takes this long to answer (a slow tool). */
+const SEARCH_DELAY = Number(option('--search-delay') ?? 0);
 /** `--paginate-tools`: tools/list too is paginated (two tools a page). */
 const paginateTools = argv.includes('--paginate-tools');
 
@@ -89,6 +95,18 @@ function paginateToolList(server: McpServer): void {
   }) as McpServer['registerTool'];
 }
 
+/**
+ * `schema` as it validates, listed in tools/list as `shape` says: a server whose declared input
+ * schema is narrower than what its handler accepts (the JSON Schema the SDK lists comes from the
+ * Standard Schema's `jsonSchema`, validation from its `validate`).
+ */
+function listedAs<T extends z.ZodType>(schema: T, shape: z.ZodRawShape): T {
+  const listed = z.object(shape)['~standard'];
+  const out = Object.create(schema) as T;
+  Object.defineProperty(out, '~standard', { value: { ...schema['~standard'], jsonSchema: listed.jsonSchema } });
+  return out;
+}
+
 function createServer(): McpServer {
   const server = new McpServer(
     { name: 'replay-target', version: `1.0.${Math.floor(Math.random() * 1000)}` },
@@ -122,6 +140,7 @@ function createServer(): McpServer {
     async ({ query, mode }, ctx) => {
       if (regression === 'crash') process.exit(3);
       if (regression === 'hang') await new Promise(() => {});
+      if (SEARCH_DELAY) await new Promise((r) => setTimeout(r, SEARCH_DELAY));
       if (regression === 'is-error') return { content: [{ type: 'text', text: 'search backend is down' }], isError: true };
       if ((regression === 'server-request' || regression === 'roots-twice') && !ctx.mcpReq.inputResponses?.roots) {
         // On 2025 the SDK sends this as a roots/list request to the client; on 2026-07-28 it is an
@@ -134,7 +153,8 @@ function createServer(): McpServer {
       const hits = regression === 'content-changed' ? 4 : 3;
       const content = [{ type: 'text' as const, text: `${hits} hits for ${query}` }];
       if (regression === 'content-added') content.push({ type: 'text', text: 'results are cached for an hour' });
-      return { content, structuredContent: { hits, mode: mode ?? 'fast' } };
+      // content-added also answers with a field the recording did not have (a compatible addition).
+      return { content, structuredContent: { hits, mode: mode ?? 'fast' }, ...(regression === 'content-added' ? { cachedFor: 3600 } : {}) };
     },
   );
   if (regression !== 'tool-removed') {
@@ -193,6 +213,25 @@ function createServer(): McpServer {
       return { content: [{ type: 'text', text: `counted to ${n}` }] };
     },
   );
+  if (argv.includes('--flag-tool') || regression.startsWith('flag-')) {
+    const item = z.string();
+    const wide = z.object({ item, pinned: z.union([z.boolean(), z.string()]) });
+    server.registerTool(
+      'pin',
+      {
+        description: 'Pins an item (pinned: true, false, or a word such as "yes")',
+        inputSchema:
+          regression === 'flag-refused'
+            ? z.object({ item, pinned: z.boolean() })
+            : regression === 'flag-narrowed'
+              ? listedAs(wide, { item, pinned: z.boolean() })
+              : wide,
+      },
+      async ({ item, pinned }: { item: string; pinned: boolean | string }) => ({
+        content: [{ type: 'text' as const, text: `${item}: pinned=${String(pinned)}` }],
+      }),
+    );
+  }
   if (regression === 'tool-added') {
     server.registerTool(
       'export',

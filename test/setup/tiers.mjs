@@ -8,6 +8,9 @@ export const E2E = [
   'test/lib/install.test.ts',
   // published server versions, fuzzing
   'test/corpus/**/*.test.ts',
+  // third-party servers at two published versions each (@playwright/mcp with Chromium,
+  // desktop-commander), recorded and replayed (also matched by the line above)
+  'test/corpus/third-party.test.ts',
   'test/fuzz/**/*.test.ts',
   // a real browser (Chromium)
   'test/lib/view/view-browser.test.ts',

@@ -53,7 +53,7 @@ export function ReplayView({ report: r }: { report: ReplayReport }) {
         <dt>cassette</dt><dd><code>${r.cassette}</code></dd>
         <dt>target</dt><dd><code>${target}</code></dd>
         <dt>started</dt><dd>${r.startedAt}, ${Math.round(r.durationMs)} ms</dd>
-        <dt>interactions</dt><dd>${r.summary.interactions}: ${r.summary.same} same, ${r.summary.breaking} breaking, ${r.summary.warning} warning, ${r.summary.compatible} compatible</dd>
+        <dt>interactions</dt><dd>${r.summary.interactions}: ${r.summary.same} same, ${r.summary.breaking} breaking, ${r.summary.changed ?? 0} changed, ${r.summary.warning} warning, ${r.summary.compatible} compatible</dd>
       </dl>
       ${r.error ? html`<p class="error">${r.error.code}: ${r.error.message}</p>` : null}
     </section>

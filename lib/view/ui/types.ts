@@ -44,6 +44,13 @@ export interface ReplayReport {
   durationMs: number;
   outcome: string;
   error?: { code: string; message: string };
-  summary: Record<string, unknown> & { interactions: number; same: number; breaking: number; warning: number; compatible: number };
+  summary: Record<string, unknown> & {
+    interactions: number;
+    same: number;
+    breaking: number;
+    changed?: number;
+    warning: number;
+    compatible: number;
+  };
   sessions: ReplaySession[];
 }
