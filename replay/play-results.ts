@@ -5,7 +5,7 @@
  */
 import { DEEP_TEXT } from '../lib/json-depth.js';
 import { diffJson, isObject } from './diff.js';
-import { normalise, patternsFor, variedMasks, type IgnorePattern, type MaskNotes } from './normalise.js';
+import { normalise, patternsFor, pointer, variedMasks, type IgnorePattern, type MaskNotes } from './normalise.js';
 import { asWholeList, recordedItems, withoutList, type LiveListing, type PagePlan } from './pagination.js';
 import { carryRedactions } from '../lib/masked-values.js';
 import { jsonOf, key, pushTo, worst, type ExchangeStep, type Interaction, type Json, type PlayOptions } from './play-model.js';
@@ -89,11 +89,8 @@ export function toResult(
   const live = carryRedactions(jsonOf(it.recordedResponse), it.live);
   const asked = it.method === 'initialize' ? jsonOf(it.recorded).params : undefined;
   const judging = isObject(asked) && typeof asked.protocolVersion === 'string' ? { ...context, requested: asked.protocolVersion } : context;
-  const skipped = new Set<string>();
-  const recordedMasks: MaskNotes = new Map();
-  const liveMasks: MaskNotes = new Map();
-  const recordedAnswer = normalise(jsonOf(it.recordedResponse), ignore, skipped, recordedMasks);
-  const liveAnswer = normalise(live, ignore, skipped, liveMasks);
+  const compared = compareSides(jsonOf(it.recordedResponse), live, ignore);
+  const { recordedAnswer, liveAnswer, recordedMasks, liveMasks, skipped, unmatched } = compared;
   options.observe?.({
     ...base,
     index: it.index,
@@ -102,7 +99,10 @@ export function toResult(
     raw: { recorded: jsonOf(it.recordedResponse), live },
   });
   const masked = variedMasks(recordedMasks, liveMasks);
-  const differences = [...judgeResponse(it.method, recordedAnswer, liveAnswer, judging), ...it.extra];
+  const differences = [
+    ...judgeResponse(it.method, recordedAnswer, liveAnswer, judging).map((d) => withTemplateNote(d, unmatched)),
+    ...it.extra,
+  ];
   const params = jsonOf(it.recorded).params;
   const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
   if (token !== undefined) {
@@ -135,6 +135,40 @@ export function toResult(
     ...(skipped.size ? { volatileSkipped: skipped.size } : {}),
     ...(masked.length ? { masked } : {}),
   };
+}
+
+/**
+ * Both answers normalised. A calibrated template that holds one side's value and not the other's
+ * is dropped for that path and both are normalised again, so the difference shows the two texts
+ * (not a placeholder against a text); `unmatched` names those paths and their templates.
+ */
+function compareSides(recorded: unknown, live: unknown, ignore: IgnorePattern[]) {
+  const run = (patterns: IgnorePattern[]) => {
+    const recordedHits = new Set<string>();
+    const liveHits = new Set<string>();
+    const recordedMasks: MaskNotes = new Map();
+    const liveMasks: MaskNotes = new Map();
+    const recordedAnswer = normalise(recorded, patterns, recordedHits, recordedMasks);
+    const liveAnswer = normalise(live, patterns, liveHits, liveMasks);
+    return { recordedAnswer, liveAnswer, recordedMasks, liveMasks, recordedHits, liveHits };
+  };
+  const first = run(ignore);
+  const oneSided = [...first.recordedHits].filter((p) => !first.liveHits.has(p));
+  oneSided.push(...[...first.liveHits].filter((p) => !first.recordedHits.has(p)));
+  const unmatched = new Map<string, string>();
+  const templated = ignore.filter((p) => p.template && oneSided.includes(pointer(p.segments)));
+  for (const p of templated) unmatched.set(pointer(p.segments), p.template!.source);
+  const done = templated.length ? run(ignore.filter((p) => !templated.includes(p))) : first;
+  const skipped = new Set([...done.recordedHits, ...done.liveHits]);
+  return { ...done, skipped, unmatched };
+}
+
+/** A difference at a path whose calibrated template the live value no longer fits says so. */
+function withTemplateNote(d: Difference, unmatched: ReadonlyMap<string, string>): Difference {
+  const source = unmatched.get(d.path);
+  if (source === undefined) return d;
+  const shown = source.length > 80 ? `${source.slice(0, 79)}…` : source;
+  return { ...d, message: `${d.message} (one side no longer fits the calibrated template "${shown}")` };
 }
 
 const durationOf = (it: Interaction) => Math.round(((it.doneAt ?? 0) - (it.sentAt ?? 0)) * 10) / 10;

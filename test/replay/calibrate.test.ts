@@ -247,6 +247,34 @@ test('replayCassette({ calibrate }) says what it stored; a change that is not vo
   t.regex(cli_.stdout, /session 1 #\d+ tools\/list: tool-removed: tool "describe" was removed/);
 });
 
+test('a live value that no longer fits its calibrated template: both texts are shown, with the template named', async (t) => {
+  const cassette = copy(t);
+  const cal = await replay(t, ['--calibrate', cassette, ...target]);
+  t.is(cal.code, 0, cal.stdout);
+  // Narrow one stored template to the recorded nonce itself: the recording fits it, no live run can.
+  const loaded = loadCassette(cassette);
+  const [sessionId, entries] = Object.entries(loaded.calibration!.sessions)[0]!;
+  const [index, entry] = Object.entries(entries)[0]!;
+  const session = loaded.sessions.find((s) => s.id === sessionId)!;
+  const answer = JSON.stringify(session.messages.map((m) => m.json));
+  const nonce = /nonce (n[0-9a-z]+)/.exec(answer)![1]!;
+  entry.templates!['/result/content/0/text'] = `worker {{int}}, nonce ${nonce}`;
+  writeFileSync(
+    cassette,
+    stringifyCassette({
+      ...loaded,
+      calibration: { ...loaded.calibration!, sessions: { ...loaded.calibration!.sessions, [sessionId]: { ...entries, [index]: entry } } },
+    }),
+  );
+  const r = await replayWithReport(t, [cassette, ...target]);
+  t.is(r.code, 1, r.stdout);
+  const d = differencesOf(r.report, 'get_env').find((x) => x.path === '/result/content/0/text')!;
+  t.truthy(d, r.stdout);
+  t.regex(String(d.recorded), new RegExp(`^worker \\d+, nonce ${nonce}$`));
+  t.regex(String(d.live), /^worker \d+, nonce n[0-9a-z]+$/);
+  t.regex(d.message, new RegExp(`one side no longer fits the calibrated template "worker \\{\\{int\\}\\}, nonce ${nonce}"`));
+});
+
 test('--calibrate refuses another build (its handshake names another version): exit 2, one line, nothing stored; --force learns anyway', async (t) => {
   const cassette = copy(t);
   const before = readFileSync(cassette, 'utf8');
