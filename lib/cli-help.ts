@@ -60,7 +60,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     exitCodes: [
       ['0', 'nothing breaking and no violation at --fail-on (default error)'],
-      ['1', 'a breaking change, a new violation at --fail-on, or a stale expected-failures entry'],
+      ['1', 'a breaking change or a changed output, a new violation at --fail-on, or a stale expected-failures entry'],
       ['2', 'it could not run: usage, no cassette matched, a build that does not start'],
       BUG,
     ],
@@ -128,11 +128,15 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
         'against a Streamable HTTP server, with a report file',
       ],
       ['$0 replay weather.cassette.json --update -- node weather-server.js', 'accept a deliberate change: re-record the answers'],
+      [
+        '$0 replay --calibrate --reset "cp -r fixtures/. data/" notes.cassette.json -- node notes-server.js',
+        'learn the tokens that vary between runs of this build, from the same data each run',
+      ],
     ],
     exitCodes: [
-      ['0', 'no breaking change (warnings allowed unless --strict)'],
-      ['1', 'a breaking change (or, with --strict, a warning)'],
-      ['2', 'the replay could not run: invalid cassette, no target, server would not start, crashed or hung'],
+      ['0', 'no breaking change and no changed output (warnings allowed unless --strict)'],
+      ['1', 'a breaking change or a changed output (with --content warn, only breaking; with --strict, a warning too)'],
+      ['2', 'the replay could not run: invalid cassette, no target, server would not start, crashed or hung; --calibrate refused another server or version; --reset failed'],
       BUG,
     ],
     docs: 'replay.md',
