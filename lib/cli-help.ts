@@ -136,7 +136,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     exitCodes: [
       ['0', 'no breaking change and no changed output (warnings allowed unless --strict)'],
       ['1', 'a breaking change or a changed output (with --content warn, only breaking; with --strict, a warning too)'],
-      ['2', 'the replay could not run: invalid cassette, no target, server would not start, crashed or hung; --calibrate refused another server or version; --reset failed'],
+      [
+        '2',
+        'the replay could not run: invalid cassette, no target, server would not start, crashed or hung; --calibrate refused another server or version; --reset failed',
+      ],
       BUG,
     ],
     docs: 'replay.md',
