@@ -162,7 +162,9 @@ export const headersRules: Rule[] = [
     on: ['server'],
     check(o, report, state) {
       const x = exchangeOf(o, state);
-      if (o.msg.direction !== 'server-to-client' || !x || !state.onceIn(x.id, 'ct')) return;
+      // The rule is about the answer to a POSTed request. A GET (the listen stream) refused with a
+      // bare 405, as the transports page allows, has no MCP answer to type.
+      if (o.msg.direction !== 'server-to-client' || !x || x.method !== 'POST' || !state.onceIn(x.id, 'ct')) return;
       const type = (x.contentType ?? '').toLowerCase();
       if (!type.startsWith('application/json') && !type.startsWith('text/event-stream'))
         report('', `the answer's Content-Type is ${JSON.stringify(x.contentType ?? '')}`);
