@@ -325,6 +325,8 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
         // A password or a token-named query parameter in the upstream URL is masked, as in argv.
         target: { url: redactArgv([options.upstream.href])[0]!, listen: redactArgv([url])[0]! },
         proxy: { pid: process.pid, version: packageVersion() },
+        // Judged live: every session keeps a (maybe empty) list of violations (see fold-http).
+        ...(options.live ? { violations: [] } : {}),
       },
     },
     performance.now(),

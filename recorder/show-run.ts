@@ -103,8 +103,11 @@ export function formatSummary(path: string, summaries: SessionSummary[]): string
 
 /** Violations stored in the session, worst first, then in message order: one line each. */
 function violationLines(violations: Violation[] | undefined): string[] {
-  if (violations === undefined) return ['     violations: not recorded (live validation was off)'];
-  if (violations.length === 0) return ['     violations: none'];
+  // A session judged live keeps a list, empty when it was clean; no list: it was not judged live
+  // (--no-validate, or recorded by a release that kept no empty list: `validate` judges it).
+  if (violations === undefined)
+    return ['     violations: not judged live (recorded with --no-validate, or by an older release); run mcp-cassette validate'];
+  if (violations.length === 0) return ['     violations: none (judged live)'];
   const counts = (['error', 'warning', 'info'] as const)
     .map((level) => [level, violations.filter((v) => v.severity === level).length] as const)
     .filter(([, n]) => n > 0)

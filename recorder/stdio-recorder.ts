@@ -113,6 +113,9 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
           ...(options.label ? { label: options.label } : {}),
           target: { command: redactArgv(options.command, { patterns: options.redactPatterns }), cwd: process.cwd() },
           proxy: { pid: process.pid, version: packageVersion() },
+          // Judged live: the session keeps a (maybe empty) list of violations, so a clean session
+          // reads "none", not "validation was off".
+          ...(options.live ? { violations: [] } : {}),
         },
         ...(options.finish ? { finish: { ...options.finish } } : {}),
       },

@@ -170,6 +170,8 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
 
   const sessions = group(journal, all, placed, options);
   attachLiveViolations(sessions, liveViolations);
+  // Judged live (the header says so): a clean session keeps an empty list, read as "none".
+  if (Array.isArray((journal.header.session as { violations?: unknown }).violations)) for (const s of sessions) s.violations ??= [];
   return sessions;
 }
 

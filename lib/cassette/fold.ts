@@ -71,7 +71,8 @@ export function foldJournal(journal: JournalSource, options: FoldOptions = {}): 
     ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),
     proxy: base.proxy,
     end,
-    ...(violations.length > 0 ? { violations } : {}),
+    // A session judged live keeps its list even when it is empty (the header says it was judged).
+    ...(violations.length > 0 || Array.isArray((base as { violations?: unknown }).violations) ? { violations } : {}),
     messages,
   };
   return session;

@@ -55,9 +55,13 @@ out(bold('mcp-cassette: record, validate, replay and serve one MCP server'));
 out('The official MCP SDK client asks demo-weather for the forecast in Paris, through the proxy.');
 
 step(1, 'record: the proxy forwards every byte and judges each message as it passes');
-// --log-level warn: the alerts and the summary, not the session's start and save.
+// --log-level warn: the alerts and the summary, not the session's start and save. --fail-on error:
+// the proxy waits for every verdict before it exits (a proxy under a host gives them 50 ms, and a
+// busy machine can miss the summary then) and exits 1 for the error, as in CI.
 const recordArgs = [
   'record',
+  '--fail-on',
+  'error',
   '--cassette',
   cassette,
   '--log-format',
@@ -69,7 +73,7 @@ const recordArgs = [
   server,
   '1.0.0',
 ];
-out(`  $ ${mc} record --cassette ${here(cassette)} -- ${serverCommand('1.0.0')}`);
+out(`  $ ${mc} record --fail-on error --cassette ${here(cassette)} -- ${serverCommand('1.0.0')}`);
 const recorded = await askForecast(process.execPath, [cliPath, ...recordArgs], /STDIO-STDOUT-CLEAN/);
 out(`  the client got: ${recorded.answer}`);
 out("  live alert on the proxy's stderr (a host shows it in its server log), and the session's summary:");
