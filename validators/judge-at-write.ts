@@ -49,8 +49,8 @@ export function judgeAtWrite(
   for (const s of sessions) {
     const mine = bySession.get(s.id)!;
     const kept = scope === 'all' ? mine : [...(s.violations ?? []), ...mine];
-    if (kept.length > 0) s.violations = kept;
-    else delete s.violations;
+    // Judged here or live: the list stays, empty for a clean session ("none", not "not judged").
+    s.violations = kept;
   }
   const judged = scope === 'all' ? sessions.reduce((n, s) => n + s.messages.length, 0) : 0;
   if (found.length > 0) {
