@@ -52,13 +52,18 @@ async function steps(t: ExecutionContext, c: Client) {
 //   `{ "type": "object", "additionalProperties": false }` - **Recommended**: explicitly accepts
 //   only empty objects".
 const NOPARAM = 'TOOLS-NOPARAM:info @ answer to tools/list /result/tools/0/inputSchema';
+// - RES-NOTFOUND-LEGACY-32002 (warning): ui://nope does not exist and is answered with an error
+//   saying so under another code than -32002. 2025-11-25 server/resources.mdx §Error Handling:
+//   "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found:
+//   `-32002`" (2026-07-28 moved to -32602; this session speaks 2025-11-25).
+const NOTFOUND = 'RES-NOTFOUND-LEGACY-32002:warning @ answer to resources/read ui://nope /error/code';
 
 test('MCP App server over stdio: exactly the true findings, live and offline', async (t) => {
   const rec = await recordRealStdio(t, [node, pkg, '--stdio'], (c) => steps(t, c));
   t.deepEqual(liveBeyondOffline(rec), [], 'live says nothing offline does not');
   // Not reported, rightly: the invisible characters and markup in the bundled JavaScript of the
   // app page (SEC-RESULT-INJECTION), and -32602 for the unknown tool (TOOLS-ERR-PROTOCOL).
-  t.deepEqual(findings(rec, rec.offline), [NOPARAM]);
+  t.deepEqual(findings(rec, rec.offline), [NOTFOUND, NOPARAM]);
 });
 
 test('MCP App server over stateless Streamable HTTP: exactly the true findings, live and offline', async (t) => {
@@ -75,7 +80,7 @@ test('MCP App server over stateless Streamable HTTP: exactly the true findings, 
   //   authentication for all connections". The server keeps no session (no Mcp-Session-Id), so
   //   each exchange is a recorded session of its own; the finding is about the server, so it is
   //   said once for the server (its first answered request), not again for each of the eight.
-  t.deepEqual(findings(rec, rec.offline), ['SEC-LOCAL-HTTP-OPEN:info @ initialize', NOPARAM]);
+  t.deepEqual(findings(rec, rec.offline), [NOTFOUND, 'SEC-LOCAL-HTTP-OPEN:info @ initialize', NOPARAM]);
 });
 
 // @modelcontextprotocol/server-pdf 2.0.4, the MCP Apps PDF viewer (same stack): its app page

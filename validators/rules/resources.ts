@@ -3,6 +3,9 @@ import { type ExchangeRule, isObject, type Rule } from '../rule.js';
 import { filterOf, invariance, listChanged, listenOf, recallSubscriptions, SUBSCRIPTION_LEARNS } from './support/memories.js';
 import { BASE64, notification, resultFor, URI } from './support/messages.js';
 
+/** An error message that says the resource does not exist. */
+const NOT_FOUND = /\bnot found\b|\bunknown resource\b|\bno such (resource|file)\b|\bdoes ?n[o']t exist\b|\bno resource\b/i;
+
 const INTERNAL = /\binternal (server )?error\b|\bunhandled (exception|error|rejection)\b/i;
 
 const PRIVATE_IP = /^(10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|\[f[cd][0-9a-f]{2}:.*\])$/;
@@ -37,6 +40,25 @@ export const resourceRules: (Rule | ExchangeRule)[] = [
     check(o, report) {
       if (o.request?.method === 'resources/read' && o.json && isObject(o.json.error) && o.json.error.code === -32002)
         report('/error/code', 'resources/read answered -32002; 2026-07-28 uses -32602 for a resource that does not exist');
+    },
+  },
+  {
+    id: 'RES-NOTFOUND-LEGACY-32002',
+    level: 'SHOULD',
+    obs: 'N',
+    era: 'legacy',
+    source: 'server/resources.mdx §Error Handling',
+    title: 'A missing resource is answered -32002 on 2025-11-25 and earlier',
+    on: ['error resources/read'],
+    check(o, report) {
+      const e = o.request?.method === 'resources/read' && o.json && isObject(o.json.error) ? o.json.error : undefined;
+      if (!e || e.code === -32002 || typeof e.message !== 'string') return;
+      // Only an answer that says the resource does not exist: other failures have other codes.
+      if (!NOT_FOUND.test(e.message)) return;
+      report(
+        '/error/code',
+        `resources/read of a resource that does not exist ("${e.message.length > 80 ? `${e.message.slice(0, 79)}…` : e.message}") answered ${String(e.code)}; revisions 2025-11-25 and earlier ask for -32002 (Resource not found)`,
+      );
     },
   },
   {
