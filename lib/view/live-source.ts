@@ -133,6 +133,16 @@ export class LiveSource implements ViewSource {
       s.revision ??= result.protocolVersion;
       s.server ??= peer(result.serverInfo);
     }
+    // 2026-07-28 has no initialize: every request names its revision and client in `_meta`, every
+    // result its server, and server/discover answers with serverInfo.
+    const meta = isObject(params?._meta) ? params._meta : undefined;
+    if (meta) {
+      const revision = meta['io.modelcontextprotocol/protocolVersion'];
+      if (typeof revision === 'string') s.revision ??= revision;
+      s.client ??= peer(meta['io.modelcontextprotocol/clientInfo']);
+    }
+    if (result)
+      s.server ??= peer(isObject(result._meta) ? result._meta['io.modelcontextprotocol/serverInfo'] : undefined) ?? peer(result.serverInfo);
     const kept = m.bytes > this.maxBytes ? { ...m, json: undefined, raw: `<${m.bytes} bytes, over the live view's memory bound>` } : m;
     s.messages.push(kept);
     this.#ring.push({ s, m: kept });

@@ -81,3 +81,32 @@ export async function endStdio(transport: StdioClientTransport): Promise<void> {
     await closed;
   }
 }
+
+/** How `record --ui` says where its live view is, on stderr. */
+export const LIVE_URL = /mcp-cassette: live view at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)\n/;
+
+/** `record --upstream <upstream> --ui 127.0.0.1:0` into `cassette`: the recorder, its live view's
+ * URL (with the token) and the proxy's MCP URL, once both are printed. */
+export async function recordHttpWithUi(
+  t: ExecutionContext,
+  upstream: string,
+  cassette: string,
+): Promise<{ recorder: ChildProcess; view: string; proxy: string }> {
+  const recorder = spawnTracked(t, node, [
+    cli,
+    'record',
+    '--upstream',
+    upstream,
+    '--cassette',
+    cassette,
+    '--log-level',
+    'warn',
+    '--ui',
+    '127.0.0.1:0',
+  ]);
+  const [err, out] = await Promise.all([
+    waitForOutput(recorder.stderr!, (s) => LIVE_URL.test(s)),
+    waitForOutput(recorder.stdout!, (s) => s.includes('\n')),
+  ]);
+  return { recorder, view: LIVE_URL.exec(err)![1]!, proxy: out.split('\n')[0]!.trim() };
+}

@@ -55,3 +55,50 @@ test('the ring keeps at most `maxBytes` of frames; a frame over the bound alone 
   t.is(kept.json, undefined);
   t.regex(kept.raw!, /over the live view's memory bound/);
 });
+
+test('a 2026-07-28 stateless session: revision and client from the request _meta, server from the result _meta or server/discover', (t) => {
+  const live = new LiveSource('test', 100, 1_000_000);
+  const frame = (seq: number, direction: 'client-to-server' | 'server-to-client', json: unknown) =>
+    frameToMessage(Buffer.from(JSON.stringify(json)), { seq, t: seq, direction, channel: 'stdout', terminated: true });
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'sdk-client', version: '2.4.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  live.add(info('a'), frame(1, 'client-to-server', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }));
+  live.add(
+    info('a'),
+    frame(2, 'server-to-client', {
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        resultType: 'complete',
+        tools: [],
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'sdk-server', version: '2.4.0' } },
+      },
+    }),
+  );
+  live.add(info('b'), frame(1, 'client-to-server', { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }));
+  live.add(
+    info('b'),
+    frame(2, 'server-to-client', {
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        resultType: 'complete',
+        supportedVersions: ['2026-07-28'],
+        capabilities: {},
+        serverInfo: { name: 'discovered', version: '1.0.0' },
+      },
+    }),
+  );
+  const o = live.overview();
+  if (o.kind !== 'live') return t.fail('a live overview');
+  t.deepEqual(
+    o.sessions.map((s) => [s.revision, s.client, s.server]),
+    [
+      ['2026-07-28', 'sdk-client 2.4.0', 'sdk-server 2.4.0'],
+      ['2026-07-28', 'sdk-client 2.4.0', 'discovered 1.0.0'],
+    ],
+  );
+});

@@ -10,15 +10,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'puppeteer-core';
 import { BROWSER_HINT, chromiumPath, newPage, openBrowser, screenshot, texts } from '../../helpers/browser.js';
-import { cli, everythingServer, node } from '../../helpers/paths.js';
+import { everythingServer, node } from '../../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../../helpers/proc.js';
 import { tempDir } from '../../helpers/tmp.js';
-import { defectServer, endStdio, recordingTransport } from '../../helpers/view.js';
+import { defectServer, endStdio, LIVE_URL, recordHttpWithUi, recordingTransport } from '../../helpers/view.js';
 
 const withBrowser = chromiumPath ? test : test.skip;
 if (!chromiumPath) console.log(`# ${BROWSER_HINT}`);
-
-const LIVE_URL = /mcp-cassette: live view at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)\n/;
 
 function rowsShown(page: Page): Promise<string[]> {
   return texts(page, 'ol.timeline > li > .row-head');
@@ -119,24 +117,7 @@ withBrowser('record --ui over Streamable HTTP: exchanges with status and headers
   // JSON-RPC error (TOOLS-ERR-EXECUTION); initialize opens a 2025-11-25 session (Mcp-Session-Id).
   const upstreamProc = spawnTracked(t, node, [defectServer, 'http']);
   const upstream = (await waitForOutput(upstreamProc.stdout!, (s) => s.includes('\n'))).split('\n')[0]!.trim();
-  const recorder = spawnTracked(t, node, [
-    cli,
-    'record',
-    '--upstream',
-    upstream,
-    '--cassette',
-    join(dir, 'http.cassette.json'),
-    '--log-level',
-    'warn',
-    '--ui',
-    '127.0.0.1:0',
-  ]);
-  const [err, out] = await Promise.all([
-    waitForOutput(recorder.stderr!, (s) => LIVE_URL.test(s)),
-    waitForOutput(recorder.stdout!, (s) => s.includes('\n')),
-  ]);
-  const url = LIVE_URL.exec(err)![1]!;
-  const proxyUrl = out.split('\n')[0]!.trim();
+  const { recorder, view: url, proxy: proxyUrl } = await recordHttpWithUi(t, upstream, join(dir, 'http.cassette.json'));
 
   const page = await newPage(await openBrowser(t));
   await page.goto(url);
