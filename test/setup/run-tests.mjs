@@ -76,6 +76,7 @@ try {
   rmSync(shared, { recursive: true, force: true });
 }
 if (coverage) {
+  step(process.execPath, [join(root, 'test', 'setup', 'coverage-compact.mjs')]);
   const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
   const report = spawnSync(process.execPath, [c8, 'report'], { cwd: root, stdio: 'inherit' });
   if (report.status !== 0) status ||= report.status ?? 1;
