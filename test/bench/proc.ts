@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, node, root } from '../helpers/paths.js';
+import { cli, node, root, node22Peer } from '../helpers/paths.js';
 
 export { cli, node, root };
 export const benchDir = join(root, 'dist', 'test', 'bench');
@@ -12,7 +12,7 @@ export const httpFloor = join(benchDir, 'http-floor.js');
 export const talkbackProxy = join(benchDir, 'talkback-proxy.js');
 export const rssReport = join(benchDir, 'rss-report.js');
 export const forceLoopback = join(root, 'test', 'servers', 'force-loopback.cjs');
-export const mcpProxyBin = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
+export const mcpProxyBin = node22Peer('node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
 export const supergatewayBin = join(root, 'node_modules', 'supergateway', 'dist', 'index.js');
 
 /**

@@ -15,14 +15,15 @@ export interface Packed {
 }
 
 /**
- * This working tree packed as it would be published (`npm pack`; scripts off, as the runner
- * built dist/ already), once per test run; `dir/pack/` gets a copy of the tarball.
+ * This working tree packed as it would be published (`npm pack`, with its prepack and postpack:
+ * the tarball's manifest loses `prepare`; the runner built dist/ already, so prepack builds
+ * nothing), once per test run; `dir/pack/` gets a copy of the tarball.
  */
 export async function packedTarball(dir: string): Promise<Packed> {
   const copy = join(dir, 'pack');
   await sharedArtifact('pack', copy, async (path) => {
     mkdirSync(path);
-    const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', path], {
+    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', path], {
       cwd: root,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,8 +21,23 @@ export const node22: string | undefined = (() => {
   const cached = join(root, '.cache', 'node22', process.platform === 'win32' ? 'node.exe' : join('package', 'bin', 'node'));
   return existsSync(cached) ? cached : undefined;
 })();
+/**
+ * The peers that need Node 22 (@ai-sdk/mcp and its client script, the Inspector, the conformance
+ * suite, firecrawl-mcp, mcp-proxy) live in test/peers/node22 with their own package.json and
+ * lockfile, installed with Node 22 by `npm run test:all` (test/setup/ensure-node22.mjs): in the
+ * project's own devDependencies a Node 20 install would warn about each of their engine ranges.
+ * Undefined until installed.
+ */
+export const node22Peers: string | undefined = (() => {
+  const dir = join(root, 'test', 'peers', 'node22');
+  return existsSync(join(dir, 'node_modules', '.installed')) ? dir : undefined;
+})();
+/** Both: a Node 22 to run them, and the peers installed. */
+export const node22Ready = node22 !== undefined && node22Peers !== undefined;
+/** A file of the Node 22 peers' folder, test/peers/node22. */
+export const node22Peer = (...path: string[]): string => join(root, 'test', 'peers', 'node22', ...path);
 export const NODE22_HINT =
-  'they need Node 22: run `npm run test:all` (it unpacks a pinned Node 22 on Linux), run the tests on Node 22, or set MCP_CASSETTE_NODE22 to a Node 22 binary';
+  'they need Node 22 and its peers: run `npm run test:all` (on Linux it unpacks a pinned Node 22 and installs test/peers/node22), run the tests on Node 22, or set MCP_CASSETTE_NODE22 to a Node 22 binary';
 export const sharedDir = join(root, '..', 'shared');
 
 /** The official MCP schemas (`<revision>/schema.json`, 2026-07-28 `examples/`), a test oracle

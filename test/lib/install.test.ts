@@ -78,6 +78,7 @@ test('README: the tarball holds the runtime only; `npm install --save-dev ./<tgz
   );
   const paths = packed.files.map((f) => f.path);
   t.true(paths.includes('dist/lib/cli.js') && paths.includes('lib/cassette/cassette.schema.json') && paths.includes('docs/rules.md'));
+  t.true(paths.includes('LICENSE'), 'the license text package.json names ships');
   const shipped = (re: RegExp) => paths.filter((p) => re.test(p));
   t.deepEqual(
     shipped(/^(dist\/)?test\/|^cassettes\/|^\.ci|\.map$|\.ts$(?<!\.d\.ts)/),
@@ -92,8 +93,19 @@ test('README: the tarball holds the runtime only; `npm install --save-dev ./<tgz
   copyFileSync(packed.path, join(project, packed.filename));
   const perProject = tarball!.find((l) => l.startsWith('npm install --save-dev'));
   t.truthy(perProject, "the README's per-project install");
-  const installed = await sh(perProject!, project);
+  // At npm's default log level: an install that warns (an install-time script, an engine range)
+  // alarms every user who installs it.
+  const installed = await sh(perProject!, project, { ...npmEnv, npm_config_loglevel: 'warn' });
   t.regex(installed.stdout, /Usage: mcp-cassette|mcp-cassette <command>/, 'npx mcp-cassette --help ran');
+  t.notRegex(installed.stderr, /npm warn/i, 'the install prints no warning');
+  const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'mcp-cassette', 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  t.deepEqual(
+    Object.keys(manifest.scripts ?? {}).filter((k) => /^(pre|post)?install$|^prepare$/.test(k)),
+    [],
+    'the shipped manifest has no install-time script',
+  );
   const bin = join(project, 'node_modules', '.bin', 'mcp-cassette');
   t.true(existsSync(bin), 'npm linked the bin');
   t.false(existsSync(join(project, 'node_modules', 'typescript')), 'no dev dependency was installed');
@@ -149,4 +161,11 @@ test('README: `npm install -g ./<tgz>` as written puts a working mcp-cassette on
   const rules = await collect(spawnTracked(t, bin, ['rules', '--format', 'json']));
   t.is(rules.code, 0);
   t.true((JSON.parse(rules.stdout.toString()) as unknown[]).length > 100);
+
+  // One command from the tarball with no install: npx needs --package to tell the tarball from
+  // the command.
+  const once = tarball!.find((l) => l.startsWith('npx '));
+  t.truthy(once, "the README's npx line");
+  const ran = await sh(once!, join(work, 'pack'), { ...npmEnv, npm_config_prefix: prefix });
+  t.regex(ran.stdout, /Usage: mcp-cassette|mcp-cassette <command>/, `${once} ran`);
 });

@@ -5,16 +5,16 @@ import { promisify } from 'node:util';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createExampleServer } from '../../recorder/demo/example-tools.js';
-import { node22, NODE22_HINT, root } from '../helpers/paths.js';
+import { node22, NODE22_HINT, node22Peer, node22Ready } from '../helpers/paths.js';
 import { startTappedUpstream } from '../helpers/http-taps.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testWhen } from '../helpers/skip.js';
 
-const node22Test = testWhen(node22 !== undefined, 'official conformance suite tests', NODE22_HINT);
+const node22Test = testWhen(node22Ready, 'official conformance suite tests', NODE22_HINT);
 
 const run = promisify(execFile);
-const conformance = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const conformance = node22Peer('node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
 interface Check {
   scenario: string;

@@ -1,14 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, exampleServer, node22, NODE22_HINT, root } from '../helpers/paths.js';
+import { cli, exampleServer, node22, NODE22_HINT, node22Peer, node22Ready } from '../helpers/paths.js';
 import { readCassette, waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testWhen } from '../helpers/skip.js';
 
-const node22Test = testWhen(node22 !== undefined, 'MCP Inspector CLI tests', NODE22_HINT);
+const node22Test = testWhen(node22Ready, 'MCP Inspector CLI tests', NODE22_HINT);
 
-const inspector = realpathSync(join(root, 'node_modules', '.bin', 'inspector'));
+const inspector = node22Peer('node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 
 interface Outcome {
   code: number;

@@ -18,15 +18,15 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { benchServer } from '../bench/proc.js';
-import { node, node22, NODE22_HINT, root } from '../helpers/paths.js';
+import { node, node22, NODE22_HINT, node22Peer, node22Ready } from '../helpers/paths.js';
 import { readCassette, recordArgs } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testWhen } from '../helpers/skip.js';
 
-const node22Test = testWhen(node22 !== undefined, '@ai-sdk/mcp host test', NODE22_HINT);
+const node22Test = testWhen(node22Ready, '@ai-sdk/mcp host test', NODE22_HINT);
 
 const run = promisify(execFile);
-const aisdkClient = join(root, 'dist', 'test', 'peers', 'aisdk-client.js');
+const aisdkClient = node22Peer('aisdk-client.mjs');
 const N = 8;
 const eight = <T>(f: (i: number) => Promise<T>): Promise<T[]> => Promise.all(Array.from({ length: N }, (_, i) => f(i)));
 const server = [benchServer, 'stdio'];

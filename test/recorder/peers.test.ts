@@ -2,16 +2,16 @@ import test from 'ava';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { byteTap, everythingServer, exampleServer, node, node22, NODE22_HINT, root } from '../helpers/paths.js';
+import { byteTap, everythingServer, exampleServer, node, node22, NODE22_HINT, node22Peer, node22Ready } from '../helpers/paths.js';
 import { assertTransparent, recordArgs, waitForSessions } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runV1EverythingScenario } from '../peers/v1-client.js';
 import { testWhen } from '../helpers/skip.js';
 
-const node22Test = testWhen(node22 !== undefined, '@ai-sdk/mcp peer tests', NODE22_HINT);
+const node22Test = testWhen(node22Ready, '@ai-sdk/mcp peer tests', NODE22_HINT);
 
 const run = promisify(execFile);
-const aisdkClient = join(root, 'dist', 'test', 'peers', 'aisdk-client.js');
+const aisdkClient = node22Peer('aisdk-client.mjs');
 
 test('v1 SDK client ↔ server-everything through the proxy: same answers, byte-transparent', async (t) => {
   const dir = tempDir(t);

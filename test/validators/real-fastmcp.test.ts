@@ -6,16 +6,17 @@
  * answer to a POSTed request, so that GET is no finding (issue 31); the POSTs' answers are still
  * judged. Started with a dummy API key: nothing here calls the Firecrawl API.
  */
-import test from 'ava';
-import { join } from 'node:path';
-import { node, root } from '../helpers/paths.js';
+import { node22, NODE22_HINT, node22Peer, node22Ready } from '../helpers/paths.js';
 import { spawnTracked } from '../helpers/proc.js';
+import { testWhen } from '../helpers/skip.js';
 import { drain, findings, forceLoopback, loopbackPort, recordRealHttp } from '../helpers/real-server.js';
 
-const firecrawl = join(root, 'node_modules', 'firecrawl-mcp', 'dist', 'index.js');
+// firecrawl-mcp wants Node 22 (its engines range): it runs with the Node 22 peers.
+const node22Test = testWhen(node22Ready, 'firecrawl-mcp test', NODE22_HINT);
+const firecrawl = node22Peer('node_modules', 'firecrawl-mcp', 'dist', 'index.js');
 
-test('FastMCP-TS (firecrawl-mcp 3.26.0) over Streamable HTTP: its bare 405 to the GET is no HTTP-REQ-CT finding', async (t) => {
-  const server = spawnTracked(t, node, ['--require', forceLoopback, firecrawl], {
+node22Test('FastMCP-TS (firecrawl-mcp 3.26.0) over Streamable HTTP: its bare 405 to the GET is no HTTP-REQ-CT finding', async (t) => {
+  const server = spawnTracked(t, node22!, ['--require', forceLoopback, firecrawl], {
     env: { ...process.env, HTTP_STREAMABLE_SERVER: 'true', HOST: '127.0.0.1', PORT: '0', FIRECRAWL_API_KEY: 'fc-test-not-a-key' },
   });
   const port = await loopbackPort(server);

@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { exampleServer, node, node22, NODE22_HINT, root } from '../../helpers/paths.js';
+import { exampleServer, node, node22, NODE22_HINT, root, node22Peer, node22Ready } from '../../helpers/paths.js';
 import { recordArgs, waitForSessions } from '../../helpers/recording.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { serveArgs } from './helpers.js';
 import { testWhen } from '../../helpers/skip.js';
 
-const node22Test = testWhen(node22 !== undefined, '@ai-sdk/mcp serve tests', NODE22_HINT);
+const node22Test = testWhen(node22Ready, '@ai-sdk/mcp serve tests', NODE22_HINT);
 
 const run = promisify(execFile);
-const aisdkClient = join(root, 'dist', 'test', 'peers', 'aisdk-client.js');
+const aisdkClient = node22Peer('aisdk-client.mjs');
 /** The client waits for its in-place server/discover probe's answer rather than giving up after
  * 1 s from the spawn (aisdk-client.ts): that 1 s covers the start of `record` and of the server
  * behind it, which a loaded machine exceeds, and the client then fell back to 2025-11-25 with a

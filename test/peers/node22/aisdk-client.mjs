@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node22 aisdk-client.js [--sessions N] [--await-discover] <command> [args...]`: the independent
+ * `node22 aisdk-client.mjs [--sessions N] [--await-discover] <command> [args...]`: the independent
  * @ai-sdk/mcp client (Node 22) over stdio. It probes `server/discover` in place with a 1 s budget
  * and falls back to `initialize` on the same pipe. Prints one JSON line with what it saw.
  *
@@ -13,11 +13,14 @@
  * Cursor and VS Code start every configured server at startup. It prints one JSON array, one entry
  * per server, in start order.
  */
+// Plain JavaScript beside its own node_modules: it runs on Node 22 only, from this folder's
+// install (package.json here), never compiled with the project.
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 
 let argv = process.argv.slice(2);
-let sessions: number | undefined;
+/** @type {number | undefined} */
+let sessions;
 let awaitDiscover = false;
 for (;;) {
   if (argv[0] === '--sessions') {
@@ -31,9 +34,9 @@ for (;;) {
 const [command, ...args] = argv;
 
 /** One session; `{i}` in an argument becomes the session's index (each its own cassette). */
-async function session(i: number): Promise<unknown> {
+async function session(i) {
   const transport = new Experimental_StdioMCPTransport({
-    command: command!,
+    command,
     args: args.map((a) => a.replaceAll('{i}', String(i))),
     stderr: 'ignore',
   });
@@ -47,9 +50,9 @@ async function session(i: number): Promise<unknown> {
     const add = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     return {
       serverInfo: client.serverInfo,
-      protocolVersion: (client.initializeResult as { protocolVersion?: string } | undefined)?.protocolVersion,
+      protocolVersion: client.initializeResult?.protocolVersion,
       tools: tools.tools.map((t) => t.name),
-      add: (add as { structuredContent?: unknown }).structuredContent ?? (add as { content?: unknown }).content,
+      add: add.structuredContent ?? add.content,
     };
   } finally {
     await client.close();
