@@ -7,7 +7,7 @@
 //   npm test -- <file.ts> ...     just those files (any tier), after an incremental build
 //   npm test -- --match '<title>' other arguments go to ava as they are
 //
-// It builds first (tsc is incremental, so after an edit this is seconds), names one folder for
+// It builds first when a source changed (tsc is incremental: after an edit, seconds), names one folder for
 // the run's shared recordings (test/helpers/shared-artifact.ts), and runs ava on the tier's
 // files. Plain JavaScript, so it can run before anything is built.
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,6 @@ const args = process.argv.slice(2);
 const all = args.includes('--all');
 const coverage = args.includes('--coverage');
 const rest = args.filter((a) => a !== '--all' && a !== '--coverage');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** Runs a step; its failure ends the run with its exit code. */
 function step(command, commandArgs, env = process.env) {
@@ -31,7 +30,9 @@ function step(command, commandArgs, env = process.env) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-step(npm, ['run', 'build', '--silent']);
+// Only when a source is newer than the last build (fresh-build.mjs): right after `npm ci`, whose
+// prepare built, there is nothing to do.
+step(process.execPath, [join(root, 'test', 'setup', 'fresh-build.mjs')]);
 if (all) step(process.execPath, [join(root, 'test', 'setup', 'ensure-node22.mjs')]);
 
 // Files named on the command line run whatever their tier, as ava's configuration says (one
