@@ -65,6 +65,9 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, serve
     const failed = folds!.failed();
     return { saved, ...(failed !== undefined ? { failed } : {}) };
   };
+  // The cassette the sessions go into must take them: found now, on either transport, not once
+  // the host is gone (a session recorded in full, then refused at its write).
+  if (!dir && !args.overwrite) checkCassetteTarget(args.cassette);
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
     const live = args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined;
@@ -86,8 +89,6 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, serve
   // person watches at a terminal, where "session saved" is worth the wait.
   const patient = args.failOn !== undefined || args.capture.otel !== undefined || process.stderr.isTTY === true;
   const alertSinks = args.alertWebhook !== undefined || args.alertExec !== undefined;
-  // The cassette the session goes into must take it: found now, not once the host is gone.
-  if (!dir && !args.overwrite) checkCassetteTarget(args.cassette);
   const proxy = runStdioProxy({
     cassette: args.cassette,
     command: args.command,
@@ -195,6 +196,7 @@ function logExitWrite(logger: Logger, exit: ExitWrite, capture: CaptureRuntime, 
     capture.metrics.count('mcp_cassette_cassettes_pruned_total', { rule: p.why });
     logger.info({ cassette: p.path, bytes: p.bytes, by: p.why }, 'cassette deleted by the retention policy');
   }
+  if (exit.leftAlone) logger.warn({ files: exit.leftAlone.files }, exit.leftAlone.message);
 }
 
 /**

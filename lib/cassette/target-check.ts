@@ -38,9 +38,11 @@ export function checkCassetteTarget(path: string): void {
       } catch (err) {
         throw refuse(path, `it is not valid JSON (${(err as Error).message})`);
       }
-      const d = doc as { format?: unknown; version?: unknown } | null;
+      const d = doc as { format?: unknown; version?: unknown; sessions?: unknown } | null;
       if (d === null || typeof d !== 'object' || d.format !== CASSETTE_FORMAT)
         throw refuse(path, `it is not an mcp-cassette file (no "format": "${CASSETTE_FORMAT}")`);
+      // What the session's write at exit needs (parseCassette's light check): a list to add to.
+      if (!Array.isArray(d.sessions)) throw refuse(path, `its "sessions" is ${d.sessions === undefined ? 'missing' : 'not a list'}`);
       if (typeof d.version === 'number' && d.version > CASSETTE_VERSION)
         throw new CassetteError(
           'MCPC_CASSETTE_TOO_NEW',
