@@ -19,7 +19,8 @@ function newest(dir) {
   let latest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) latest = Math.max(latest, newest(path));
+    // test/peers/node22/node_modules: the Node 22 peers' install, not a source.
+    if (entry.isDirectory()) latest = entry.name === 'node_modules' ? latest : Math.max(latest, newest(path));
     else if (/\.(ts|tsx|mts|mjs|cjs|json|css|html)$/.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs);
   }
   return latest;
