@@ -1,4 +1,5 @@
 import type { CommandModule } from '../lib/command.js';
+import { checkReportPaths } from '../lib/cli-output.js';
 
 /**
  * `mcp-cassette check`: what the command line knows of it (options, help). The work is in check-run.ts, loaded when the command runs, so that `--help` loads neither replay nor validation.
@@ -52,6 +53,14 @@ export const CHECK_COMMAND: CommandModule = {
     header: { type: 'string', array: true, default: [], describe: 'HTTP: send this "Name: value" header with every request; repeatable' },
     quiet: { type: 'boolean', default: false, describe: 'No console report on stdout (report files and annotations are still written)' },
   },
-  handler: async (args, context) => (await import('./check-run.js')).CHECK_HANDLER(args, context),
+  handler: async (args, context) => {
+    // A report that cannot be written is said before any build starts, not after the run.
+    checkReportPaths([
+      ['--summary', args.summary as string | undefined],
+      ['--junit', args.junit as string | undefined],
+      ['--sarif', args.sarif as string | undefined],
+    ]);
+    return (await import('./check-run.js')).CHECK_HANDLER(args, context);
+  },
   releasesStdin: true,
 };

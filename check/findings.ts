@@ -8,6 +8,7 @@ import { relative } from 'node:path';
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import type { ReplayExpectation } from '../lib/expected-failures.js';
 import { pointerKeys } from '../lib/json-pointer.js';
+import type { Verdict } from '../lib/cassette/masked-verdicts.js';
 import { SEVERITY_ORDER, type Violation } from '../lib/violation.js';
 import type { Difference, InteractionResult, ReplayResult } from '../replay/index.js';
 import type { ProbeRun } from '../validators/probes/report.js';
@@ -46,7 +47,7 @@ export interface CassetteFindingsInput {
   replay: ReplayResult;
   /** The replay's own traffic, as the recording proxy saved it. */
   live: readonly RecordedSession[];
-  liveViolations: readonly Violation[];
+  liveViolations: readonly Verdict[];
   recordedViolations: readonly Violation[];
   expectedViolations: ReadonlySet<Violation>;
   replayExpectations: readonly ReplayExpectation[];
@@ -109,6 +110,7 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       ...(json?.method !== undefined ? { method: json.method } : {}),
       ...(name !== undefined ? { name } : {}),
       path: v.path,
+      ...(v.evidence ? { evidence: v.evidence } : {}),
       ...(recordedValue !== undefined ? { recorded: recordedValue } : {}),
       ...(liveValue !== undefined ? { live: liveValue } : {}),
       spec: v.spec,

@@ -10,13 +10,18 @@ import type { ChildProcess } from 'node:child_process';
 import { cliPath } from '../lib/paths.js';
 import { CassetteError } from '../lib/errors.js';
 import { killGroup, spawnServer } from '../lib/server-process.js';
+import { settleBeforeRead } from '../lib/cassette/settle-read.js';
 
 /** Where the traffic goes, exactly one of the two. */
 export type Target = { command: string[] } | { url: string };
 
-/** The proxy's own settings: the cassette is validated afterwards, so no live worker runs, and
- * its logs are silent (stdout carries the protocol, stderr is the server's). */
-const RECORD = (cassette: string): string[] => [cliPath, 'record', '--cassette', cassette, '--no-validate', '--log-level', 'silent'];
+/** The proxy's own settings. It masks credentials as `record` does, so none reaches the reports,
+ * and validates live, so that what it masked is still judged: the cassette is validated again
+ * afterwards, and a live verdict whose evidence the cassette holds masked stands then
+ * (lib/cassette/masked-verdicts.ts). `--fail-on` makes it wait for every live verdict before it
+ * exits (its exit status is not read). Its logs are silent (stdout carries the protocol, stderr
+ * is the server's). */
+const RECORD = (cassette: string): string[] => [cliPath, 'record', '--cassette', cassette, '--fail-on', 'error', '--log-level', 'silent'];
 
 export function recordingCommand(command: readonly string[], cassette: string): string[] {
   return [process.execPath, ...RECORD(cassette), '--', ...command];
@@ -24,7 +29,9 @@ export function recordingCommand(command: readonly string[], cassette: string): 
 
 export interface RecordingTarget {
   target: Target;
-  /** Ends the HTTP proxy and waits until the cassette is written; nothing to do for stdio. */
+  /** Ends the HTTP proxy and waits until the cassette is written, then folds (and judges) what a
+   * proxy killed before it wrote the cassette left in its journal: a replay or a client gives a
+   * stdio server a second or two to exit once it closed it, and then kills it. */
   close(): Promise<void>;
 }
 
@@ -51,7 +58,8 @@ function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
 }
 
 export async function startRecording(target: Target, cassette: string): Promise<RecordingTarget> {
-  if ('command' in target) return { target: { command: recordingCommand(target.command, cassette) }, close: async () => {} };
+  const settle = (): Promise<void> => settleBeforeRead([cassette]);
+  if ('command' in target) return { target: { command: recordingCommand(target.command, cassette) }, close: settle };
   const child = spawnServer([process.execPath, ...RECORD(cassette), '--upstream', target.url, '--listen', '127.0.0.1:0']);
   let url: string;
   try {
@@ -71,6 +79,7 @@ export async function startRecording(target: Target, cassette: string): Promise<
       const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
+      await settle();
     },
   };
 }

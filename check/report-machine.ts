@@ -6,7 +6,10 @@
  * annotations.
  */
 import { relative } from 'node:path';
-import { annotationData, annotationProperty, xmlText } from '../lib/report-escape.js';
+import { annotationData, annotationProperty } from '../lib/report-escape.js';
+import { type JunitCase, type JunitSuite, junitReport } from '../lib/junit.js';
+import { ruleAnchor, ruleHelp, sarifDriver, type RuleDoc } from '../lib/sarif.js';
+import { verdictText } from '../lib/cassette/masked-verdicts.js';
 import { RULES } from '../validators/rules/index.js';
 import { fails } from './findings.js';
 import type { CheckRun, Finding } from './types.js';
@@ -14,41 +17,41 @@ import type { CheckRun, Finding } from './types.js';
 const repoPath = (file: string): string => (relative(process.cwd(), file) || file).split('\\').join('/');
 const subject = (x: { method?: string; name?: string }): string => [x.method, x.name].filter(Boolean).join(' ');
 
+/** A finding's location, rule and values: a probe's are what it sent and what it got, a replayed
+ * interaction's what the recording holds and what the build answered. */
 function detail(f: Finding): string {
   const v = (x: unknown) => (x === undefined ? '(absent)' : JSON.stringify(x).slice(0, 400));
-  const values = f.recorded !== undefined || f.live !== undefined ? `\nrecorded: ${v(f.recorded)}\nlive: ${v(f.live)}` : '';
-  return `${repoPath(f.file)}:${f.line} ${f.kind} ${f.id}${f.path ? ` at ${f.path}` : ''}: ${f.message}${values}`;
+  const [was, is] = f.kind === 'probe' ? ['sent', 'got'] : ['recorded', 'live'];
+  const values = f.recorded !== undefined || f.live !== undefined ? `\n${was}: ${v(f.recorded)}\n${is}: ${v(f.live)}` : '';
+  return `${repoPath(f.file)}:${f.line} ${f.kind} ${f.id}${f.path ? ` at ${f.path}` : ''}: ${verdictText(f)}${values}`;
 }
 
+/** One suite per cassette: a case per replayed interaction, failed by the findings at
+ * `--fail-on` in the messages that answer it, and a case per judged probe; then a suite for the
+ * stale baseline entries and what could not run. */
 export function renderJunit(run: CheckRun): string {
-  const out: string[] = [];
-  const suites: string[] = [];
-  let tests = 0;
-  let failures = 0;
-  const testcase = (classname: string, name: string, found: readonly Finding[], time?: number): string => {
-    tests += 1;
+  const testcase = (classname: string, name: string, found: readonly Finding[], durationMs?: number): JunitCase => {
     const failing = found.filter((f) => fails(f, run.failOn));
     const rest = found.filter((f) => !fails(f, run.failOn));
-    if (failing.length) failures += 1;
-    const lines = [
-      `    <testcase classname="${xmlText(classname)}" name="${xmlText(name)}"${time !== undefined ? ` time="${(time / 1000).toFixed(3)}"` : ''}>`,
-    ];
-    if (failing.length)
-      lines.push(
-        `      <failure message="${xmlText(failing.map((f) => `${f.kind} ${f.id}`).join(', '))}" type="${xmlText(failing[0]!.kind)}">${xmlText(failing.map(detail).join('\n\n'))}</failure>`,
-      );
-    if (rest.length)
-      lines.push(
-        `      <system-out>${xmlText(rest.map((f) => `${f.expected ? 'expected ' : ''}${f.severity}: ${detail(f)}`).join('\n\n'))}</system-out>`,
-      );
-    lines.push('    </testcase>');
-    return lines.join('\n');
+    return {
+      classname,
+      name,
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(failing.length
+        ? {
+            failure: {
+              message: failing.map((f) => `${f.kind} ${f.id}`).join(', '),
+              type: failing[0]!.kind,
+              text: failing.map(detail).join('\n\n'),
+            },
+          }
+        : {}),
+      ...(rest.length ? { systemOut: rest.map((f) => `${f.expected ? 'expected ' : ''}${f.severity}: ${detail(f)}`).join('\n\n') } : {}),
+    };
   };
-  for (const c of run.cassettes) {
-    const start = tests;
-    const startFailures = failures;
+  const suites: JunitSuite[] = run.cassettes.map((c) => {
     const mine = run.findings.filter((f) => f.file === c.path && f.kind !== 'stale');
-    const cases: string[] = [];
+    const cases: JunitCase[] = [];
     const placed = new Set<Finding>();
     for (const i of c.interactions) {
       const found = mine.filter((f) => f.kind !== 'probe' && f.session === i.session && f.seq === i.seq);
@@ -67,45 +70,24 @@ export function renderJunit(run: CheckRun): string {
         ),
       );
     }
-    if (c.replay.error) {
-      tests += 1;
-      failures += 1;
-      cases.push(
-        `    <testcase classname="replay" name="replay ran to the end">\n      <error message="${xmlText(c.replay.error.code)}">${xmlText(c.replay.error.message)}</error>\n    </testcase>`,
-      );
-    }
-    suites.push(
-      `  <testsuite name="${xmlText(repoPath(c.source ?? c.path))}" tests="${tests - start}" failures="${failures - startFailures}">`,
-      ...cases,
-      '  </testsuite>',
-    );
-  }
+    if (c.replay.error)
+      cases.push({
+        classname: 'replay',
+        name: 'replay ran to the end',
+        error: { message: c.replay.error.code, text: c.replay.error.message },
+      });
+    return { name: repoPath(c.source ?? c.path), cases };
+  });
   const stale = run.findings.filter((f) => f.kind === 'stale');
-  const extra: string[] = [];
-  if (stale.length || run.errors.length) {
-    const start = tests;
-    const startFailures = failures;
-    for (const f of stale) extra.push(testcase('expected failures', f.id, [f]));
-    for (const e of run.errors) {
-      tests += 1;
-      failures += 1;
-      extra.push(
-        `    <testcase classname="check" name="check ran to the end">\n      <error message="could not run">${xmlText(e)}</error>\n    </testcase>`,
-      );
-    }
-    suites.push(
-      `  <testsuite name="${xmlText(run.expectedFailures ?? 'check')}" tests="${tests - start}" failures="${failures - startFailures}">`,
-      ...extra,
-      '  </testsuite>',
-    );
-  }
-  out.push(
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="mcp-cassette check" tests="${tests}" failures="${failures}">`,
-    ...suites,
-    '</testsuites>',
-  );
-  return out.join('\n') + '\n';
+  if (stale.length || run.errors.length)
+    suites.push({
+      name: run.expectedFailures ?? 'check',
+      cases: [
+        ...stale.map((f) => testcase('expected failures', f.id, [f])),
+        ...run.errors.map((e) => ({ classname: 'check', name: 'check ran to the end', error: { message: 'could not run', text: e } })),
+      ],
+    });
+  return junitReport('mcp-cassette check', suites);
 }
 
 const ruleId = (f: Finding): string =>
@@ -120,20 +102,28 @@ function ruleText(f: Finding): string {
   return RULES.find((r) => r.id === f.id)?.title ?? f.id;
 }
 
+/** The page of docs/ that explains a finding's rule: a change code's table, the baselines
+ * section, or the rule's row of docs/rules.md. */
+function ruleDoc(f: Finding): RuleDoc {
+  if (f.kind === 'breaking' || f.kind === 'changed') return { page: 'replay-verdicts.md' };
+  if (f.kind === 'stale') return { page: 'ci.md', anchor: 'expected-failures-baselines' };
+  return { page: 'rules.md', anchor: ruleAnchor(f.id) };
+}
+
 export function renderSarif(run: CheckRun): string {
-  const rules: { id: string; shortDescription: { text: string }; helpUri?: string }[] = [];
+  const rules: { id: string; shortDescription: { text: string } }[] = [];
   const index = new Map<string, number>();
   for (const f of run.findings) {
     const id = ruleId(f);
     if (index.has(id)) continue;
     index.set(id, rules.length);
-    rules.push({ id, shortDescription: { text: ruleText(f) }, ...(f.spec ? { helpUri: f.spec } : {}) });
+    rules.push({ id, shortDescription: { text: ruleText(f) }, ...ruleHelp(ruleText(f), ruleDoc(f), f.spec) });
   }
   const results = run.findings.map((f) => ({
     ruleId: ruleId(f),
     ruleIndex: index.get(ruleId(f))!,
     level: level(f),
-    message: { text: `${f.message}${f.method ? ` (${subject(f)}${f.path ? `, ${f.path}` : ''})` : ''}` },
+    message: { text: `${verdictText(f)}${f.method ? ` (${subject(f)}${f.path ? `, ${f.path}` : ''})` : ''}` },
     locations: [{ physicalLocation: { artifactLocation: { uri: repoPath(f.file) }, region: { startLine: f.line } } }],
     partialFingerprints: { 'mcpCassetteFinding/v1': f.fingerprint },
     ...(f.expected ? { suppressions: [{ kind: 'external', status: 'accepted', justification: `listed in ${run.expectedFailures}` }] } : {}),
@@ -143,8 +133,10 @@ export function renderSarif(run: CheckRun): string {
       ...(f.seq !== undefined ? { seq: f.seq } : {}),
       ...(f.path !== undefined ? { path: f.path } : {}),
       ...(f.isNew !== undefined ? { new: f.isNew } : {}),
-      ...(f.recorded !== undefined ? { recorded: f.recorded } : {}),
-      ...(f.live !== undefined ? { live: f.live } : {}),
+      ...(f.evidence ? { evidence: f.evidence, seenLive: true } : {}),
+      // A probe has no recording: its values are what it sent and what it got.
+      ...(f.recorded !== undefined ? { [f.kind === 'probe' ? 'sent' : 'recorded']: f.recorded } : {}),
+      ...(f.live !== undefined ? { [f.kind === 'probe' ? 'got' : 'live']: f.live } : {}),
     },
   }));
   const doc = {
@@ -152,7 +144,7 @@ export function renderSarif(run: CheckRun): string {
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'mcp-cassette', informationUri: 'https://github.com/modelcontextprotocol/modelcontextprotocol', rules } },
+        tool: { driver: { ...sarifDriver(), rules } },
         results,
         invocations: [
           {
@@ -173,7 +165,7 @@ export function renderAnnotations(run: CheckRun): string {
     const kind = f.expected ? 'notice' : fails(f, run.failOn) ? 'error' : f.severity === 'warning' ? 'warning' : 'notice';
     const title = `${f.expected ? 'expected ' : ''}${f.kind === 'breaking' ? 'breaking change' : f.kind === 'changed' ? 'changed output' : f.kind} ${f.id}`;
     lines.push(
-      `::${kind} file=${annotationProperty(repoPath(f.file))},line=${f.line},title=${annotationProperty(title)}::${annotationData(`${f.message}${f.method ? ` (${subject(f)}${f.path ? `, ${f.path}` : ''})` : ''}`)}`,
+      `::${kind} file=${annotationProperty(repoPath(f.file))},line=${f.line},title=${annotationProperty(title)}::${annotationData(`${verdictText(f)}${f.method ? ` (${subject(f)}${f.path ? `, ${f.path}` : ''})` : ''}`)}`,
     );
   }
   for (const e of run.errors) lines.push(`::error title=${annotationProperty('mcp-cassette check could not run')}::${annotationData(e)}`);

@@ -6,6 +6,7 @@
  */
 import { relative } from 'node:path';
 import { md, mdCode } from '../lib/report-escape.js';
+import { verdictText } from '../lib/cassette/masked-verdicts.js';
 import { showChange } from '../replay/reports.js';
 import type { CheckRun, Finding } from './types.js';
 import { fails } from './findings.js';
@@ -26,7 +27,7 @@ function table(title: string, findings: readonly Finding[], open: boolean, heads
   if (!findings.length) return [];
   const rows = findings.map((f) => {
     const [rec, live] = values(f);
-    return `| \`${md(where(f))}\` | ${md(subject(f))} | **${md(f.id)}** ${f.kind === 'violation' ? f.severity : ''} | ${md(f.message)}${f.path ? ` (${mdCode(f.path)})` : ''} | ${rec} | ${live} |`;
+    return `| \`${md(where(f))}\` | ${md(subject(f))} | **${md(f.id)}** ${f.kind === 'violation' ? f.severity : ''} | ${md(verdictText(f))}${f.path ? ` (${mdCode(f.path)})` : ''} | ${rec} | ${live} |`;
   });
   return [
     `<details${open ? ' open' : ''}><summary>${title} (${findings.length})</summary>`,
@@ -88,7 +89,7 @@ export function renderSummary(run: CheckRun): string {
       'Failed probes',
       live.filter((f) => f.kind === 'probe'),
       true,
-      ['sent', 'received'],
+      ['sent', 'got'],
     ),
   );
   const stale = live.filter((f) => f.kind === 'stale');
@@ -113,7 +114,10 @@ export function renderText(run: CheckRun): string {
   for (const e of run.errors) lines.push(`could not run: ${e}`);
   for (const f of run.findings) {
     const label = f.expected ? 'expected' : f.kind === 'stale' ? 'STALE' : fails(f, run.failOn) ? 'FAIL' : f.severity;
-    lines.push(`${label.padEnd(9)} ${f.kind.padEnd(9)} ${f.id} ${where(f)} ${subject(f)}${f.path ? ` ${f.path}` : ''}: ${f.message}`);
+    // `FAIL      probe     VER-… x.cassette.json:5: probe …`: a probe or a stale entry names no
+    // interaction and no path, and leaves no gap before the colon.
+    const at = [where(f), subject(f), f.path ?? ''].filter(Boolean).join(' ');
+    lines.push(`${label.padEnd(9)} ${f.kind.padEnd(9)} ${f.id} ${at}: ${verdictText(f)}`);
   }
   lines.push(
     '',

@@ -33,6 +33,9 @@ export interface Finding {
   name?: string;
   /** JSON Pointer into the message. */
   path?: string;
+  /** A violation the live validator of check's recording proxy saw in traffic the proxy stored
+   * masked (a credential): it stands, though the stored message no longer shows it. */
+  evidence?: 'masked';
   recorded?: unknown;
   live?: unknown;
   spec?: string;

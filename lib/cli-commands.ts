@@ -15,8 +15,8 @@ import { IMPORT_COMMAND } from './export/import-command.js';
 import { VIEW_COMMAND } from './view/view-command.js';
 import type { CommandArgs, CommandModule } from './command.js';
 import { packageVersion } from './version.js';
-import { CassetteError } from './errors.js';
-import { COMMAND_HELP, docsPage, helpEpilogue } from './cli-help.js';
+import { COMMAND_HELP, helpEpilogue, helpWidth, rootEpilogue } from './cli-help.js';
+import { usageError } from './cli-usage.js';
 
 /** What cli.ts hands the commands (only `record` needs it). */
 export type CliHooks = RecordContext;
@@ -45,15 +45,8 @@ function commandLine(c: CommandModule<CliHooks>): string {
 }
 
 function builder(y: Argv, c: CommandModule<CliHooks>): Argv {
+  // The examples, exit codes and docs line are laid out by runCli, after yargs's part of the help.
   if (c.usage !== undefined) y = y.usage(c.usage);
-  const help = c.help ?? COMMAND_HELP[c.name];
-  if (help) {
-    for (const [line, what] of help.examples) y = y.example(line, what);
-    // Wide enough that the docs path stays whole (yargs breaks a word longer than a line).
-    const epilogue = helpEpilogue(help);
-    const longest = Math.max(...epilogue.split('\n').map((l) => (l.startsWith('Docs:') ? l.length + 1 : 0)));
-    y = y.epilogue(epilogue).wrap(Math.max(Math.min(y.terminalWidth() || 80, 80), longest));
-  }
   for (const p of c.positionals ?? [])
     y = y.positional(p.name, { type: 'string', demandOption: true, ...(p.variadic ? { array: true } : {}) });
   for (const [name, s] of Object.entries(c.options)) {
@@ -63,6 +56,8 @@ function builder(y: Argv, c: CommandModule<CliHooks>): Argv {
       ...(s.alias ? { alias: s.alias } : {}),
       ...(s.array ? { array: true } : {}),
       ...(s.default !== undefined ? { default: s.default } : {}),
+      // `--timeout` with nothing after it (or another option) is a usage error, not NaN.
+      ...(s.type !== 'boolean' ? { requiresArg: true } : {}),
     });
   }
   return y;
@@ -94,19 +89,30 @@ function stdoutValues(argv: string[]): string[] {
 /** The commands, for tests that check every one (help, docs). */
 export const commandList: readonly CommandModule<CliHooks>[] = COMMANDS;
 
-export function buildCli(argv: string[], hooks: CliHooks): Argv {
-  let cli = yargs(stdoutValues(optionalRuns(argv)))
+/** What yargs is handed: `argv` with the two rewrites above. */
+function prepared(argv: string[]): string[] {
+  return stdoutValues(optionalRuns(argv));
+}
+
+/** `run: false` parses and checks, and runs no handler (parseCommandLine). */
+export function buildCli(argv: string[], hooks: CliHooks, run = true): Argv {
+  const words = prepared(argv);
+  let cli = yargs()
     .scriptName('mcp-cassette')
+    // Its messages are matched (lib/cli-usage.ts) and its help is ours: English whatever LANG says.
+    .locale('en')
     // Repeatable options take one value each (`--report json=FILE cassette.json` leaves the
     // cassette a positional); repeat the option for more.
     .parserConfiguration({ 'populate--': true, 'greedy-arrays': false })
-    .version(packageVersion());
+    .version(packageVersion())
+    .wrap(helpWidth());
   for (const c of COMMANDS) {
     cli = cli.command(
       commandLine(c),
       c.describe,
       (y) => builder(y, c),
       async (args) => {
+        if (!run) return;
         // Handlers return an exit code; only this module and cli.ts turn it into process state.
         const code = await c.handler(args as CommandArgs, hooks);
         if (code !== undefined) process.exitCode = code;
@@ -116,20 +122,60 @@ export function buildCli(argv: string[], hooks: CliHooks): Argv {
   }
   return (
     cli
-      // Names the commands in its own order, kept word for word: a new command belongs here too.
-      .demandCommand(
-        1,
-        'Name a command: record, recover, show, validate, replay, serve, probe, check, export, import, view, rules, wrap or unwrap',
-      )
+      // The message is not shown (cli-usage.ts names the commands), but yargs needs one.
+      .demandCommand(1, 'no command')
       .recommendCommands()
-      .example('$0 record -c weather.cassette.json -- node weather-server.js', 'record a stdio server, validating live')
-      .example('$0 replay weather.cassette.json -- node weather-server.js', 'replay it against a new build')
-      .epilogue(`Each command's --help has its examples and exit codes.\nDocs: ${docsPage('')}`)
       .strict()
       .help()
       .fail((msg, err) => {
-        // Throwing stops yargs from running a handler; cli.ts prints the message and exits 2.
-        throw err ?? new CassetteError('MCPC_USAGE', `${msg}\nRun \`mcp-cassette --help\` for usage.`);
+        // Throwing stops yargs from running a handler; cli-main.ts prints the message and exits 2.
+        throw err ?? usageError(words, COMMANDS, msg);
       })
   );
+}
+
+/** Parses with a callback, which gets what yargs would print instead of yargs printing it. */
+async function parse(cli: Argv, argv: string[], done: (parsed: CommandArgs | undefined, output: string) => void): Promise<void> {
+  try {
+    await cli.parseAsync(prepared(argv), {}, (_err, parsed, output) => done(parsed as CommandArgs | undefined, output));
+  } catch (err) {
+    // A value missing inside a command (`replay x --timeout`) is thrown by yargs, not failed.
+    if ((err as Error)?.name === 'YError') throw usageError(prepared(argv), COMMANDS, (err as Error).message);
+    throw err;
+  }
+}
+
+/**
+ * Runs the command line. yargs hands back what it would print (help, the version) instead of
+ * printing it, so that the help ends with the command's examples, exit codes and docs page laid
+ * out here: yargs would break an example across lines, and a command line is copied, not read.
+ */
+export async function runCli(argv: string[], hooks: CliHooks): Promise<void> {
+  let output = '';
+  let help = false;
+  await parse(buildCli(argv, hooks), argv, (parsed, text) => {
+    output = text;
+    help = parsed?.help === true;
+  });
+  if (!output) return;
+  if (help) {
+    const width = helpWidth();
+    const c = COMMANDS.find((x) => x.name === argv[0]);
+    const own = c && (c.help ?? COMMAND_HELP[c.name]);
+    output += `\n\n${c ? (own ? helpEpilogue(own, width) : '') : rootEpilogue(width)}`;
+  }
+  process.stdout.write(`${output.trimEnd()}\n`);
+}
+
+/**
+ * Parses `argv` exactly as the CLI does and runs nothing: the arguments a handler would get, or
+ * the usage error (a CassetteError) the CLI would print. For the tests that put every example of
+ * the help and the docs through the parser.
+ */
+export async function parseCommandLine(argv: string[]): Promise<CommandArgs> {
+  let parsed: CommandArgs | undefined;
+  await parse(buildCli(argv, {} as CliHooks, false), argv, (args) => {
+    parsed = args as CommandArgs;
+  });
+  return parsed!;
 }

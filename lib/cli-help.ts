@@ -2,7 +2,9 @@
  * What every command's `--help` ends with: examples, its exit codes and the page of the docs that
  * explains it. A command module may carry its own `help`; this table holds it for the commands
  * that do not, so a command file does not have to change for its help to be complete.
- * `test/lib/cli-help.test.ts` checks that every listed command has all three.
+ * `test/lib/cli-help.test.ts` checks that every listed command has all three. yargs lays out the
+ * usage and options; this module lays out the rest (cli-commands.ts's runCli puts them together),
+ * to the terminal's width, each example whole on a line of its own.
  */
 import { join } from 'node:path';
 import { packageRoot } from './paths.js';
@@ -84,6 +86,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       ['$0 wrap ~/.config/Claude/claude_desktop_config.json', 'run every stdio server of that host through `record`'],
       ['$0 wrap .vscode/mcp.json --server weather', 'only the entry named weather'],
+      ['$0 wrap .vscode/mcp.json --http', 'HTTP (url) entries too: wrap prints the `record --upstream` command to start for each'],
     ],
     exitCodes: [['0', 'the config was rewritten'], USAGE, BUG],
     docs: 'wrap.md',
@@ -148,7 +151,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       ['$0 serve weather.cassette.json', 'a mock MCP server on stdio, answering from the cassette'],
       ['$0 serve weather.cassette.json --listen 127.0.0.1:0', 'the same over Streamable HTTP; the URL is printed on stdout'],
-      ['$0 serve weather.cassette.json --record new_episodes -- node weather-server.js', 'answer what was recorded, record what was not'],
+      ['$0 serve weather.cassette.json --mode new_episodes -- node weather-server.js', 'answer what was recorded, record what was not'],
     ],
     exitCodes: [
       ['0', 'every request was answered from the cassette (or the real server, in record modes)'],
@@ -209,13 +212,65 @@ export function docsPage(page: string): string {
   return join(packageRoot, 'docs', page);
 }
 
-/** The text after the options: exit codes and where to read more (examples go through yargs). */
-export function helpEpilogue(help: CommandHelp): string {
-  const width = Math.max(...help.exitCodes.map(([code]) => code.length));
+/** The examples and closing line of `mcp-cassette --help` (no command). */
+export const ROOT_HELP: { examples: CommandHelp['examples']; epilogue: string } = {
+  examples: [
+    ['$0 record -c weather.cassette.json -- node weather-server.js', 'record a stdio server, validating live'],
+    ['$0 replay weather.cassette.json -- node weather-server.js', 'replay it against a new build'],
+  ],
+  epilogue: "Each command's --help has its examples and exit codes.",
+};
+
+/** The width help is laid out in: the terminal's when stdout is one, else 80 (a pipe, a file). */
+export function helpWidth(stdout: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  return stdout.isTTY && stdout.columns ? stdout.columns : 80;
+}
+
+/**
+ * `text` as lines of at most `width` columns, the first starting with `first`, the next ones with
+ * `indent`. Words are never broken: one longer than a line (a path, a URL) has a line to itself
+ * and overflows it whole, so that it can still be copied.
+ */
+function wrapWords(text: string, width: number, first: string, indent = first): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (!empty && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent;
+      empty = true;
+    }
+    line += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
+const PROGRAM = 'mcp-cassette';
+
+function exampleLines(examples: CommandHelp['examples'], width: number): string[] {
+  // Each command line whole on a line of its own, however long: a reader copies it, and a break
+  // inside it (the terminal's or ours) would paste as two commands.
+  return ['Examples:', ...examples.flatMap(([line, what]) => [`  ${line.replace(/\$0/g, PROGRAM)}`, ...wrapWords(what, width, '      ')])];
+}
+
+/** The text after a command's options: examples, exit codes and where to read more, laid out for
+ * `width` columns. */
+export function helpEpilogue(help: CommandHelp, width = 80): string {
+  const codeWidth = Math.max(...help.exitCodes.map(([code]) => code.length));
   return [
+    ...exampleLines(help.examples, width),
+    '',
     'Exit codes:',
-    ...help.exitCodes.map(([code, when]) => `  ${code.padEnd(width)}  ${when}`),
+    ...help.exitCodes.flatMap(([code, when]) => wrapWords(when, width, `  ${code.padEnd(codeWidth)}  `, ' '.repeat(codeWidth + 4))),
     '',
     `Docs: ${docsPage(help.docs)}`,
   ].join('\n');
+}
+
+/** The same for `mcp-cassette --help`. */
+export function rootEpilogue(width = 80): string {
+  return [...exampleLines(ROOT_HELP.examples, width), '', ...wrapWords(ROOT_HELP.epilogue, width, ''), `Docs: ${docsPage('')}`].join('\n');
 }

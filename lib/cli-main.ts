@@ -113,8 +113,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
   }
-  const { buildCli } = await import('./cli-commands.js');
-  await buildCli(argv, context).parseAsync();
+  const { runCli } = await import('./cli-commands.js');
+  await runCli(argv, context);
 }
 
 /** Ends the proxy the way its server ended: same exit code, or the same signal; 73 when the
@@ -139,7 +139,8 @@ async function finishRecord(status: ExitStatus): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (isCassetteError(err)) {
-    process.stderr.write(`mcp-cassette: ${err.message}\n`);
+    // A command line that does not parse is said whole, naming its command (lib/cli-usage.ts).
+    process.stderr.write(err.code === 'MCPC_ARGUMENTS' ? `${err.message}\n` : `mcp-cassette: ${err.message}\n`);
     process.exitCode = err.code === 'MCPC_SPAWN_FAILED' ? spawnExit(err) : USAGE_EXIT;
     process.stdin.destroy();
     return;

@@ -2,7 +2,7 @@
  * How every command writes what it prints: report files (`-` is stdout), colour (one decision
  * for all of them), and a stdout that the reader closed (`| head`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CassetteError, ioReason } from './errors.js';
 
@@ -28,6 +28,45 @@ export function writeReportText(file: string | undefined, text: string, stdout: 
       `cannot write ${path} (${ioReason(err)}); choose a path you can write, or - for stdout`,
       { cause: err },
     );
+  }
+}
+
+/**
+ * Checks, before a command does its work, that each report file it was given can be written (the
+ * file, or the nearest folder of its path that exists: the rest is created), so that a replay or a
+ * check that runs for minutes does not end on "cannot write". Nothing is created. `[option, file]`
+ * pairs; `-` and undefined are stdout.
+ */
+export function checkReportPaths(reports: readonly (readonly [string, string | undefined])[]): void {
+  for (const [option, file] of reports) {
+    if (isStdout(file)) continue;
+    const path = resolve(file!);
+    const err = whyUnwritable(path);
+    if (err) {
+      throw new CassetteError(
+        'MCPC_FILE_UNWRITABLE',
+        `cannot write ${path} (${ioReason(err)}), given to ${option}; choose a path you can write, or - for stdout; nothing was run`,
+        { cause: err },
+      );
+    }
+  }
+}
+
+function whyUnwritable(path: string): NodeJS.ErrnoException | undefined {
+  const fail = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
+  let at = path;
+  for (;;) {
+    try {
+      const st = statSync(at);
+      if (at === path && st.isDirectory()) return fail('EISDIR');
+      if (at !== path && !st.isDirectory()) return fail('ENOTDIR');
+      accessSync(at, at === path ? constants.W_OK : constants.W_OK | constants.X_OK);
+      return undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err as NodeJS.ErrnoException;
+    }
+    if (dirname(at) === at) return undefined;
+    at = dirname(at);
   }
 }
 

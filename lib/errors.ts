@@ -5,6 +5,9 @@
  */
 export type ErrorCode =
   | 'MCPC_USAGE'
+  /** The command line does not parse (an unknown option, a missing value or argument): the
+   * message is the whole line, naming the command and its usage. */
+  | 'MCPC_ARGUMENTS'
   | 'MCPC_SPAWN_FAILED'
   | 'MCPC_CASSETTE_NOT_FOUND'
   | 'MCPC_CASSETTE_INVALID'

@@ -5,30 +5,48 @@
  *   `--redact-value`, the credential shapes), and users mask values by hand before committing a
  *   cassette; a whole value (`[REDACTED]`) or a part of it (`Bearer [REDACTED]`,
  *   `key=[REDACTED]&page=2`);
- * - `sha256:<hex>:<bytes>`: `record --capture hashed` puts the SHA-256 and size of each value
- *   in its place (always a whole value).
+ * - `hmac-sha256:<key id>:<hex>:<bytes>`: `record --capture hashed` puts the HMAC-SHA-256 of each
+ *   value, under the key of its cassette folder, and its size in its place (always a whole value);
+ *   `sha256:<hex>:<bytes>`, the unkeyed SHA-256 that cassettes recorded before keys were used
+ *   hold, is still read.
  *
  * Neither can be compared with the live value, so `replay` verdicts and `serve` matching treat
  * them as "any value", and neither may be replaced by the live value on `--update`.
  * `carryRedactions` masks the live value wherever the recorded one is masked, the same way. A
  * live value that does not fit a recorded `[REDACTED]` shape is masked whole: secrecy wins over
  * detail. A live value at a hash placeholder becomes the recorded placeholder (compared: equal),
- * or with `rehash` its own hash (`--update`: still no value on disk, and a true hash).
+ * or with `rehash` its own hash (`--update`: still no value on disk, and a true hash; a keyed
+ * hash cannot be made again without its key, so there the live value is masked whole).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { MASK } from './redact.js';
 import { isObject } from './plain-object.js';
 
-/** A value as `record --capture hashed` stores it: its SHA-256 and its size in bytes. */
+/** A value as `record --capture hashed` stored it before keys (`replay --update` of such a
+ * cassette still writes it): its SHA-256 and its size in bytes. */
 export function hashPlaceholder(value: string | number): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return `sha256:${createHash('sha256').update(text).digest('hex')}:${Buffer.byteLength(text)}`;
 }
 
+/** The key of `record --capture hashed` (recorder/capture/hash-key.ts): `id` is a short
+ * fingerprint of it that says which key made a placeholder, and tells nothing of the key. */
+export interface HashKey {
+  id: string;
+  key: Uint8Array;
+}
+
+/** A value as `record --capture hashed` stores it: its HMAC-SHA-256 under `key` and its size in
+ * bytes. Without the key a table of likely values (PINs, e-mail addresses) cannot find it. */
+export function keyedHashPlaceholder(value: string | number, key: HashKey): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return `hmac-sha256:${key.id}:${createHmac('sha256', key.key).update(text).digest('hex')}:${Buffer.byteLength(text)}`;
+}
+
 /** Where a message reduced by `record --capture metadata|hashed` says how (in `_meta`). */
 export const CAPTURE_META = 'dev.mcp-cassette/capture';
 
-const HASH_PLACEHOLDER = /^sha256:[0-9a-f]{64}:\d+$/;
+const HASH_PLACEHOLDER = /^(?:sha256|hmac-sha256:[0-9a-f]{8}):[0-9a-f]{64}:\d+$/;
 
 /** Whether a recorded string is a `--capture hashed` placeholder. */
 export function isHashPlaceholder(value: unknown): boolean {
@@ -57,6 +75,7 @@ export function carryRedactions(recorded: unknown, live: unknown, options: { reh
     if (live === undefined) return live;
     if (isHashPlaceholder(recorded)) {
       if (!options.rehash) return recorded;
+      if (recorded.startsWith('hmac-')) return MASK;
       return typeof live === 'string' || typeof live === 'number' ? hashPlaceholder(live) : recorded;
     }
     if (!recorded.includes(MASK)) return live;

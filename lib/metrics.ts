@@ -9,6 +9,8 @@
  * To add a metric: one entry in METRICS (name, kind, help, labels); then call `count`,
  * `observe` or `set` with that name wherever the thing happens.
  */
+import { isSpecMethod } from './mcp-spec.js';
+
 export type MetricKind = 'counter' | 'histogram' | 'gauge';
 
 export interface MetricSpec {
@@ -25,13 +27,13 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 export const METRICS = {
   mcp_client_operation_duration_seconds: {
     kind: 'histogram',
-    help: 'MCP request duration as the proxy saw it, from the request leaving the client to its response (OpenTelemetry mcp.client.operation.duration)',
+    help: 'MCP request duration as the proxy saw it, from the request leaving the client to its response (OpenTelemetry mcp.client.operation.duration); methods the spec does not define are "other"',
     labels: ['mcp_method_name', 'error_type', 'network_transport'],
     buckets: DURATION_BUCKETS,
   },
   mcp_cassette_requests_total: {
     kind: 'counter',
-    help: 'JSON-RPC requests that crossed the proxy, by method and by who sent them (client or server)',
+    help: 'JSON-RPC requests that crossed the proxy, by method (methods the spec does not define: "other") and by who sent them (client or server)',
     labels: ['mcp_method_name', 'sender'],
   },
   mcp_cassette_violations_total: {
@@ -67,7 +69,7 @@ export const METRICS = {
   mcp_cassette_messages_sampled_out_total: { kind: 'counter', help: 'Messages of the sessions --sample left out', labels: [] },
   mcp_cassette_work_shed_total: {
     kind: 'counter',
-    help: 'Work the proxy shed under load (forwarding untouched), by what was shed',
+    help: 'Work the proxy shed under load (forwarding untouched): bytes of traffic the live validator did not judge live (what="bytes", as it sheds), and those messages (what="messages", counted when the cassette write judged them)',
     labels: ['what'],
   },
   mcp_cassette_unrecorded_total: {
@@ -119,3 +121,26 @@ export interface MetricsSink {
 }
 
 export const NO_METRICS: MetricsSink = { count() {}, observe() {}, set() {}, enabled: false };
+
+/**
+ * Label values that come from the traffic are bounded: every distinct value is a series of its
+ * own, which Prometheus keeps in memory, and a client (or a server) can send any `method` or
+ * error code it likes. A value outside the bound is OTHER.
+ */
+export const OTHER = 'other';
+
+/** `mcp_method_name`: a method some revision of the specification defines (lib/mcp-spec.ts), else
+ * OTHER. */
+export function methodLabel(method: string): string {
+  return isSpecMethod(method) ? method : OTHER;
+}
+
+/** JSON-RPC's reserved error codes (-32768 to -32000): the spec's and the SDKs' are all there. */
+const RESERVED_MIN = -32768;
+const RESERVED_MAX = -32000;
+
+/** `error_type` of a JSON-RPC error: its code when it is an integer in JSON-RPC's reserved range
+ * (769 values at most, a handful in practice), else OTHER. */
+export function errorCodeLabel(code: unknown): string {
+  return Number.isInteger(code) && (code as number) >= RESERVED_MIN && (code as number) <= RESERVED_MAX ? String(code) : OTHER;
+}

@@ -7,6 +7,11 @@ export const MASK = '[REDACTED]';
 
 const SENSITIVE_NAME =
   /(token|secret|passw(or)?d|\bpwd\b|api[-_]?key|apikey|auth|credential|bearer|private[-_]?key|access[-_]?key|client[-_]?secret|cookie|session[-_]?id)/i;
+/** Whether a name (a flag, a variable, a query parameter) says its value is a secret. */
+export function isSecretName(name: string): boolean {
+  return SENSITIVE_NAME.test(name);
+}
+
 const TOKEN_SHAPES = [
   /^sk-[A-Za-z0-9_-]{8,}/,
   /^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/,

@@ -23,6 +23,9 @@ export interface ExitWrite {
   results: SettleResult[];
   /** Cassettes the retention policy deleted (`--cassette-dir`). */
   pruned: Pruned[];
+  /** Cassette files of the directory its recorders did not write, which retention left alone,
+   * and the line that says so. */
+  leftAlone?: { files: number; message: string };
   /** The finisher's pid, when one was started. */
   finisher?: number;
 }
@@ -60,13 +63,20 @@ export async function writeAtExit(job: FinisherJob, logFile?: string, judged = t
     }
   }
   let pruned: Pruned[] = [];
-  if (job.dir && left.length === 0 && job.retention) pruned = (await import('./rotation/retention.js')).prune(job.dir, job.retention);
+  let leftAlone: ExitWrite['leftAlone'];
+  if (job.dir && left.length === 0 && job.retention) {
+    const retention = await import('./rotation/retention.js');
+    const r = retention.prune(job.dir, job.retention);
+    pruned = r.pruned;
+    if (r.leftAlone > 0) leftAlone = { files: r.leftAlone, message: retention.leftAloneLine(job.dir, r.leftAlone) };
+  }
   // Journals that killed recorders left (beside the cassette, or in the directory): the finisher's.
   const others = job.dir ? journalsIn(job.dir) : job.cassette ? settle.listJournals(job.cassette) : [];
   const orphans = deadOnes(others, job.journals, settle).length > 0;
-  if (left.length === 0 && !orphans) return { results, pruned };
+  const said = leftAlone ? { leftAlone } : {};
+  if (left.length === 0 && !orphans) return { results, pruned, ...said };
   const pid = spawnFinisher({ ...job, journals: left }, logFile);
-  return { results, pruned, ...(pid !== undefined ? { finisher: pid } : {}) };
+  return { results, pruned, ...said, ...(pid !== undefined ? { finisher: pid } : {}) };
 }
 
 /** The journals of a `--cassette-dir` directory. */

@@ -1,7 +1,7 @@
 import { settleDirectory } from '../lib/cassette/directory.js';
 import { settleJournals, type SettleResult } from '../lib/cassette/settle.js';
 import { settleLines } from '../lib/cassette/settle-read.js';
-import { prune } from './rotation/retention.js';
+import { leftAloneLine, prune } from './rotation/retention.js';
 import type { FinisherJob } from './finisher-job.js';
 
 /**
@@ -23,8 +23,9 @@ export async function runFinisher(job: FinisherJob): Promise<{ results: SettleRe
   if (job.dir) {
     results.push(...(await settleDirectory(job.dir, { mine: job.journals })));
     if (job.retention) {
-      for (const p of prune(job.dir, job.retention))
-        lines.push(`cassette ${p.path} (${p.bytes} bytes) deleted by the retention policy (${p.why})`);
+      const { pruned, leftAlone } = prune(job.dir, job.retention);
+      for (const p of pruned) lines.push(`cassette ${p.path} (${p.bytes} bytes) deleted by the retention policy (${p.why})`);
+      if (leftAlone > 0) lines.push(leftAloneLine(job.dir, leftAlone));
     }
   }
   for (const r of results) {

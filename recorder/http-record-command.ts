@@ -41,7 +41,7 @@ export async function runHttpRecord(
     logger,
     ...(args.label ? { label: args.label } : {}),
     ...(live ? { live } : {}),
-    ...(capture ? { onJournal: (journal: JournalSink) => capture.attach(journal) } : {}),
+    ...(capture ? { onJournal: (journal: JournalSink, sessionId: string) => capture.attach(journal, sessionId) } : {}),
     ...(openJournal ? { openJournal } : {}),
   });
   // Listen for the signals before printing the URL: a supervisor that stops us as soon as it reads

@@ -29,8 +29,9 @@ export interface HttpRecordOptions {
   logger: Logger;
   /** Validate live in a worker thread. */
   live?: LiveWorkerSpec;
-  /** Called once the journal is open, before any record (the capture filter goes on here). */
-  onJournal?: (journal: JournalSink) => void;
+  /** Called once the journal is open, before any record (the capture filter goes on here), with
+   * the journal's session id (what the sessions of the cassette are named by). */
+  onJournal?: (journal: JournalSink, sessionId: string) => void;
   /** Where the journal goes (default: one file beside the cassette; `--cassette-dir`: a series). */
   openJournal?: OpenJournal;
 }
@@ -331,7 +332,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
     },
     performance.now(),
   );
-  options.onJournal?.(journal);
+  options.onJournal?.(journal, sessionId);
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, (message) => log.warn(message));

@@ -17,8 +17,9 @@ export class LiveRouter {
   readonly #lane = new Map<number, number>();
   /** Open exchanges whose lane waits for the response head: the caller of their request. */
   readonly #pending = new Map<number, string>();
-  /** Records waiting (in journal order) behind an exchange whose lane is not known yet. */
-  #held: { x: number; parts: Uint8Array[]; bytes: number }[] = [];
+  /** Records waiting (in journal order) behind an exchange whose lane is not known yet (`all`:
+   * a record for every lane). */
+  #held: { x: number; parts: Uint8Array[]; bytes: number; all?: true }[] = [];
   /** Exchanges that ended while records were held: forgotten once nothing is held. */
   #ended: number[] = [];
   /** Bytes held now. */
@@ -51,6 +52,15 @@ export class LiveRouter {
     }
   }
 
+  /** A record every worker reads (a new --cassette-dir file), in its place among the others. */
+  broadcast(parts: Uint8Array[]): void {
+    if (this.#held.length === 0) {
+      for (let lane = 0; lane < this.lanes; lane++) this.send(lane, parts);
+      return;
+    }
+    this.#held.push({ x: -1, parts: parts.map((p) => new Uint8Array(p)), bytes: 0, all: true });
+  }
+
   #learn(x: number, ev: string, record: Record<string, unknown>): void {
     if (ev === 'http-request') {
       const sid = header(record.headers, 'mcp-session-id');
@@ -67,6 +77,10 @@ export class LiveRouter {
     let i = 0;
     const held = this.#held;
     for (; i < held.length; i++) {
+      if (held[i]!.all) {
+        for (let lane = 0; lane < this.lanes; lane++) this.send(lane, held[i]!.parts);
+        continue;
+      }
       const lane = this.#lane.get(held[i]!.x);
       if (lane === undefined) break;
       this.send(lane, held[i]!.parts);

@@ -7,6 +7,7 @@ import { liveValidationStats, maxBacklogBytes } from '../lib/live-stats.js';
 import { LiveLane } from './live-lane.js';
 import { SEVERITY_ORDER, type Severity } from '../lib/violation.js';
 import { LiveRouter } from './live-route.js';
+import { NEW_JOURNAL_FILE } from '../lib/cassette/http-session-ids.js';
 
 /** How long the end of a session waits for the last verdicts and alerts. Hosts send SIGTERM a
  * couple of seconds after closing stdin (and SIGKILL soon after): the cassette must be written
@@ -209,6 +210,13 @@ export class LiveTap {
       return;
     }
     let parts: Uint8Array[];
+    if ('ev' in record && record.ev === NEW_JOURNAL_FILE) {
+      // Every worker names the sessions of the new file by its id (--cassette-dir).
+      if (this.#router) this.#router.broadcast([line]);
+      else this.#lanes[0]!.journal.append(line);
+      this.#schedule();
+      return;
+    }
     if ('ev' in record) {
       if (record.x === undefined) return; // not an exchange's record (the tap's own violations)
       this.#track(record);

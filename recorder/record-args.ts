@@ -1,4 +1,4 @@
-import { basename, extname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { CassetteError } from '../lib/errors.js';
 import { LOG_FORMATS, resolveLogFormat, type LogFormat } from '../lib/log.js';
 import { userPattern } from '../lib/safe-pattern.js';
@@ -134,6 +134,12 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
   const webhook = parsed['alert-webhook'];
   if (webhook !== undefined && !/^https?:\/\//.test(String(webhook)))
     throw new CassetteError('MCPC_USAGE', `--alert-webhook must be an http:// or https:// URL (got ${JSON.stringify(webhook)})`);
+  const cassette = resolve(
+    String(
+      parsed.cassette ??
+        (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)),
+    ),
+  );
   return {
     validate: parsed.validate !== false,
     validateWorkers: workers,
@@ -141,12 +147,7 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
     ...(webhook !== undefined ? { alertWebhook: String(webhook) } : {}),
     ...(parsed['alert-exec'] !== undefined ? { alertExec: String(parsed['alert-exec']) } : {}),
     command,
-    cassette: resolve(
-      String(
-        parsed.cassette ??
-          (http ? `${http.upstream.hostname.replace(/[^A-Za-z0-9._-]+/g, '-')}.cassette.json` : defaultCassetteName(command)),
-      ),
-    ),
+    cassette,
     overwrite: Boolean(parsed.overwrite),
     ...(typeof parsed.label === 'string' ? { label: parsed.label } : {}),
     shutdownGraceMs: grace,
@@ -158,7 +159,8 @@ export function recordArgsFrom(parsed: ParsedOptions): RecordArgs {
       typeof parsed['log-file'] === 'string' ? parsed['log-file'] : undefined,
     ),
     ...(http ? { http } : {}),
-    capture: captureArgsFrom(parsed),
+    // --capture hashed keeps its key beside the cassettes.
+    capture: captureArgsFrom(parsed, dir?.dir ?? dirname(cassette)),
     ...(dir ? { dir, cassette: dir.dir } : {}),
   };
 }

@@ -98,7 +98,7 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, serve
     ...(args.validate && hooks.liveWorker ? { live: hooks.liveWorker(args) } : {}),
     warn: (message) => logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
-    onJournal: (journal) => capture.attach(journal),
+    onJournal: (journal, sessionId) => capture.attach(journal, sessionId),
     ...(dir ? { openJournal: dir.openJournal } : {}),
     finish: journalFinish(args),
     ...(patient ? {} : { liveWaitMs: LIVE_EXIT_WAIT_MS, alertWaitMs: alertSinks ? ALERT_EXIT_WAIT_MS : 0 }),

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Cassette, RecordedSession } from '../lib/cassette/cassette.js';
 import { loadCassette } from '../lib/cassette/store.js';
 import { expandCassettePaths } from '../lib/cassette/directory.js';
@@ -5,6 +6,9 @@ import type { RecordedMessage } from '../lib/message.js';
 import type { CommandModule } from '../lib/command.js';
 import { SEVERITY_ORDER, type Violation } from '../lib/violation.js';
 import { settleBeforeRead } from '../lib/cassette/settle-read.js';
+import { listJournals, openJournalHeader, ownerAlive } from '../lib/cassette/settle.js';
+import { CassetteError, isCassetteError } from '../lib/errors.js';
+import { shellQuote } from '../lib/shell-quote.js';
 
 export interface SessionSummary {
   id: string;
@@ -135,7 +139,7 @@ export async function showCommand(cassettes: string | string[], options: { json:
   await settleBeforeRead(typeof cassettes === 'string' ? [cassettes] : cassettes);
   const paths = expandCassettePaths(typeof cassettes === 'string' ? [cassettes] : cassettes);
   if (options.json) {
-    const each = paths.map((path) => ({ cassette: path, sessions: summarise(loadCassette(path)) }));
+    const each = paths.map((path) => ({ cassette: path, sessions: summarise(load(path)) }));
     process.stdout.write(JSON.stringify(each.length === 1 ? each[0] : { cassettes: each }, null, 2) + '\n');
     return 0;
   }
@@ -146,8 +150,39 @@ export async function showCommand(cassettes: string | string[], options: { json:
   return 0;
 }
 
+/**
+ * The cassette, or, when it does not exist yet but a recording's journal lies beside it (a recorder
+ * killed with SIGKILL whose process still looks alive: a zombie its parent has not reaped, or
+ * another machine's), an error that says so and names the command that writes it.
+ */
+function load(path: string): ReturnType<typeof loadCassette> {
+  try {
+    return loadCassette(path);
+  } catch (err) {
+    const journals = isCassetteError(err) && err.code === 'MCPC_CASSETTE_NOT_FOUND' ? listJournals(path) : [];
+    if (journals.length === 0) throw err;
+    let pid: number | undefined;
+    try {
+      const header = openJournalHeader(journals[0]!);
+      if (ownerAlive(header)) pid = header.pid;
+    } catch {
+      // unreadable: settling said why, and recover says it again
+    }
+    const more = journals.length > 1 ? ` and ${journals.length - 1} more` : '';
+    const why =
+      pid !== undefined
+        ? `its recorder (process ${pid}) still looks alive, so no command adds it by itself. If that recorder was killed, run \`mcp-cassette recover --force ${shellQuote(path)}\` to write its sessions into the cassette; if it is still recording, the cassette is written when it ends`
+        : `run \`mcp-cassette recover ${shellQuote(path)}\` to write its sessions into the cassette`;
+    throw new CassetteError(
+      'MCPC_CASSETTE_NOT_FOUND',
+      `cassette ${path} does not exist yet, but a recording left its journal beside it (${basename(journals[0]!)}${more}): ${why}`,
+      { cause: err },
+    );
+  }
+}
+
 function showOne(path: string, messages: boolean): void {
-  const data = loadCassette(path);
+  const data = load(path);
   const summaries = summarise(data);
   const options = { messages };
   process.stdout.write(formatSummary(path, summaries));

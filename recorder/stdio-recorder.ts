@@ -40,8 +40,9 @@ export interface StdioRecordOptions {
   /** Where the journal goes (default: one file beside the cassette; `--cassette-dir`: a series). */
   openJournal?: OpenJournal;
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
-  /** Called once the journal is open, before any record (the capture filter goes on here). */
-  onJournal?: (journal: JournalSink) => void;
+  /** Called once the journal is open, before any record (the capture filter goes on here), with
+   * the journal's session id (what the sessions of the cassette are named by). */
+  onJournal?: (journal: JournalSink, sessionId: string) => void;
   /** How the journal goes into the cassette, whoever settles it (its header keeps this). */
   finish?: JournalFinish;
   /** At the end, how long to wait for the live validator's last verdicts (LiveTap.finish), and
@@ -125,7 +126,7 @@ export function runStdioProxy(options: StdioRecordOptions): { sessionId: string;
     signalServer('SIGTERM'); // nothing can be recorded: the server started first must not outlive us
     throw err;
   }
-  options.onJournal?.(journal);
+  options.onJournal?.(journal, sessionId);
   let live: LiveTap | undefined;
   if (options.live) {
     live = new LiveTap(journal, options.warn ?? (() => {}));

@@ -1,4 +1,5 @@
 import type { CommandModule } from '../lib/command.js';
+import { checkReportPaths } from '../lib/cli-output.js';
 
 /**
  * `mcp-cassette replay`: what the command line knows of it (options, help). The work is in replay-run.ts, loaded when the command runs, so that `--help` loads nothing of the replay.
@@ -73,5 +74,14 @@ export const REPLAY_COMMAND: CommandModule = {
       describe: 'Progress bar on stderr for long cassettes (only on a terminal, never in CI); --no-progress turns it off',
     },
   },
-  handler: async (args, context) => (await import('./replay-run.js')).REPLAY_HANDLER(args, context),
+  handler: async (args, context) => {
+    // A report that cannot be written is said before the replay runs, not after it.
+    checkReportPaths(
+      ((args.report as unknown[] | undefined) ?? []).map(String).map((spec) => {
+        const eq = spec.indexOf('=');
+        return [`--report ${spec.slice(0, eq)}`, eq === -1 ? undefined : spec.slice(eq + 1)] as const;
+      }),
+    );
+    return (await import('./replay-run.js')).REPLAY_HANDLER(args, context);
+  },
 };

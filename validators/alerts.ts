@@ -11,6 +11,9 @@ export interface AlertOptions {
   exec?: string;
   /** Masks what must not reach a log, webhook or command (the recorder's payload redaction). */
   redact?: (text: string) => string;
+  /** Name each alert's session in its line: a Streamable HTTP recording has many (a stdio one has
+   * one, named when the recording starts). */
+  namesSession?: boolean;
 }
 
 /** Alerts waiting for a slow sink beyond this many are dropped (and counted). */
@@ -56,9 +59,11 @@ export function summaryLines(rows: readonly SummaryRow[]): string {
     .join('\n');
 }
 
-export function oneLine(v: Violation): string {
+/** An alert as one line; `namesSession`: with the session's id, as the cassette holds it. */
+export function oneLine(v: Violation, namesSession = false): string {
   const arrow = v.direction === 'client-to-server' ? 'C>S' : 'S>C';
-  return `${v.severity.toUpperCase()} ${v.rule} (message #${v.seq} ${arrow}${v.path ? ` ${v.path}` : ''}): ${v.message} ${v.spec}`;
+  const session = namesSession ? `session ${v.session} ` : '';
+  return `${v.severity.toUpperCase()} ${v.rule} (${session}message #${v.seq} ${arrow}${v.path ? ` ${v.path}` : ''}): ${v.message} ${v.spec}`;
 }
 
 /**
@@ -90,9 +95,10 @@ export class AlertHub {
     this.#seen.set(key, { violation: v, count: 1, subjects: new Set(subject === undefined ? [] : [subject]) });
     const log = this.options.logger;
     const record = { violation: v };
-    if (v.severity === 'error') log.error(record, oneLine(v));
-    else if (v.severity === 'warning') log.warn(record, oneLine(v));
-    else log.info(record, oneLine(v));
+    const line = oneLine(v, this.options.namesSession);
+    if (v.severity === 'error') log.error(record, line);
+    else if (v.severity === 'warning') log.warn(record, line);
+    else log.info(record, line);
     if (!this.options.webhook && !this.options.exec) return;
     if (this.#queue.length >= ALERT_QUEUE_LIMIT) {
       this.#counts.dropped += 1;
@@ -148,7 +154,7 @@ export class AlertHub {
     const res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text: `mcp-cassette: ${oneLine(v)}`, violation: v }),
+      body: JSON.stringify({ text: `mcp-cassette: ${oneLine(v, this.options.namesSession)}`, violation: v }),
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });

@@ -1,6 +1,7 @@
 import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { hasSpilledField, inMemory } from '../lib/framing/spilled-message.js';
 import type { Logger } from '../lib/log.js';
+import { maskedLiveVerdicts } from '../lib/cassette/masked-verdicts.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
 import { summaryLines } from './alerts.js';
 import { RULES } from './rules/index.js';
@@ -48,7 +49,10 @@ export function judgeAtWrite(
   for (const v of found) bySession.get(v.session)?.push(v);
   for (const s of sessions) {
     const mine = bySession.get(s.id)!;
-    const kept = scope === 'all' ? mine : [...(s.violations ?? []), ...mine];
+    // Judged again from the messages as stored: what the live validator saw before the capture
+    // filter masked it stays (re-judging cannot see it), stored as the live validator gave it.
+    const seen = scope === 'all' ? maskedLiveVerdicts(s, mine).map(({ evidence: _, ...v }) => v) : [];
+    const kept = scope === 'all' ? [...mine, ...seen] : [...(s.violations ?? []), ...mine];
     // Judged here or live: the list stays, empty for a clean session ("none", not "not judged").
     s.violations = kept;
   }

@@ -15,10 +15,12 @@ import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
 import { SessionDigest } from './recording.js';
 import { LiveRefs, REFS_KEPT } from './live-refs.js';
-import { STATELESS_KEY } from './server-context.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
+import type { HttpSessionName } from '../lib/cassette/http-session-ids.js';
 
 interface Settings {
+  /** The journal's session id: the stdio session's id; over HTTP, what the ids of the sessions
+   * begin with (lib/cassette/http-session-ids.ts). */
   sessionId: string;
   transport?: TransportKind;
   logLevel: string;
@@ -60,9 +62,10 @@ const validator = createLiveValidator({
   ...(settings.webhook ? { webhook: settings.webhook } : {}),
   ...(settings.exec ? { exec: settings.exec } : {}),
   ...(settings.redact ? { redact: textRedactor(settings.redact) } : {}),
+  ...(settings.transport === 'streamable-http' ? { namesSession: true } : {}),
 });
 const session = { id: settings.sessionId, transport: 'stdio' as const };
-/** HTTP: where each message of each session key sits, to place session-end verdicts. */
+/** HTTP: where each message of each session sits, to place session-end verdicts. */
 const refs = new Map<string, LiveRefs>();
 /** Session-end verdicts about a message older than the places kept (LiveRefs): said once at the end. */
 let unplaced = 0;
@@ -81,7 +84,7 @@ const framer = new StdioFramer(
   tooLarge,
 );
 
-// HTTP: one validator per session key; seq counts per key until the fold renumbers via `ref`.
+// HTTP: one validator per session, by its cassette id; seq counts per session as the fold will.
 const seqs = new Map<string, number>();
 const target = settings.target ? { target: settings.target } : {};
 // HTTP: what the cross-session rules need of each session, judged when the run ends (by the
@@ -93,7 +96,20 @@ const digestOf = (key: string): SessionDigest => {
   if (!d) digests.set(key, (d = new SessionDigest(key, 'streamable-http', settings.target, 0)));
   return d;
 };
-/** HTTP: the next seq of session `key`, as the cassette fold will number its messages. */
+/** HTTP: the id each Mcp-Session-Id's session has now (a new --cassette-dir file names it anew:
+ * what was kept to place the verdicts on its messages in the cassette before is let go). */
+const current = new Map<string, string>();
+const follow = (session: HttpSessionName): void => {
+  const sid = session.mcpSessionId;
+  const before = sid === undefined ? undefined : current.get(sid);
+  if (sid === undefined || before === session.id) return;
+  if (before !== undefined) {
+    refs.delete(before);
+    seqs.delete(before);
+  }
+  current.set(sid, session.id);
+};
+/** HTTP: the next seq of session `key` (its id), as the cassette fold will number its messages. */
 const nextSeq = (key: string, ref: LiveRef): number => {
   const seq = (seqs.get(key) ?? 0) + 1;
   seqs.set(key, seq);
@@ -108,8 +124,9 @@ const nextSeq = (key: string, ref: LiveRef): number => {
  * HTTP run tells), and what the worker kept for it is let go. Keeping a validator per exchange
  * until the end grew the worker's memory with every request, and its garbage collection with it.
  */
-function endStateless(key: string): void {
-  if (!key.startsWith(STATELESS_KEY)) return;
+function endStateless(session: HttpSessionName): void {
+  if (session.mcpSessionId !== undefined) return;
+  const key = session.id;
   const keyRefs = refs.get(key);
   for (const v of validator.endSession(key, { reason: 'exit' })) {
     const ref = keyRefs?.get(v.seq);
@@ -119,30 +136,57 @@ function endStateless(key: string): void {
   seqs.delete(key);
 }
 
+/** HTTP: the session as the live validator takes it. */
+const httpSession = (s: HttpSessionName) =>
+  ({
+    id: s.id,
+    transport: 'streamable-http',
+    ...(s.mcpSessionId !== undefined ? { mcpSessionId: s.mcpSessionId } : {}),
+    ...target,
+  }) as const;
+
 const httpFramer = new HttpLiveFramer(
-  (key, exchange, msg, ref) => {
-    msg.seq = nextSeq(key, ref);
+  (session, exchange, msg, ref) => {
+    follow(session);
+    msg.seq = nextSeq(session.id, ref);
     judged++;
-    if (crossSession) digestOf(key).add(msg, exchange, ref);
-    for (const v of validator.message({ id: key, transport: 'streamable-http', ...target }, msg, exchange)) found.push({ ...v, ref });
+    if (crossSession) digestOf(session.id).add(msg, exchange, ref);
+    for (const v of validator.message(httpSession(session), msg, exchange)) found.push({ ...v, ref });
   },
   {
-    onExchangeEnd: (key, exchange, first) => {
-      if (crossSession) digestOf(key).exchange(exchange);
+    sessionId: settings.sessionId,
+    onExchangeEnd: (session, exchange, first) => {
+      if (crossSession) digestOf(session.id).exchange(exchange);
       // Exchange-level verdicts point at the exchange's first message (not judged live when that
       // one was too large to parse: the exchange rules read it).
-      if (first) for (const v of validator.exchangeEnd({ id: key }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
-      endStateless(key);
+      if (first)
+        for (const v of validator.exchangeEnd({ id: session.id }, exchange, first)) found.push({ ...v, ref: { x: exchange.id, k: 0 } });
+      endStateless(session);
     },
-    onBareExchangeEnd: (key, exchange) => {
-      if (crossSession) digestOf(key).exchange(exchange);
+    onBareExchangeEnd: (session, exchange) => {
+      if (crossSession) digestOf(session.id).exchange(exchange);
       // An exchange without messages (OAuth discovery): its verdicts point at the exchange itself.
-      for (const v of validator.bareExchangeEnd({ id: key, transport: 'streamable-http', ...target }, exchange))
-        found.push({ ...v, ref: { x: exchange.id, k: -1 } });
-      endStateless(key);
+      for (const v of validator.bareExchangeEnd(httpSession(session), exchange)) found.push({ ...v, ref: { x: exchange.id, k: -1 } });
+      endStateless(session);
     },
     maxFrame: LIVE_MAX_FRAME,
-    onSkip: (key, _exchange, bytes, ref) => tooLarge(nextSeq(key, ref), bytes),
+    onSkip: (session, _exchange, bytes, ref) => {
+      follow(session);
+      tooLarge(nextSeq(session.id, ref), bytes);
+    },
+    onContinued: (before) => {
+      // A stateless exchange's session in the old file ends there; its verdicts can no longer be
+      // stored (that cassette is closed), they are alerted.
+      if (before.mcpSessionId !== undefined) return;
+      validator.endSession(before.id, { reason: 'exit' });
+      refs.delete(before.id);
+      seqs.delete(before.id);
+    },
+    onAgain: (session, _exchange, ref, msg) => {
+      follow(session);
+      const seq = nextSeq(session.id, ref);
+      if (msg) msg.seq = seq;
+    },
   },
 );
 

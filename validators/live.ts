@@ -8,7 +8,7 @@ import { AlertHub, summaryLines } from './alerts.js';
 import { SessionValidator, type SessionEndInfo } from './engine.js';
 import { judgeRecording, type SessionDigest } from './recording.js';
 import { RULES } from './rules/index.js';
-import { ServerContexts, STATELESS_KEY } from './server-context.js';
+import { ServerContexts } from './server-context.js';
 
 export interface LiveValidatorOptions {
   logger: Logger;
@@ -16,18 +16,23 @@ export interface LiveValidatorOptions {
   exec?: string;
   failOn?: Severity;
   redact?: (text: string) => string;
+  /** Alerts name their session (Streamable HTTP: many sessions a recording). */
+  namesSession?: boolean;
 }
+
+/** A session as the live validator takes it; over HTTP, with the Mcp-Session-Id of its exchanges
+ * (none: a stateless exchange, a session of its own that shares the server's context). */
+type LiveSession = ConstructorParameters<typeof SessionValidator>[0] & { mcpSessionId?: string };
 
 /** The validator as the proxy runs it: one SessionValidator per session, alerts as they occur,
  * a summary table at the end. A rule that throws is logged and the proxy goes on. */
-export function createLiveValidator(options: LiveValidatorOptions): LiveObserver & {
+export function createLiveValidator(options: LiveValidatorOptions): Omit<LiveObserver, 'message'> & {
+  /** Judges one frame of a session (LiveObserver.message). */
+  message(session: LiveSession, msg: RecordedMessage, exchange?: HttpExchange): Violation[];
   /** HTTP: an exchange of this session is over; its exchange-level verdicts. */
   exchangeEnd(session: { id: string }, exchange: HttpExchange, first: RecordedMessage): Violation[];
   /** HTTP: an exchange that carried no message (OAuth discovery) is over; its verdicts (seq 0). */
-  bareExchangeEnd(
-    session: { id: string; transport: 'streamable-http'; target?: { url: string; listen: string } },
-    exchange: HttpExchange,
-  ): Violation[];
+  bareExchangeEnd(session: LiveSession & { transport: 'streamable-http' }, exchange: HttpExchange): Violation[];
   /** One session is over (a stateless HTTP exchange): its session-end verdicts; it is forgotten. */
   endSession(id: string, end?: SessionEndInfo): Violation[];
   /** The recording is over: the session-end verdicts of every session still open. */
@@ -43,6 +48,7 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
     ...(options.webhook ? { webhook: options.webhook } : {}),
     ...(options.exec ? { exec: options.exec } : {}),
     ...(options.redact ? { redact: options.redact } : {}),
+    ...(options.namesSession ? { namesSession: true } : {}),
   });
   let worst: Severity | undefined;
   const subjects = new Map<string, AlertSubjects>();
@@ -55,16 +61,37 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
   // HTTP: the stateless exchanges that reach the same upstream as the same caller share what the
   // server has shown of itself (the offline validator replays them in the same order).
   const contexts = new ServerContexts();
-  const validatorFor = (
-    session: ConstructorParameters<typeof SessionValidator>[0],
-    where: () => string,
-    exchange?: HttpExchange,
-  ): SessionValidator => {
-    let v = sessions.get(session.id);
+  // HTTP sessions by Mcp-Session-Id: the id each is judged under now, and the session its
+  // validator was given (the object it reports with).
+  const bySid = new Map<string, string>();
+  const judgedAs = new Map<string, { id: string }>();
+  /** `record --cassette-dir`: a session that goes on in a new cassette is named by that cassette's
+   * id from then on; it is judged on as the one session it is (what it showed before still counts,
+   * and what is said once is not said again), under the new id. */
+  const renamed = (session: LiveSession): SessionValidator | undefined => {
+    const before = session.mcpSessionId === undefined ? undefined : bySid.get(session.mcpSessionId);
+    const v = before === undefined ? undefined : sessions.get(before);
+    if (before === undefined || !v) return undefined;
+    sessions.delete(before);
+    sessions.set(session.id, v);
+    const judged = judgedAs.get(before)!;
+    judged.id = session.id;
+    judgedAs.delete(before);
+    judgedAs.set(session.id, judged);
+    const s = subjects.get(before);
+    subjects.delete(before);
+    if (s) subjects.set(session.id, s);
+    bySid.set(session.mcpSessionId!, session.id);
+    return v;
+  };
+  const validatorFor = (session: LiveSession, where: () => string, exchange?: HttpExchange): SessionValidator => {
+    let v = sessions.get(session.id) ?? renamed(session);
     if (!v) {
-      const shared = exchange && session.id.startsWith(STATELESS_KEY) ? contexts.for(session.target, exchange) : undefined;
+      const { mcpSessionId, ...judged } = session;
+      const stateless = session.transport === 'streamable-http' && mcpSessionId === undefined;
+      const shared = exchange && stateless ? contexts.for(session.target, exchange) : undefined;
       v = new SessionValidator(
-        session,
+        judged,
         {
           rules: RULES,
           // Live traffic: each exchange's messages all come before its end.
@@ -75,6 +102,10 @@ export function createLiveValidator(options: LiveValidatorOptions): LiveObserver
         shared,
       );
       sessions.set(session.id, v);
+      if (mcpSessionId !== undefined) {
+        bySid.set(mcpSessionId, session.id);
+        judgedAs.set(session.id, judged);
+      }
     }
     return v;
   };

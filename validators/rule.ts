@@ -6,14 +6,14 @@ import type { SessionState } from './session-state.js';
 import { SPEC_BASE, SPEC_ROOT, specLink } from '../lib/spec-pages.js';
 import { isObject } from '../lib/plain-object.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
+import { KNOWN_REVISIONS } from '../lib/mcp-spec.js';
 export { isObject, SPEC_BASE, SPEC_ROOT, specLink };
 
 /** Which traffic a rule judges: every revision, the 2025 handshake era, or 2026-07-28. */
 export type Era = 'all' | 'legacy' | 'modern';
 
-/** The protocol revisions the validator knows, oldest first (revision strings are dates, so they
- * also sort by age). */
-export const KNOWN_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+/** The protocol revisions the validator knows, oldest first: lib/mcp-spec.ts (one list). */
+export { KNOWN_REVISIONS };
 export type KnownRevision = (typeof KNOWN_REVISIONS)[number];
 const KNOWN: ReadonlySet<string | undefined> = new Set(KNOWN_REVISIONS);
 export function isKnownRevision(r: string | undefined): r is KnownRevision {

@@ -5,7 +5,7 @@ import type { CommandModule } from '../lib/command.js';
  */
 export const RULES_COMMAND: CommandModule = {
   name: 'rules',
-  describe: 'List every validation rule with its severity, revisions and spec link',
+  describe: 'List every validation rule with its severity, revisions, title and spec link',
   options: {
     format: { type: 'string', describe: 'text (default), json, or markdown (the docs/rules.md page)' },
     json: { type: 'boolean', default: false, describe: 'Same as --format json' },

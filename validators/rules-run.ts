@@ -2,6 +2,7 @@ import { distinctRules, KNOWN_REVISIONS, revisionsOf, severityOf, specLink, type
 import { RULES } from './rules/index.js';
 import type { CommandModule } from '../lib/command.js';
 import { CassetteError } from '../lib/errors.js';
+import { ruleAnchor } from '../lib/sarif.js';
 
 /** `revisions`: the protocol revisions whose traffic the rule judges, oldest first, joined by ", ". */
 export function ruleTable(): { id: string; severity: string; revisions: string; transport: string; spec: string; title: string }[] {
@@ -18,14 +19,14 @@ export function ruleTable(): { id: string; severity: string; revisions: string; 
 export type RulesFormat = 'text' | 'json' | 'markdown';
 const FORMATS: readonly RulesFormat[] = ['text', 'json', 'markdown'];
 
-/** `mcp-cassette rules`: every implemented rule with its severity, revisions and spec link. */
+/** `mcp-cassette rules`: every implemented rule with its severity, revisions, title and spec link. */
 export async function rulesCommand(options: { format: RulesFormat }): Promise<number> {
   const table = ruleTable();
   if (options.format === 'json') process.stdout.write(JSON.stringify(table, null, 2) + '\n');
   else if (options.format === 'markdown') process.stdout.write(rulesPage(table));
   else {
     for (const r of table)
-      process.stdout.write(`${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${revisionText(r.revisions).padEnd(24)} ${r.spec}\n`);
+      process.stdout.write(`${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${revisionText(r.revisions).padEnd(24)} ${r.title}  ${r.spec}\n`);
     process.stdout.write(`${table.length} rules\n`);
   }
   return 0;
@@ -47,14 +48,16 @@ export function rulesPage(table: ReturnType<typeof ruleTable> = ruleTable()): st
     '(a run of consecutive revisions is written `first..last`), and only the transport named (`any`: every',
     'transport). An `error` is a MUST the traffic broke; a `warning` a SHOULD or RECOMMENDED, or a MUST',
     'that only a heuristic can judge; an `info` is worth knowing and breaks nothing. How the rules decide,',
-    'and what a passive observer cannot check: [validation.md](validation.md).',
+    'and what a passive observer cannot check: [validation.md](validation.md). Each row has an anchor, the',
+    'rule ID in lower case (`rules.md#env-utf8`): the SARIF reports link each rule to it.',
     '',
     'The same list on a terminal: `mcp-cassette rules`; for scripts: `mcp-cassette rules --format json`.',
     '',
     '| rule | severity | revisions | transport | what it checks |',
     '|---|---|---|---|---|',
     ...table.map(
-      (r) => `| [${r.id}](${r.spec}) | ${r.severity} | ${revisionText(r.revisions)} | ${r.transport} | ${r.title.replace(/\|/g, '\\|')} |`,
+      (r) =>
+        `| <a id="${ruleAnchor(r.id)}"></a>[${r.id}](${r.spec}) | ${r.severity} | ${revisionText(r.revisions)} | ${r.transport} | ${r.title.replace(/\|/g, '\\|')} |`,
     ),
   ];
   return lines.join('\n') + '\n';

@@ -16,6 +16,9 @@ export class ServerContext {
   serverCapabilities?: Record<string, unknown>;
   /** `supportedVersions` from the DiscoverResult. */
   supportedVersions?: string[];
+  /** The server answered a DiscoverResult or a result with `resultType`: it speaks 2026-07-28
+   * (legacy-rejection.ts). */
+  speaksModern?: true;
   /** The last complete first-page answer of each list method, to compare the next one with. */
   readonly lastList = new Map<string, { seq: number; items: unknown[]; authorization?: string; session: string; exchange?: number }>();
   /** A list_changed notification (tools, resources, prompts) arrived since the last list of that kind. */
@@ -29,9 +32,6 @@ export class ServerContext {
   /** Findings about the server itself already reported (SessionState.onceForServer). */
   readonly said = new Set<string>();
 }
-
-/** The session key the live validator gives a stateless exchange (validators/live-http.ts). */
-export const STATELESS_KEY = 'exchange:';
 
 /**
  * The server contexts of one recording, by upstream and caller: a stateless HTTP exchange reads

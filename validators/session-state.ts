@@ -2,6 +2,7 @@ import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js'
 import type { Direction, RecordedMessage } from '../lib/message.js';
 import { storedHeader } from '../lib/http-headers.js';
 import { isObject, type Observed } from './rule.js';
+import { modernResult, turnedAway } from './legacy-rejection.js';
 import { ServerContext } from './server-context.js';
 import { HANDED_OUT_KEPT, handedOutIds } from './state-ids.js';
 import { ENDED_KEPT, forgetOldest, PER_REQUEST_KEPT } from './session-bounds.js';
@@ -151,8 +152,11 @@ export class SessionState {
         } else if (req.era === 'legacy' && this.legacyRevision) {
           o.revision = this.legacyRevision;
         }
-      } else {
-        this.#classifyOther(o);
+      } else this.#classifyOther(o);
+      // A 2025-era server turning a 2026-07-28 attempt away speaks its own revision (legacy-rejection.ts).
+      if (turnedAway(o, this)) {
+        o.era = 'legacy';
+        o.revision = this.legacyRevision;
       }
     }
     return o;
@@ -176,7 +180,7 @@ export class SessionState {
       o.revision = this.legacyRevision;
       return;
     }
-    const header = this.#header(o.msg, 'mcp-protocol-version');
+    const header = this.header(o.msg, 'mcp-protocol-version');
     if (header) {
       o.era = header >= MODERN_REVISION ? 'modern' : 'legacy';
       o.revision = header;
@@ -201,13 +205,9 @@ export class SessionState {
     }
   }
 
-  #header(msg: RecordedMessage, name: string): string | undefined {
+  header(msg: RecordedMessage, name: string): string | undefined {
     if (msg.http === undefined) return undefined;
     return storedHeader(this.exchanges.get(msg.http.exchange)?.requestHeaders, name);
-  }
-
-  header(msg: RecordedMessage, name: string): string | undefined {
-    return this.#header(msg, name);
   }
 
   /** True the first time a key is seen: for rules that report once per exchange. */
@@ -292,6 +292,7 @@ export class SessionState {
     }
     const result = isObject(json.result) ? json.result : undefined;
     if (!result) return;
+    if (o.msg.direction === 'server-to-client' && modernResult(o.request.method, result)) this.context.speaksModern = true;
     if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
     if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities))
       this.context.serverCapabilities = result.capabilities;

@@ -15,6 +15,7 @@ import type { CommandModule } from '../lib/command.js';
 import { loadExpectedFailures } from '../lib/expected-failures.js';
 import { applyExpectedViolations } from './expected-violations.js';
 import { settleBeforeRead } from '../lib/cassette/settle-read.js';
+import { maskedLiveVerdicts } from '../lib/cassette/masked-verdicts.js';
 
 export interface ValidateArgs {
   cassettes: string[];
@@ -42,10 +43,12 @@ export function validateCassettes(
       messages: cassette.sessions.reduce((n, s) => n + s.messages.length, 0),
     });
     const options = { rules, ...(onRuleError ? { onRuleError } : {}) };
-    // Session by session (the stateless HTTP exchanges of a recording share the server's context).
-    for (const v of validateSessions(cassette.sessions, options)) run.violations.push({ ...v, cassette: path });
-    // Then the rules that compare the sessions of one recording.
-    for (const v of validateRecordings(cassette.sessions, options)) run.violations.push({ ...v, cassette: path });
+    // Session by session (the stateless HTTP exchanges of a recording share the server's context),
+    // then the rules that compare the sessions of one recording.
+    const found = [...validateSessions(cassette.sessions, options), ...validateRecordings(cassette.sessions, options)];
+    // Then what the live validator saw that the stored messages no longer show (masked at capture).
+    for (const s of cassette.sessions) found.push(...maskedLiveVerdicts(s, found));
+    for (const v of found) run.violations.push({ ...v, cassette: path });
   }
   return run;
 }

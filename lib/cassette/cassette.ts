@@ -12,6 +12,9 @@ export type TransportKind = 'stdio' | 'streamable-http';
  */
 export const CASSETTE_FORMAT = 'mcp-cassette';
 export const CASSETTE_VERSION = 2;
+/** The additive changes to format 2 this release knows (new optional fields), in `minorVersion`
+ * (absent: 0). A cassette of a newer minor is read all the same: store.ts, docs/cassette-format.md. */
+export const CASSETTE_MINOR_VERSION = 0;
 
 export type Era = 'modern' | 'legacy';
 
@@ -160,6 +163,8 @@ export interface Calibration {
 export interface Cassette {
   format: typeof CASSETTE_FORMAT;
   version: typeof CASSETTE_VERSION;
+  /** Written by a release that added optional fields to format 2; absent: 0. */
+  minorVersion?: number;
   calibration?: Calibration;
   sessions: RecordedSession[];
 }

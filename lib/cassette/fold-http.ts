@@ -11,10 +11,10 @@ import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
 import { storedHeader } from '../http-headers.js';
 import { isObject } from '../plain-object.js';
+import { HttpSessionIds, type HttpSessionName } from './http-session-ids.js';
 
 interface OpenExchange {
   record: HttpExchange;
-  mcpSessionId?: string;
   request: FrameCollector;
   response: FrameCollector;
   sse?: SseByteSplitter;
@@ -72,7 +72,8 @@ const SESSION_HEADER = 'mcp-session-id';
  * Rebuilds the sessions of one HTTP proxy run from its journal. Exchanges that carry an
  * `Mcp-Session-Id` (2025-era sessionful servers) are grouped by it; every other exchange is a
  * session of its own, because 2026-07-28 is stateless and each request/response exchange stands
- * alone. Messages are numbered in the order their bytes were complete at the proxy.
+ * alone. Sessions are named as the live validator names them (http-session-ids.ts). Messages are
+ * numbered in the order their bytes were complete at the proxy.
  */
 export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {}): RecordedSession[] {
   const open = new Map<number, OpenExchange>();
@@ -80,6 +81,8 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
   const placed: Placed[] = [];
   const liveViolations: { violation: Violation; ref: { x: number; k: number } }[] = [];
   let now = 0;
+  const named = new Map<number, HttpSessionName>();
+  const names = new HttpSessionIds(journal.header.sessionId, (x, name) => named.set(x, name));
 
   const emit = (frame: Buffer | SpilledBytes, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void => {
     const info = { seq: 0, t: now, direction, channel: 'http' as const, terminated: true, http };
@@ -111,10 +114,9 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         };
         const kept = KeptBody.for(record);
         const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
-        const sid = storedHeader(record.requestHeaders, SESSION_HEADER);
-        if (sid) ex.mcpSessionId = sid;
         open.set(x, ex);
         all.push(ex);
+        names.request(x, storedHeader(record.requestHeaders, SESSION_HEADER) || undefined);
         continue;
       }
       const ex = open.get(x);
@@ -127,7 +129,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
         const type = storedHeader(ex.record.responseHeaders, 'content-type');
         if (type) ex.record.contentType = type;
-        ex.mcpSessionId ??= storedHeader(ex.record.responseHeaders, SESSION_HEADER);
+        names.response(x, storedHeader(ex.record.responseHeaders, SESSION_HEADER) || undefined);
         if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
           ex.sse = new SseByteSplitter(
             (event) => {
@@ -157,6 +159,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
 
   function finish(ex: OpenExchange, t: number, outcome: HttpExchange['outcome'], error?: string): void {
     if (!open.has(ex.record.id)) return;
+    names.end(ex.record.id);
     open.delete(ex.record.id);
     ex.record.endT = t;
     ex.record.outcome = outcome ?? 'complete';
@@ -168,7 +171,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
       emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
   }
 
-  const sessions = group(journal, all, placed, options);
+  const sessions = group(journal, all, named, placed, options);
   attachLiveViolations(sessions, liveViolations);
   // Judged live (the header says so): a clean session keeps an empty list, read as "none".
   if (Array.isArray((journal.header.session as { violations?: unknown }).violations)) for (const s of sessions) s.violations ??= [];
@@ -197,20 +200,26 @@ function attachLiveViolations(sessions: RecordedSession[], live: { violation: Vi
   }
 }
 
-function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed[], options: { recovered?: boolean }): RecordedSession[] {
+/** The exchanges and messages of each session, by its id (every exchange is named once the
+ * journal is read: each has ended), in the order the sessions began. */
+function group(
+  journal: JournalSource,
+  exchanges: OpenExchange[],
+  named: Map<number, HttpSessionName>,
+  placed: Placed[],
+  options: { recovered?: boolean },
+): RecordedSession[] {
   const base = journal.header.session as Pick<RecordedSession, 'label' | 'target' | 'proxy'>;
-  const keyOf = new Map<number, string>();
-  const groups = new Map<string, { exchanges: OpenExchange[]; placed: Placed[] }>();
+  const groups = new Map<string, { name: HttpSessionName; exchanges: OpenExchange[]; placed: Placed[] }>();
   for (const ex of exchanges) {
-    const key = ex.mcpSessionId ? `session:${ex.mcpSessionId}` : `exchange:${ex.record.id}`;
-    keyOf.set(ex.record.id, key);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { exchanges: [], placed: [] }));
+    const name = named.get(ex.record.id)!;
+    let g = groups.get(name.id);
+    if (!g) groups.set(name.id, (g = { name, exchanges: [], placed: [] }));
     g.exchanges.push(ex);
   }
-  for (const p of placed) groups.get(keyOf.get(p.exchange)!)?.placed.push(p);
+  for (const p of placed) groups.get(named.get(p.exchange)!.id)?.placed.push(p);
   const start = Date.parse(journal.header.startedAt);
-  return [...groups.values()].map((g, i) => {
+  return [...groups.values()].map((g) => {
     const mine = g.exchanges;
     // Whole milliseconds, so startedAt (an ISO time, to the millisecond) plus a message's `t` is
     // its exact time on the journal's clock: the validator orders the stateless sessions of one
@@ -230,14 +239,14 @@ function group(journal: JournalSource, exchanges: OpenExchange[], placed: Placed
     }
     const last = Math.max(...records.map((r) => r.endT ?? r.t), 0);
     const session: RecordedSession = {
-      id: `${journal.header.sessionId}-${i + 1}`,
+      id: g.name.id,
       ...(typeof base.label === 'string' ? { label: base.label } : {}),
       transport: 'streamable-http',
       startedAt: new Date(start + t0).toISOString(),
       endedAt: new Date(start + t0 + last).toISOString(),
       durationMs: last,
       target: base.target,
-      ...(mine[0]!.mcpSessionId ? { mcpSessionId: mine[0]!.mcpSessionId } : {}),
+      ...(g.name.mcpSessionId ? { mcpSessionId: g.name.mcpSessionId } : {}),
       protocol: facts.protocol,
       ...(facts.clientInfo ? { clientInfo: facts.clientInfo } : {}),
       ...(facts.serverInfo ? { serverInfo: facts.serverInfo } : {}),

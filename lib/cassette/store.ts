@@ -3,11 +3,12 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import lockfile from 'proper-lockfile';
-import { ioReason, CassetteError } from '../errors.js';
-import { emptyCassette, type Cassette, type RecordedSession } from './cassette.js';
+import { ioReason, CassetteError, isCassetteError } from '../errors.js';
+import { shellQuote } from '../shell-quote.js';
+import { CASSETTE_MINOR_VERSION, CASSETTE_VERSION, emptyCassette, type Cassette, type RecordedSession } from './cassette.js';
 import { migrate } from './migrate.js';
 import { markTooDeep } from './too-deep.js';
-import { cassetteProblems } from './validate.js';
+import { cassetteProblems, newerMinor } from './validate.js';
 import { writeCassetteFile } from './write.js';
 
 /**
@@ -40,7 +41,21 @@ export function parseCassette(path: string, text: string, light = false): Casset
       `cassette ${path} is not a valid mcp-cassette file: ${problems.slice(0, 3).join('; ')}; fix or move the file, nothing was changed`,
     );
   }
+  if (!light) noteNewerMinor(path, migrated);
   return markTooDeep(migrated as Cassette, text);
+}
+
+const noted = new Set<string>();
+
+/** A cassette of a newer minor format is read, and said once per file and process (stderr is
+ * never a protocol stream: stdio recorders and `serve` keep it for logs). */
+function noteNewerMinor(path: string, cassette: unknown): void {
+  const minor = newerMinor(cassette);
+  if (minor === undefined || noted.has(path)) return;
+  noted.add(path);
+  process.stderr.write(
+    `mcp-cassette: note: ${path} is cassette format ${CASSETTE_VERSION}.${minor}, newer than this release's ${CASSETTE_VERSION}.${CASSETTE_MINOR_VERSION}: read all the same, and the fields it does not know are kept as they are (upgrade mcp-cassette to use them)\n`,
+  );
 }
 
 export function loadCassette(path: string): Cassette {
@@ -135,16 +150,30 @@ export async function appendLocked(path: string, sessions: RecordedSession[], op
 
 /** `retries`: how many times a lock held by another process is tried again (0: fail at once). */
 export async function withCassetteLock<T>(path: string, fn: () => Promise<T>, retries = 100): Promise<T> {
-  mkdirSync(dirname(path), { recursive: true });
-  let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(path, {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    throw folderUnwritable(path, err, 'cannot be created');
+  }
+  const lock = (tries: number): Promise<() => Promise<void>> =>
+    lockfile.lock(path, {
       realpath: false,
       // A holder refreshes the lock every half of this; one killed holding it is given up after it.
       stale: 5_000,
-      retries: { retries, minTimeout: 10, maxTimeout: 250, factor: 1.5 },
+      retries: { retries: tries, minTimeout: 10, maxTimeout: 250, factor: 1.5 },
+    });
+  let release: () => Promise<void>;
+  try {
+    // proper-lockfile retries whatever the error: only a lock held by another process (ELOCKED)
+    // is worth waiting for. Any other failure to make the lock (a folder beside the cassette) is
+    // the folder's, said at once.
+    release = await lock(0).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ELOCKED') throw folderUnwritable(path, err, 'is not writable');
+      if (retries === 0) throw err;
+      return lock(retries);
     });
   } catch (err) {
+    if (isCassetteError(err)) throw err;
     throw new CassetteError(
       'MCPC_CASSETTE_LOCKED',
       `cassette ${path} stayed locked by another mcp-cassette process (${(err as Error).message}); if none is running, remove ${path}.lock`,
@@ -156,6 +185,21 @@ export async function withCassetteLock<T>(path: string, fn: () => Promise<T>, re
   } finally {
     await release();
   }
+}
+
+/** The cassette's folder cannot be created or written (a lock, the cassette itself). */
+function folderUnwritable(path: string, err: unknown, what: string): CassetteError {
+  const folder = dirname(path);
+  const code = (err as NodeJS.ErrnoException).code;
+  const fix =
+    (code === 'EACCES' || code === 'EPERM') && what === 'is not writable'
+      ? `give a path in a folder you can write, or make this one writable (chmod u+w ${shellQuote(folder)})`
+      : 'give a path in a folder you can write';
+  return new CassetteError(
+    'MCPC_FILE_UNWRITABLE',
+    `cannot write cassette ${path}: its folder ${folder} ${what} (${ioReason(err)}); ${fix}`,
+    { cause: err },
+  );
 }
 
 /**

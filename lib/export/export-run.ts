@@ -45,7 +45,10 @@ export async function exportCommand(
     await format.run({ cassettes, includePayloads: options.includePayloads, note: (n) => process.stderr.write(`${n}\n`) }, (text) => {
       if (closed) return;
       try {
-        writeSync(fd, text);
+        // Stdout through process.stdout, which waits for a slow reader: a pipe's fd is
+        // non-blocking once Node opened it, so a writeSync there wrote what fitted (64 KB) and lost the rest.
+        if (toFile) writeSync(fd, text);
+        else process.stdout.write(text);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
         closed = true;

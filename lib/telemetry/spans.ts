@@ -1,6 +1,8 @@
 import { isObject } from '../plain-object.js';
 import type { PayloadRedaction } from '../payload-redact.js';
-import { noRedactionCounts, redactJson } from '../payload-redact.js';
+import { noRedactionCounts, redactJson, redactText } from '../payload-redact.js';
+import { maskCredentialsInUri, maskSecretsInText } from '../secret-text.js';
+import { ListedNames, metricAttributes } from './metric-attributes.js';
 import type { Direction } from '../message.js';
 import type { Violation } from '../violation.js';
 
@@ -43,6 +45,9 @@ export interface McpSpanData {
   parent?: { traceId: string; spanId: string; sampled: boolean };
   /** A request (with an answer or not), as opposed to a notification: only these are timed. */
   request: boolean;
+  /** A request's attributes as the duration metrics carry them, each bounded
+   * (metric-attributes.ts); set when the span ends. */
+  metric?: Attributes;
 }
 
 /** What is true of every span of one session (or, live, of one recorder). */
@@ -50,7 +55,10 @@ export interface SpanBase {
   transport: 'stdio' | 'streamable-http';
   /** The upstream server's host and port (HTTP). */
   server?: { address: string; port: number };
-  /** `gen_ai.tool.call.arguments` and `.result`, masked by this redaction; absent: left out. */
+  /** `gen_ai.tool.call.arguments` and `.result`, masked by this redaction (its paths are pointers
+   * into the whole message); absent: left out. Text from the traffic that every span may carry
+   * (a resource URI, an error or progress message) is masked by it too, or by the credential
+   * shapes without it; a URI's credentials are always masked. */
   payloads?: PayloadRedaction;
 }
 
@@ -106,6 +114,8 @@ export class McpSpanMapper {
   #last: McpSpanData | undefined;
   /** Protocol revisions learned from `initialize` answers, by session (stdio: ''). */
   readonly #versions = new Bounded<string>();
+  /** Tool and prompt names the server listed: the metrics' bound on those attributes. */
+  readonly #listed = new ListedNames();
 
   constructor(
     private readonly base: SpanBase,
@@ -203,14 +213,16 @@ export class McpSpanMapper {
       attributes['gen_ai.tool.name'] = params.name;
       attributes['gen_ai.operation.name'] = 'execute_tool';
       target = params.name;
-      if (this.base.payloads && params.arguments !== undefined)
-        attributes['gen_ai.tool.call.arguments'] = JSON.stringify(redactJson(this.base.payloads, params.arguments, noRedactionCounts()));
+      const masked = this.#masked(json);
+      const args = isObject(masked.params) ? masked.params.arguments : undefined;
+      if (this.base.payloads && args !== undefined) attributes['gen_ai.tool.call.arguments'] = JSON.stringify(args);
     } else if (method === 'prompts/get' && typeof params.name === 'string') {
       attributes['gen_ai.prompt.name'] = params.name;
       target = params.name;
     } else if (typeof params.uri === 'string' && (method.startsWith('resources/') || method === 'notifications/resources/updated')) {
-      attributes['mcp.resource.uri'] = params.uri;
-      target = params.uri;
+      const uri = this.#text(maskCredentialsInUri(params.uri).text);
+      attributes['mcp.resource.uri'] = uri;
+      target = uri;
     }
     const meta = isObject(params._meta) ? params._meta : undefined;
     const version =
@@ -247,10 +259,11 @@ export class McpSpanMapper {
       const code = String(json.error.code ?? '_OTHER');
       span.attributes['error.type'] = code;
       span.attributes['rpc.response.status_code'] = code;
-      span.error = typeof json.error.message === 'string' ? { message: json.error.message } : {};
+      span.error = typeof json.error.message === 'string' ? { message: this.#text(json.error.message) } : {};
       return;
     }
     const result = isObject(json.result) ? json.result : undefined;
+    this.#listed.listed(span.attributes['mcp.method.name'], result);
     if (span.attributes['mcp.method.name'] === 'initialize' && typeof result?.protocolVersion === 'string') {
       this.#versions.set(site.sessionId ?? '', result.protocolVersion);
       span.attributes['mcp.protocol.version'] ??= result.protocolVersion;
@@ -260,8 +273,19 @@ export class McpSpanMapper {
       span.attributes['error.type'] = 'tool_error';
       span.error = {};
     } else if (this.base.payloads && result !== undefined) {
-      span.attributes['gen_ai.tool.call.result'] = JSON.stringify(redactJson(this.base.payloads, result, noRedactionCounts()));
+      span.attributes['gen_ai.tool.call.result'] = JSON.stringify(this.#masked(json).result);
     }
+  }
+
+  /** A whole message masked by the payload redaction (its paths point into the message). */
+  #masked(json: Record<string, unknown>): Record<string, unknown> {
+    return this.base.payloads ? (redactJson(this.base.payloads, json, noRedactionCounts()) as Record<string, unknown>) : json;
+  }
+
+  /** Text from the traffic as a span may carry it. */
+  #text(text: string): string {
+    const r = this.base.payloads;
+    return r ? redactText(r, text, noRedactionCounts()) : maskSecretsInText(text).text;
   }
 
   /** Progress and list-changed notifications as events on the request span they concern. */
@@ -273,7 +297,7 @@ export class McpSpanMapper {
       if (!open) return;
       const attributes: Attributes = { 'mcp.method.name': method };
       for (const k of ['progress', 'total'] as const) if (typeof params[k] === 'number') attributes[`mcp_cassette.${k}`] = params[k];
-      if (typeof params.message === 'string') attributes['mcp_cassette.progress.message'] = params.message;
+      if (typeof params.message === 'string') attributes['mcp_cassette.progress.message'] = this.#text(params.message);
       open.span.events.push({ name: method, time: site.time, attributes });
       return;
     }
@@ -286,6 +310,7 @@ export class McpSpanMapper {
 
   #end(span: McpSpanData, time: number): void {
     span.end = Math.max(span.start, time);
+    if (span.request) span.metric = metricAttributes(span, this.#listed);
     this.emit(span);
   }
 }

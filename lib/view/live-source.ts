@@ -8,6 +8,7 @@ import type { HttpExchange } from '../cassette/cassette.js';
 import type { RecordedMessage } from '../message.js';
 import { isObject } from '../plain-object.js';
 import type { Violation } from '../violation.js';
+import { markMaskedEvidence } from '../cassette/masked-verdicts.js';
 import { attachViolations, rowsOf, type SessionDetail, type SessionView, violationView } from './view-model.js';
 import type { Overview, ViewSource } from './view-source.js';
 
@@ -15,6 +16,10 @@ import type { Overview, ViewSource } from './view-source.js';
 export const LIVE_CAPACITY = 2000;
 /** Frame bytes kept across all sessions (a message larger than this alone is kept as its size). */
 export const LIVE_MAX_BYTES = 64 * 1024 * 1024;
+/** Sessions kept, as a multiple of the messages kept: past it, the sessions none of whose messages
+ * are kept any more are forgotten (on stateless Streamable HTTP every exchange is a session, and a
+ * proxy that runs for weeks must not keep one for each). */
+const SESSIONS_PER_MESSAGE = 2;
 /** Exchanges kept per HTTP session, and violations per session. */
 const EXCHANGES_KEPT = 500;
 const VIOLATIONS_KEPT = 1000;
@@ -42,7 +47,7 @@ function peer(p: unknown): string | undefined {
 }
 
 export class LiveSource implements ViewSource {
-  readonly #sessions: LiveSession[] = [];
+  #sessions: LiveSession[] = [];
   readonly #byKey = new Map<string, LiveSession>();
   /** Every kept message in arrival order, with its session: the ring. */
   readonly #ring: { s: LiveSession; m: RecordedMessage }[] = [];
@@ -63,7 +68,7 @@ export class LiveSource implements ViewSource {
     const rows = rowsOf(s.messages);
     const loose = attachViolations(
       rows,
-      s.violations.map((v) => violationView(v, s.revision)),
+      markMaskedEvidence(s.messages, s.violations).map((v) => violationView(v, s.revision)),
     );
     // A violation whose message left the ring is not shown: it would point at nothing.
     const first = s.messages[0]?.seq ?? Infinity;
@@ -114,6 +119,7 @@ export class LiveSource implements ViewSource {
   #sessionFor(info: LiveSessionInfo): LiveSession {
     let s = this.#byKey.get(info.key);
     if (!s) {
+      if (this.#sessions.length >= SESSIONS_PER_MESSAGE * this.capacity) this.#forgetEmptied();
       s = { ...info, index: this.#sessions.length, messages: [], exchanges: [], violations: [], seen: 0 };
       this.#sessions.push(s);
       this.#byKey.set(info.key, s);
@@ -168,6 +174,17 @@ export class LiveSource implements ViewSource {
     s.violations.push({ ...v, seq });
     if (s.violations.length > VIOLATIONS_KEPT) s.violations.shift();
     this.#changed();
+  }
+
+  /** Forgets the sessions whose messages all left the ring; the others keep their order and are
+   * numbered again (a session's index is its place in the list the page shows). */
+  #forgetEmptied(): void {
+    this.#sessions = this.#sessions.filter((s) => s.messages.length > 0);
+    this.#byKey.clear();
+    this.#sessions.forEach((s, i) => {
+      s.index = i;
+      this.#byKey.set(s.key, s);
+    });
   }
 
   #dropOldest(): void {

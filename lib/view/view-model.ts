@@ -9,6 +9,7 @@ import type { RecordedMessage } from '../message.js';
 import { isObject } from '../plain-object.js';
 import { specLinkFor } from '../spec-pages.js';
 import type { Violation } from '../violation.js';
+import { markMaskedEvidence, type Verdict } from '../cassette/masked-verdicts.js';
 
 export interface SessionView {
   index: number;
@@ -37,6 +38,9 @@ export interface ViolationView {
   path: string;
   message: string;
   spec: string;
+  /** The live validator saw it, and the message holds its evidence masked (the page says "seen
+   * live; evidence masked"). */
+  evidence?: 'masked';
 }
 
 export interface MessageRow {
@@ -188,8 +192,16 @@ function pair(rows: MessageRow[]): void {
   }
 }
 
-export function violationView(v: Violation, revision: string | undefined): ViolationView {
-  return { rule: v.rule, severity: v.severity, seq: v.seq, path: v.path, message: v.message, spec: specLinkFor(v.spec, revision) };
+export function violationView(v: Verdict, revision: string | undefined): ViolationView {
+  return {
+    rule: v.rule,
+    severity: v.severity,
+    seq: v.seq,
+    path: v.path,
+    message: v.message,
+    spec: specLinkFor(v.spec, revision),
+    ...(v.evidence ? { evidence: v.evidence } : {}),
+  };
 }
 
 export function rowsOf(messages: readonly RecordedMessage[]): MessageRow[] {
@@ -214,7 +226,7 @@ export function sessionDetail(s: RecordedSession, index: number): SessionDetail 
   const rows = rowsOf(s.messages);
   const loose = attachViolations(
     rows,
-    (s.violations ?? []).map((v) => violationView(v, s.protocol.revision)),
+    markMaskedEvidence(s.messages, s.violations ?? []).map((v) => violationView(v, s.protocol.revision)),
   );
   return { session: sessionView(s, index), rows, exchanges: s.exchanges ?? [], loose };
 }

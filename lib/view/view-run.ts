@@ -4,17 +4,25 @@
  * SIGTERM (exit 0).
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { parseHostPort } from '../listen.js';
 import { startViewServer } from './view-server.js';
 import { loadViewSource } from './view-source.js';
 import { settleBeforeRead } from '../cassette/settle-read.js';
 
-function warnOpen(cmd: string, err: unknown): void {
-  process.stderr.write(`--open: could not start ${cmd} (${(err as Error).message}); open the URL yourself\n`);
+/** The page could not be opened: its URL (also on stdout) and why, so it can be opened by hand. */
+function cannotOpen(url: string, why: string): void {
+  process.stderr.write(`mcp-cassette view: --open: the browser could not be opened (${why}); open ${url} yourself\n`);
 }
 
-/** Opens `url` in the system's browser: best effort (xdg-open, open, start), never an error. */
+/**
+ * Opens `url` in the system's browser (xdg-open, open, start): best effort, never an error, but a
+ * failure is said with its reason. The opener's stderr goes to a file, not a pipe: a browser it
+ * starts inherits it and may write long after this process is gone.
+ */
 export function openBrowser(url: string): void {
   const [cmd, args] =
     process.platform === 'darwin'
@@ -22,12 +30,43 @@ export function openBrowser(url: string): void {
       : process.platform === 'win32'
         ? ['cmd', ['/c', 'start', '', url]]
         : ['xdg-open', [url]];
+  const log = join(tmpdir(), `mcp-cassette-open-${process.pid}-${Date.now()}.log`);
+  let fd: number | undefined;
   try {
-    const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
-    child.on('error', (err) => warnOpen(cmd, err));
+    fd = openSync(log, 'w', 0o600);
+  } catch {
+    // no log: the reason is the exit status alone
+  }
+  const said = (): string => {
+    if (fd === undefined) return '';
+    try {
+      const lines = readFileSync(log, 'utf8').trim().split('\n');
+      unlinkSync(log);
+      return lines[lines.length - 1]!.trim().slice(0, 300);
+    } catch {
+      return '';
+    }
+  };
+  try {
+    const child = spawn(cmd, args as string[], { stdio: ['ignore', 'ignore', fd ?? 'ignore'], detached: true });
+    // 'exit' may follow 'error' (a command not found): one line, whichever comes first.
+    let told = false;
+    const tell = (why: string | undefined): void => {
+      const text = said();
+      if (told || why === undefined) return;
+      told = true;
+      cannotOpen(url, `${why}${text ? `: ${text}` : ''}`);
+    };
+    child.on('error', (err) => tell(`${cmd} could not be started: ${err.message}`));
+    child.on('exit', (code, signal) =>
+      tell(code === 0 ? undefined : `${cmd} ${code !== null ? `exited with status ${code}` : `was killed by ${signal}`}`),
+    );
     child.unref();
   } catch (err) {
-    warnOpen(cmd, err);
+    said();
+    cannotOpen(url, `${cmd} could not be started: ${(err as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -16,7 +16,7 @@ export const CAPTURE_OPTIONS: Record<string, OptionSpec> = {
   capture: {
     type: 'string',
     describe:
-      'What the cassette keeps of each message: full, metadata (no params/result values) or hashed (each value as its SHA-256 and size)',
+      "What the cassette keeps of each message: full, metadata (no params/result values) or hashed (each value as its keyed hash, HMAC-SHA-256 under the folder's key or MCP_CASSETTE_HASH_KEY, and size)",
     default: 'full',
   },
   'redact-path': {

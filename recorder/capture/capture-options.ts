@@ -5,6 +5,7 @@ import { parseRedactPath } from '../../lib/payload-redact.js';
 import { userPattern } from '../../lib/safe-pattern.js';
 import type { Severity } from '../../lib/violation.js';
 import { CAPTURE_LEVELS, type CaptureLevel } from './capture-level.js';
+import { hashKeyFor } from './hash-key.js';
 import type { CaptureSettings } from './frame-transform.js';
 import type { SamplingSettings } from './sampling.js';
 import { otlpProtocol } from '../otel/otlp-protocol.js';
@@ -23,7 +24,8 @@ export interface CaptureArgs {
 
 const KEEP_LEVELS = ['error', 'warning', 'info', 'none'];
 
-export function captureArgsFrom(parsed: ParsedOptions): CaptureArgs {
+/** `keyDir`: the folder of the cassettes, where `--capture hashed` keeps its key (hash-key.ts). */
+export function captureArgsFrom(parsed: ParsedOptions, keyDir?: string): CaptureArgs {
   const level = String(parsed.capture ?? 'full');
   if (!CAPTURE_LEVELS.includes(level as CaptureLevel))
     throw new CassetteError('MCPC_USAGE', `--capture must be one of ${CAPTURE_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
@@ -61,5 +63,7 @@ export function captureArgsFrom(parsed: ParsedOptions): CaptureArgs {
     throw new CassetteError('MCPC_USAGE', '--include-payloads puts payloads on OpenTelemetry spans; add --otel to send them');
   if (parsed['metrics-listen'] !== undefined) args.metricsListen = parseHostPort(String(parsed['metrics-listen']), '--metrics-listen');
   if (parsed.ui !== undefined) args.uiListen = parseHostPort(String(parsed.ui), '--ui');
+  // Last, once every option is known good: the key file may be created.
+  if (level === 'hashed') args.settings.hashKey = hashKeyFor(keyDir ?? process.cwd());
   return args;
 }

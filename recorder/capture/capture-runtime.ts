@@ -4,7 +4,8 @@ import type { LiveRef } from '../../lib/live-observer.js';
 import { NO_METRICS, type MetricsSink } from '../../lib/metrics.js';
 import type { Violation } from '../../lib/violation.js';
 import type { CaptureArgs } from './capture-options.js';
-import { isPassThrough, maskedMessage } from './frame-transform.js';
+import { isPassThrough, maskedMessage, redactEventFields } from './frame-transform.js';
+import { noRedactionCounts } from '../../lib/payload-redact.js';
 import { CaptureFilter } from './journal-filter.js';
 import { DeferredMetrics } from '../metrics/deferred-metrics.js';
 import { countSampling, sampleCounts, sampleSessions, type SampleCounts } from './sampling.js';
@@ -76,9 +77,9 @@ export class CaptureRuntime {
       args.otel && optional.SpanFeed
         ? new optional.SpanFeed(
             { transport: transport === 'stdio' ? 'stdio' : 'streamable-http', ...(server ? { server } : {}) },
-            // The frames reach the spans path-redacted already (the filter wrote them so); the
-            // value patterns and credential shapes are applied again to what goes on a span.
-            args.otel.includePayloads ? { ...args.settings.redaction, paths: [] } : undefined,
+            // The spans are made from the frames as they crossed (before the filter masked
+            // them): the recording's whole redaction, paths included, applies to what goes on a span.
+            args.otel.includePayloads ? args.settings.redaction : undefined,
           )
         : undefined;
     if (optional.view)
@@ -119,13 +120,15 @@ export class CaptureRuntime {
   }
 
   /** Puts the filter on a new journal (nothing when frames go to disk as they are and nobody
-   * wants metrics or spans), and with --ui feeds the live view what the journal hears. */
-  attach(journal: JournalSink): void {
+   * wants metrics or spans), and with --ui feeds the live view what the journal hears (its
+   * sessions named by `sessionId`, the journal's, as the cassette names them). */
+  attach(journal: JournalSink, sessionId: string): void {
     if (this.#ui) {
       const feed = this.#optional.view!.liveFeed(
         this.#ui.source,
         this.transport === 'http' ? 'streamable-http' : 'stdio',
         this.#ui.source.title,
+        sessionId,
         isPassThrough(this.args.settings) ? undefined : (m) => maskedMessage(this.args.settings, m),
       );
       const before = journal.onRecord;
@@ -136,8 +139,11 @@ export class CaptureRuntime {
       // The live validator's violations reach the journal as events that onRecord does not hear.
       const event = journal.event.bind(journal);
       journal.event = (ev, fields, hold) => {
-        if (ev === 'violation' && fields?.violation)
-          feed.violation({ ...(fields.violation as Violation), ...(fields.ref ? { ref: fields.ref as LiveRef } : {}) });
+        // Masked as the journal will keep it: a verdict's message may quote the traffic.
+        if (ev === 'violation' && fields?.violation) {
+          const v = redactEventFields(this.args.settings, fields.violation, noRedactionCounts()) as Violation;
+          feed.violation({ ...v, ...(fields.ref ? { ref: fields.ref as LiveRef } : {}) });
+        }
         event(ev, fields, hold);
       };
     }

@@ -9,12 +9,15 @@ import {
 } from '../../lib/payload-redact.js';
 import { maskSecretsInBytes } from '../../lib/secret-text.js';
 import { frameToMessage, messageBytes, type RecordedMessage } from '../../lib/message.js';
-import { reduceJson, reduceText, type CaptureLevel } from './capture-level.js';
+import type { HashKey } from '../../lib/masked-values.js';
+import { reduceJson, reduceText, reductionOf, type CaptureLevel } from './capture-level.js';
 
 /** What the recorder does to each frame before it reaches the disk. */
 export interface CaptureSettings {
   level: CaptureLevel;
   redaction: PayloadRedaction;
+  /** `--capture hashed`: the key values are hashed with (hash-key.ts). */
+  hashKey?: HashKey;
 }
 
 export interface FrameResult {
@@ -57,7 +60,7 @@ export function transformFrame(s: CaptureSettings, frame: Buffer, json: boolean,
     if (ok) {
       try {
         let out = redactJson(s.redaction, value, counts);
-        if (s.level !== 'full') out = reduceJson(out, s.level, frame.length);
+        if (s.level !== 'full') out = reduceJson(out, reductionOf(s.level, s.hashKey), frame.length);
         return { data: Buffer.from(JSON.stringify(out)), json: value, parsed: true };
       } catch (err) {
         if (!(err instanceof RangeError)) throw err; // nested too deep to walk: masked as text
@@ -65,7 +68,7 @@ export function transformFrame(s: CaptureSettings, frame: Buffer, json: boolean,
     }
   }
   const redacted = redactText(s.redaction, text, counts);
-  const out = s.level === 'full' ? redacted : reduceText(redacted, s.level);
+  const out = s.level === 'full' ? redacted : reduceText(redacted, reductionOf(s.level, s.hashKey));
   return { data: Buffer.from(out, utf8 ? 'utf8' : 'latin1'), parsed: false };
 }
 

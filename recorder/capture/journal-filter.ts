@@ -270,7 +270,8 @@ export class CaptureFilter implements JournalFilter {
     if (direction && (this.metrics.enabled || this.observer)) {
       const json = result.parsed ? result.json : parseOrUndefined(payload ?? frame);
       if (this.metrics.enabled) this.#timer.frame(direction, json, t, x);
-      this.observer?.frame(direction, json, x);
+      // Spans carry what the cassette keeps: a message reduced by --capture metadata|hashed as reduced.
+      this.observer?.frame(direction, this.settings.level === 'full' || !result.parsed ? json : parseOrUndefined(result.data), x);
     }
     if (!sse) return result.data;
     // Data unchanged: the event's other fields may still hold a secret, masked in its bytes.

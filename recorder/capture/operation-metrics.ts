@@ -1,7 +1,8 @@
-import type { MetricsSink } from '../../lib/metrics.js';
+import { errorCodeLabel, methodLabel, type MetricsSink } from '../../lib/metrics.js';
 import { isObject } from '../../lib/plain-object.js';
 
 interface Pending {
+  /** The method's label (methodLabel). */
   method: string;
   t: number;
   key: string;
@@ -37,11 +38,13 @@ export class OperationTimer {
     const fromClient = direction === 'client-to-server';
     const hasId = typeof json.id === 'string' || typeof json.id === 'number';
     if (typeof json.method === 'string') {
-      this.metrics.count('mcp_cassette_requests_total', { mcp_method_name: json.method, sender: fromClient ? 'client' : 'server' });
+      // The method as sent is the client's to choose: only the spec's methods are labels of their own.
+      const method = methodLabel(json.method);
+      this.metrics.count('mcp_cassette_requests_total', { mcp_method_name: method, sender: fromClient ? 'client' : 'server' });
       if (!hasId) return;
       const key = fromClient ? `c:${exchange ?? ''}:${JSON.stringify(json.id)}` : `s:${JSON.stringify(json.id)}`;
       if (this.#pending.size >= MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value!);
-      this.#pending.set(key, { method: json.method, t, key });
+      this.#pending.set(key, { method, t, key });
       return;
     }
     if (!hasId) return;
@@ -51,7 +54,7 @@ export class OperationTimer {
     this.#pending.delete(key);
     if (fromClient) return; // the server's own request: counted, not timed
     const error = isObject(json.error)
-      ? String(json.error.code ?? 'error')
+      ? errorCodeLabel(json.error.code)
       : isObject(json.result) && json.result.isError === true
         ? 'tool_error'
         : '';

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { listenOn } from '../../lib/listen.js';
+import { liveValidationStats } from '../../lib/live-stats.js';
 import { METRICS, type Labels, type MetricName, type MetricsSink } from '../../lib/metrics.js';
 import { packageVersion } from '../../lib/version.js';
 
@@ -19,7 +20,7 @@ export class PrometheusMetrics implements MetricsSink {
       const common = { name, help: spec.help, labelNames: [...spec.labels], registers: [this.registry] };
       const metric =
         spec.kind === 'counter'
-          ? new Counter(common)
+          ? new Counter({ ...common, ...(name === 'mcp_cassette_work_shed_total' ? { collect: shedBytesCollector() } : {}) })
           : spec.kind === 'gauge'
             ? new Gauge(common)
             : new Histogram({ ...common, buckets: [...('buckets' in spec ? spec.buckets : [])] });
@@ -41,6 +42,22 @@ export class PrometheusMetrics implements MetricsSink {
   set(name: MetricName, value: number, labels: Labels = {}): void {
     (this.#metrics.get(name) as Gauge).set(labels, value);
   }
+}
+
+/**
+ * `mcp_cassette_work_shed_total{what="bytes"}`: the traffic the live validator did not judge live
+ * because it shed (lib/live-stats.ts counts it as it happens, on the forwarding thread), read at
+ * each scrape. The messages it stands for are counted (`what="messages"`) once the cassette write
+ * has judged them, which is the end of a run: a scrape sees the shedding while it goes on here.
+ */
+function shedBytesCollector(): (this: Counter) => void {
+  const stats = liveValidationStats();
+  let counted = 0;
+  return function collect(this: Counter): void {
+    const now = stats.shedBytes;
+    if (now > counted) this.inc({ what: 'bytes' }, now - counted);
+    counted = Math.max(counted, now);
+  };
 }
 
 export interface MetricsServer {

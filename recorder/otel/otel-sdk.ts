@@ -20,20 +20,6 @@ import { otlpProtocol } from './otlp-protocol.js';
 /** The conventions' ExplicitBucketBoundaries for both operation-duration histograms. */
 export const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
-/** Attributes the conventions list on the operation-duration metrics (the rest are span-only). */
-const METRIC_KEYS = [
-  'mcp.method.name',
-  'error.type',
-  'gen_ai.tool.name',
-  'gen_ai.prompt.name',
-  'rpc.response.status_code',
-  'gen_ai.operation.name',
-  'mcp.protocol.version',
-  'network.transport',
-  'server.address',
-  'server.port',
-];
-
 function positiveInt(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : fallback;
@@ -151,11 +137,8 @@ export async function startOtelSdk(options: {
   return {
     counts,
     send(span: McpSpanData): void {
-      if (span.request) {
-        const attributes: Attributes = {};
-        for (const k of METRIC_KEYS) if (span.attributes[k] !== undefined) attributes[k] = span.attributes[k];
-        durations[span.kind].record((span.end - span.start) / 1000, attributes);
-      }
+      // The metric's attributes are the span's, bounded (lib/telemetry/metric-attributes.ts).
+      if (span.request) durations[span.kind].record((span.end - span.start) / 1000, (span.metric ?? {}) as Attributes);
       // The queue is bounded: past it the span is dropped here, counted, and forwarding goes on.
       if (exporter.inFlight >= maxQueueSize) {
         counts.dropped += 1;

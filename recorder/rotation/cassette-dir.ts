@@ -3,7 +3,7 @@ import type { RecordingCounters } from './counters.js';
 import type { MetricsSink } from '../../lib/metrics.js';
 import type { SamplingSettings } from '../capture/sampling.js';
 import type { FoldJob, FoldJudge, FoldResult } from './fold-worker.js';
-import { prune, type RetentionPolicy } from './retention.js';
+import { leftAloneLine, prune, type RetentionPolicy } from './retention.js';
 
 export interface CassetteDirOptions {
   dir: string;
@@ -163,7 +163,12 @@ export class CassetteDir {
 
   #prune(): void {
     try {
-      for (const p of prune(this.#o.dir, this.#o.retention)) {
+      const { pruned, leftAlone } = prune(this.#o.dir, this.#o.retention);
+      // Said when their number changes: a user learns that retention is not deleting them.
+      if (leftAlone !== this.#o.counters.cassettesLeftAlone && leftAlone > 0)
+        this.#o.warn({ dir: this.#o.dir, files: leftAlone }, leftAloneLine(this.#o.dir, leftAlone));
+      this.#o.counters.cassettesLeftAlone = leftAlone;
+      for (const p of pruned) {
         this.#o.counters.cassettesPruned += 1;
         this.#o.counters.bytesPruned += p.bytes;
         this.#o.metrics?.count('mcp_cassette_cassettes_pruned_total', { rule: p.why });

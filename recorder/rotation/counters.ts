@@ -11,6 +11,9 @@ export interface RecordingCounters {
   /** Closed cassettes deleted by --keep-files, --keep-age or --keep-bytes, and their bytes. */
   cassettesPruned: number;
   bytesPruned: number;
+  /** Closed `*.cassette.json` files of the directory that its recorders did not write, which
+   * retention leaves alone (as last counted). */
+  cassettesLeftAlone: number;
   /** Journal bytes written (every chunk that crossed the proxy, with its record header). */
   bytesRecorded: number;
   /** Messages in the cassettes closed so far (counted by the fold, exactly). */
@@ -31,6 +34,7 @@ export function newRecordingCounters(): RecordingCounters {
     cassettesRotated: 0,
     cassettesPruned: 0,
     bytesPruned: 0,
+    cassettesLeftAlone: 0,
     bytesRecorded: 0,
     messagesRecorded: 0,
     bytesNotRecorded: 0,

@@ -6,6 +6,7 @@ import type { MetricsSink } from '../../lib/metrics.js';
 import { CassetteDir, type FoldSettings } from './cassette-dir.js';
 import { recordingCounters, type RecordingCounters } from './counters.js';
 import type { DirArgs } from './dir-args.js';
+import { ensureDirOwner, stampWriter } from './ownership.js';
 import { RotatingJournal } from './rotating-journal.js';
 
 export type OpenJournal = (cassette: string, header: JournalHeader, t0: number) => JournalSink;
@@ -33,12 +34,16 @@ export function startDirRecording(
   options: { fold?: FoldSettings; summary?: () => Record<string, unknown>; metrics?: MetricsSink } = {},
 ): DirRecording {
   const { fold, metrics } = options;
+  let owner: string;
   try {
     mkdirSync(args.dir, { recursive: true });
+    // Every cassette written here says it is this directory's (ownership.ts): retention deletes
+    // no other.
+    owner = ensureDirOwner(args.dir);
   } catch (err) {
     throw new CassetteError(
       'MCPC_FILE_UNWRITABLE',
-      `cannot create the cassette directory ${args.dir} (${ioReason(err)}); give a --cassette-dir you can write`,
+      `cannot create the cassette directory ${args.dir} or its identity file (${ioReason(err)}); give a --cassette-dir you can write`,
       { cause: err },
     );
   }
@@ -60,7 +65,7 @@ export function startDirRecording(
       try {
         return new RotatingJournal({
           dir: args.dir,
-          header,
+          header: stampWriter(header, owner),
           t0,
           policy: args.rotate,
           counters,

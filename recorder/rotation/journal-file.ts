@@ -9,6 +9,9 @@ import { journalPath } from '../../lib/cassette/journal.js';
 
 let lastStamp = 0;
 
+/** A name `nextCassettePath` gives (the first test of whether this recorder wrote a file). */
+export const ROTATION_NAME = /^\d{8}T\d{9}Z-[0-9a-f]{6}\.cassette\.json$/;
+
 /** A new cassette name in `dir`, later than every name this process gave before. */
 export function nextCassettePath(dir: string, now = Date.now()): string {
   const ms = Math.max(now, lastStamp + 1);

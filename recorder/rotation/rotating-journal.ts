@@ -18,6 +18,7 @@ import { StdioPending } from './stdio-pending.js';
 import type { RotationPolicy } from './dir-args.js';
 import { JournalFile, nextCassettePath } from './journal-file.js';
 import { HeldRecords } from '../../lib/cassette/held-records.js';
+import { announceNewFile } from '../../lib/cassette/http-session-ids.js';
 
 export interface RotatingJournalOptions {
   dir: string;
@@ -338,6 +339,7 @@ export class RotatingJournal implements JournalSink {
     this.#file = next;
     this.#due = undefined;
     this.#tracker.rotated();
+    announceNewFile(this, this.now(), next.sessionId); // live listeners name its sessions by its id, as its fold will
   }
 
   /** The next part of a long stdio session: a cassette of its own, labelled `part <n>`; the one

@@ -17,10 +17,20 @@ export const PASSED_ON = Object.fromEntries(
 export const WRAP_COMMAND: CommandModule = {
   name: 'wrap',
   describe:
-    'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its servers run through `record` (stdio) or point at a recording proxy (HTTP)',
+    'Rewrite a host config (Claude Desktop, VS Code, Cursor) so its stdio servers run through `record` (with --http, its HTTP entries point at a recording proxy too)',
   positionals: [{ name: 'config' }],
   options: {
-    server: { type: 'string', array: true, describe: 'Only these server entries (repeatable); default: every stdio entry' },
+    server: {
+      type: 'string',
+      array: true,
+      describe: 'Only these server entries (repeatable; an HTTP entry named here is wrapped too); default: every stdio entry',
+    },
+    http: {
+      type: 'boolean',
+      default: false,
+      describe:
+        'Also wrap the HTTP (url) entries: each is pointed at a local recording proxy, and wrap prints the command that starts it (it starts nothing itself)',
+    },
     'cassette-dir': {
       type: 'string',
       describe:

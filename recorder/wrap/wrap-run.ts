@@ -32,7 +32,7 @@ function recordOptionsFrom(args: Record<string, unknown>): string[] {
 
 export async function wrapCommand(
   path: string,
-  options: { servers: string[]; cassetteDir?: string; port?: number; recordOptions?: string[] },
+  options: { servers: string[]; http?: boolean; cassetteDir?: string; port?: number; recordOptions?: string[] },
 ): Promise<number> {
   print('wrapped', path, await wrapConfig(path, options));
   return 0;
@@ -47,6 +47,7 @@ export async function unwrapCommand(path: string, options: { servers: string[] }
 export const WRAP_HANDLER: CommandModule['handler'] = async (args) =>
   wrapCommand(String(args.config), {
     servers: (args.server as string[] | undefined) ?? [],
+    http: Boolean(args.http),
     ...(args['cassette-dir'] ? { cassetteDir: String(args['cassette-dir']) } : {}),
     ...(typeof args.port === 'number' ? { port: args.port } : {}),
     recordOptions: recordOptionsFrom(args),

@@ -10,6 +10,8 @@ import { isHttpEntry, parseHostConfig, readHostConfig, setValue, type HostConfig
 
 export interface WrapOptions {
   servers?: string[];
+  /** Also wrap the HTTP (`url`) entries not named in `servers` (`--http`). */
+  http?: boolean;
   /** Each server records into `<cassetteDir>/<server name>/` (default: the per-user data folder,
    * data-dir.ts). */
   cassetteDir?: string;
@@ -114,6 +116,10 @@ function selected(config: HostConfig, wanted: string[] | undefined): string[] {
   return wanted && wanted.length > 0 ? wanted : names;
 }
 
+/** Why an HTTP entry was not wrapped by default. */
+const HTTP_LEFT_ALONE = (name: string): string =>
+  `an HTTP (url) entry: wrapping it points the host at a local recording proxy that you must start yourself (wrap starts nothing), so it is wrapped only on request: --http, or --server ${JSON.stringify(name)}`;
+
 function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
 }
@@ -136,6 +142,12 @@ export async function wrapConfig(path: string, options: WrapOptions = {}): Promi
       const known = state.entries[name];
       if (known && entry.url === known.proxyUrl) {
         report.skipped.push({ name, reason: 'already wrapped' });
+        continue;
+      }
+      if (!options.http && !options.servers?.includes(name)) {
+        // Its new URL would be a local proxy that nothing starts (wrap starts none), and the host
+        // would lose the server: only on request.
+        report.skipped.push({ name, reason: HTTP_LEFT_ALONE(name) });
         continue;
       }
       if (typeof entry.url !== 'string') {

@@ -28,6 +28,10 @@
  *                            (summarise with `node dist/test/bench/profile-summary.js <dir>`)
  *   BENCH_LIFECYCLE_ROUNDS   11: rounds of 1, 4 and 8 sessions at once, quiet and busy (5)
  *   BENCH_JSON=<file>        also write rows and targets as JSON
+ *
+ * Benches run by name, alone, print a report of their own instead (`npm run bench -- <name>`):
+ *   validation-recall        the validator's recall and false positives by transport and revision
+ *                            (test/bench/validation-recall.ts; 10 minutes on a busy 2-core machine)
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
@@ -41,6 +45,21 @@ import { fmt, int } from './stats.js';
 import { coldStart, largeMessage, longSession, roundTrips, throughput } from './stdio-bench.js';
 import { validatorThroughput } from './validator-bench.js';
 import { RULES } from '../../validators/rules/index.js';
+
+/** The benches run by name (`npm run bench -- <name>`), each printing its own report. */
+const NAMED: Record<string, () => Promise<void>> = {
+  'validation-recall': async () => (await import('./validation-recall.js')).validationRecall(),
+};
+const named = process.argv[2];
+if (named !== undefined) {
+  const bench = NAMED[named];
+  if (!bench) {
+    process.stderr.write(`bench: no bench named ${named}; the named ones: ${Object.keys(NAMED).join(', ')}\n`);
+    process.exit(2);
+  }
+  await bench();
+  process.exit();
+}
 
 const quick = process.env.BENCH_QUICK === '1';
 const num = (name: string, full: number, small: number): number => {

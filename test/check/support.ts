@@ -60,12 +60,25 @@ export interface SarifResult {
   locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[];
   partialFingerprints: Record<string, string>;
   suppressions?: unknown[];
-  properties: { kind: string; seq?: number; session?: number };
+  properties: { kind: string; seq?: number; session?: number } & Record<string, unknown>;
 }
 
-/** The SARIF file, after asserting it is valid against the official 2.1.0 schema. */
-export function readSarif(t: ExecutionContext, file: string): SarifResult[] {
-  const sarif = JSON.parse(readFileSync(file, 'utf8')) as { runs: { results: SarifResult[] }[] };
+/** `runs[0].tool.driver`: the tool and the rules its results name. */
+export interface SarifDriver {
+  name: string;
+  version: string;
+  semanticVersion: string;
+  informationUri: string;
+  rules: { id: string; helpUri: string; help: { text: string; markdown: string } }[];
+}
+
+export interface SarifLog {
+  runs: { tool: { driver: SarifDriver }; results: SarifResult[] }[];
+}
+
+/** A SARIF log's text, parsed after asserting it is valid against the official 2.1.0 schema. */
+export function parseSarif(t: ExecutionContext, text: string): SarifLog {
+  const sarif = JSON.parse(text) as SarifLog;
   const schema = JSON.parse(
     readFileSync(join(root, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8'),
   ) as object;
@@ -73,7 +86,12 @@ export function readSarif(t: ExecutionContext, file: string): SarifResult[] {
   const ajv = new Ajv04({ strict: false, allErrors: true, unicodeRegExp: false });
   addFormats(ajv);
   t.true(ajv.validate(schema, sarif), JSON.stringify(ajv.errors?.slice(0, 3)));
-  return sarif.runs[0]!.results;
+  return sarif;
+}
+
+/** The results of a SARIF file, after asserting it is valid against the official 2.1.0 schema. */
+export function readSarif(t: ExecutionContext, file: string): SarifResult[] {
+  return parseSarif(t, readFileSync(file, 'utf8')).runs[0]!.results;
 }
 
 /** Each result's region points at the recorded message it names: the object that starts on that

@@ -1,46 +1,56 @@
 #!/usr/bin/env node
 /**
- * `npm run fuzz -- --seconds N [--seed S]`: random cases until N seconds pass (at least one case);
- * `npm run fuzz -- --seed S --case K` replays one case. Full sizes (10^5 levels, 1-10 MB lines).
- * `--short` walks the short run's cases of `npm test` instead (with `--case K`, just that one).
+ * `npm run fuzz -- [--seed S] [--case K]`: the short run of `npm test` (test/fuzz/fuzz.test.ts) for
+ * seed S (a random one when not given), or just its case K. The test prints the seed it used, so
+ * `npm run fuzz -- --seed S` reruns exactly what it ran.
+ * `npm run fuzz -- --seconds N [--seed S]`: random full-size cases (10^5 levels, 1-10 MB lines)
+ * until N seconds pass (at least one case); `--full --seed S --case K` replays one of them.
  * Prints the seed first, one line per case, and every failure with the command that replays it.
  * Exit 0 when every case passed, 1 when one failed, 2 on a usage error.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeCase, fullLimits, makeCase, shortRunCases, type FuzzCase } from './frames.js';
-import { killAll, runCase } from './run.js';
+import { killAll } from './child.js';
+import { describeCase, fullLimits, makeCase, parseSeed, shortRunCases, type FuzzCase } from './frames.js';
+import { runCase } from './run.js';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run fuzz -- --seconds N [--seed S] | --seed S --case K [--short] | --short [--seed S]\n`);
+  process.stderr.write(`${message}\nusage: npm run fuzz -- [--seed S] [--case K] | --seconds N [--seed S] | --full --seed S --case K\n`);
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
-const short = args.includes('--short');
-if (short) args.splice(args.indexOf('--short'), 1);
-const opts = new Map<string, number>();
+const fullFlag = args.includes('--full');
+if (fullFlag) args.splice(args.indexOf('--full'), 1);
+const opts = new Map<string, string>();
 for (let i = 0; i < args.length; i += 2) {
   const name = args[i]!;
-  const value = Number(args[i + 1]);
+  const value = args[i + 1];
   if (!['--seconds', '--seed', '--case'].includes(name)) usage(`unknown option ${name}`);
-  if (!Number.isSafeInteger(value) || value < 0) usage(`${name} needs a whole number`);
+  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) usage(`${name} needs a whole number`);
   opts.set(name, value);
 }
-if (opts.has('--case') && !opts.has('--seed')) usage('--case needs --seed');
-const seed = opts.get('--seed') ?? Math.floor(Math.random() * 2 ** 32);
-const seconds = opts.get('--seconds') ?? 60;
+const full = fullFlag || opts.has('--seconds');
+if (opts.has('--seconds') && opts.has('--case')) usage('--case replays one case: give --full instead of --seconds');
+if (full && opts.has('--case') && !opts.has('--seed')) usage('--full --case needs --seed');
+let seed: number;
+try {
+  seed = parseSeed(opts.get('--seed'));
+} catch (err) {
+  usage((err as Error).message);
+}
+const seconds = Number(opts.get('--seconds') ?? 60);
 for (const s of ['SIGINT', 'SIGTERM'] as const)
   process.on(s, () => {
     killAll();
     process.exit(130);
   });
 
+const only = opts.has('--case') ? Number(opts.get('--case')) : undefined;
+const shortCases = full ? undefined : shortRunCases(seed);
+if (shortCases && only !== undefined && !shortCases[only]) usage(`the short run has cases 0-${String(shortCases.length - 1)}`);
 process.stdout.write(`fuzz seed ${String(seed)}\n`);
 const deadline = Date.now() + seconds * 1000;
-const only = opts.get('--case');
-const shortCases = short ? shortRunCases(seed) : undefined;
-if (shortCases && only !== undefined && !shortCases[only]) usage(`the short run has cases 0-${String(shortCases.length - 1)}`);
 /** The next case to run, or undefined when the run is over. */
 function next(ran: number): FuzzCase | undefined {
   if (only !== undefined) return ran === 0 ? (shortCases ? shortCases[only] : makeCase(seed, only, fullLimits)) : undefined;
@@ -59,9 +69,10 @@ for (let c = next(0); c; c = next(ran)) {
     failed += 1;
     for (const f of failures) process.stdout.write(`     ${f}\n`);
     process.stdout.write(
-      `     files kept in ${dir}; replay: npm run fuzz -- ${short ? '--short ' : ''}--seed ${String(seed)} --case ${String(index)}\n`,
+      `     files kept in ${dir}; replay: npm run fuzz -- ${full ? '--full ' : ''}--seed ${String(seed)} --case ${String(index)}\n`,
     );
   }
 }
+killAll();
 process.stdout.write(`fuzz seed ${String(seed)}: ${String(ran)} cases, ${String(failed)} failed\n`);
 process.exitCode = failed ? 1 : 0;

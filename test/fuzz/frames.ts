@@ -7,6 +7,17 @@
  * `tools/list` that shows the session survived it.
  */
 
+import { randomInt } from 'node:crypto';
+
+/** The seed given (`--seed`, `FUZZ_SEED`): a whole number below 2^32; a random one when none is. */
+export function parseSeed(given: string | undefined): number {
+  if (given === undefined || given.trim() === '') return randomInt(0, 2 ** 32);
+  const seed = Number(given);
+  if (!/^\s*\d+\s*$/.test(given) || seed >= 2 ** 32)
+    throw new Error(`a fuzz seed is a whole number below 2^32, not ${JSON.stringify(given)}`);
+  return seed;
+}
+
 /** mulberry32: tiny, fast, good enough to pick cases; the state is the 32-bit seed. */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

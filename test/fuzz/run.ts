@@ -1,176 +1,92 @@
 /**
- * The fuzz engine: one case = one hostile session recorded through the real `mcp-cassette record`
- * over stdio or Streamable HTTP (JSON or SSE answers), then the cassette through `recover` (when the save was refused), `validate` (text
- * and json), `show`, `replay` (against the same hostile server) and `serve`. Every check that
- * fails is returned as one line; an empty list is a pass. Used by fuzz.test.ts (the short run in
- * `npm test`) and cli.ts (`npm run fuzz`).
+ * The fuzz engine: one case = one hostile session recorded through the real `mcp-cassette record
+ * --ui --otel` over stdio or Streamable HTTP (JSON or SSE answers): each side must get exactly the
+ * bytes the other wrote, the live view must serve every frame, the spans sent must be those
+ * `export` makes. Then the cassette through `recover` (when the save was refused), `validate`
+ * (every format), `show`, `replay` and `probe` (against the same hostile server), `serve` (stdio
+ * and HTTP), and the readers of readers.ts: `view` (with a tampered copy), `export`, `import`,
+ * `check`. Every check that fails is returned as one line; an empty list is a pass. Used by
+ * fuzz.test.ts (the short run in `npm test`) and cli.ts (`npm run fuzz`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { loadCassette } from '../../lib/cassette/store.js';
 import { cliPath, packageRoot } from '../../lib/paths.js';
+import { LIVE_URL } from '../helpers/view.js';
+import { check, type Driver, firstLine, type Ran, run, track } from './child.js';
 import { script, type FuzzCase } from './frames.js';
+import { laterReaders, parses, spansLost, startOtlpReceiver, tamper, type ViewWalk, walkLive } from './readers.js';
 import { listJournals } from '../../lib/cassette/settle.js';
 
 const hostileServer = join(packageRoot, 'dist', 'test', 'servers', 'hostile-server.js');
-/** A guard against a hang, not a timing assertion: no healthy step comes near it. */
-const stepTimeoutMs = 60_000;
-
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: Buffer;
-  stderr: string;
-  timedOut: boolean;
-}
-
-const live = new Set<ChildProcess>();
-/** Kills every process a run started and has not seen exit (a test's teardown, the CLI's exit). */
-export function killAll(): void {
-  for (const child of live) child.kill('SIGKILL');
-  live.clear();
-}
-
-/**
- * Runs a command; `drive` gets the child to write to and a function that resolves once stdout has
- * `n` lines, and returns when stdin may be closed.
- */
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  drive?: (child: ChildProcess, lines: (n: number) => Promise<void>) => Promise<void>,
-): Promise<Ran> {
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
-  live.add(child);
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  let newlines = 0;
-  let wanted: { n: number; resolve: () => void } | undefined;
-  child.stdout!.on('data', (c: Buffer) => {
-    out.push(c);
-    for (const byte of c) if (byte === 0x0a) newlines += 1;
-    if (wanted && newlines >= wanted.n) wanted.resolve();
-  });
-  child.stderr!.on('data', (c: Buffer) => err.push(c));
-  child.stdin!.on('error', () => {}); // a proxy that died shows up in its exit status
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, stepTimeoutMs);
-  const closed = new Promise<Ran>((resolve) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      live.delete(child);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), timedOut });
-    });
-  });
-  const lines = (n: number): Promise<void> =>
-    Promise.race([
-      new Promise<void>((resolve) => {
-        wanted = { n, resolve };
-        if (newlines >= n) resolve();
-      }),
-      closed.then(() => undefined),
-    ]);
-  void (drive ? drive(child, lines) : Promise.resolve()).then(() => child.stdin!.end());
-  return closed;
-}
-
-/** The first stderr line that looks like a stack trace or an internal error, if any. */
-export function stackTraceLine(stderr: string): string | undefined {
-  return stderr
-    .split('\n')
-    .find(
-      (l) =>
-        /^\s+at \S/.test(l) || /\b\w*Error: .*\/(dist|lib|node_modules|recorder|replay|validators)\//.test(l) || /internal error/i.test(l),
-    );
-}
 
 function serverArgs(c: FuzzCase): string[] {
   return [hostileServer, String(c.seed), String(c.index), c.kind, c.position, String(c.size)];
 }
 
-function check(failures: string[], step: string, r: Ran, allowed: number[]): boolean {
-  const trace = stackTraceLine(r.stderr);
-  const problems: string[] = [];
-  if (r.timedOut) problems.push(`hung (killed after ${String(stepTimeoutMs / 1000)} s)`);
-  else if (r.signal) problems.push(`killed by ${r.signal}`);
-  else if (!allowed.includes(r.code ?? -1)) problems.push(`exit ${String(r.code)} (expected ${allowed.join(' or ')})`);
-  if (trace) problems.push(`exit ${String(r.code)}, stack trace on stderr: ${trace.trim().slice(0, 200)}`);
-  if (problems.length === 0) return true;
-  const tail = r.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300);
-  failures.push(`${step}: ${problems.join('; ')}${tail && !trace ? ` — stderr: ${tail}` : ''}`);
-  return false;
-}
-
-/** The first line a child writes on stdout (a URL), or undefined if it exits first. */
-function firstLine(child: ChildProcess): Promise<string | undefined> {
-  let text = '';
-  return new Promise((resolve) => {
-    const onData = (c: Buffer): void => {
-      text += c.toString('utf8');
-      const at = text.indexOf('\n');
-      if (at !== -1) {
-        child.stdout!.off('data', onData);
-        resolve(text.slice(0, at).trim());
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.on('close', () => resolve(undefined));
-  });
-}
-
 /** Starts the hostile server over HTTP (`json` or `sse` answers); resolves with its URL. */
 async function startHttpServer(c: FuzzCase, mode: 'json' | 'sse', env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, serverArgs(c), {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env, FUZZ_HTTP: mode },
-  });
-  live.add(child);
-  child.on('close', () => live.delete(child));
+  const child = track(
+    spawn(process.execPath, serverArgs(c), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env, FUZZ_HTTP: mode } }),
+  );
   const url = await firstLine(child);
   if (!url) throw new Error('the hostile HTTP server exited before printing its URL');
   return { url, stop: () => child.kill('SIGKILL') };
 }
 
-/** Runs one case (over its transport) in `dir` (created, and removed when it passes). Returns the failures. */
-export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
-  const transport = c.transport;
-  rmSync(dir, { recursive: true, force: true }); // a kept failure of an earlier run of this case
-  mkdirSync(dir, { recursive: true });
-  const failures: string[] = [];
-  const lines = script(c);
-  const cassette = join(dir, 'fuzz.cassette.json');
-  const tap = join(dir, 'server-in.bin');
-  const answers = lines.filter((l) => l.server).length;
+interface Recorded {
+  rec: Ran;
+  /** What the client got, and what the server wrote for it. */
+  gotOut: Buffer;
+  wantOut: Buffer;
+  /** What replay and check play the cassette against: the same hostile server. */
+  target: () => Promise<{ args: string[]; stop?: () => void }>;
+  /** The live view of `record --ui`, walked once every frame had crossed. */
+  live?: ViewWalk;
+  /** The span names `record --otel` sent. */
+  spans: string[];
+  otelProblems: string[];
+}
 
-  const wantIn = Buffer.concat(lines.map((l) => l.client));
-  let rec: Ran;
-  let gotOut: Buffer;
-  let wantOut: Buffer;
-  let replayTarget: { args: string[]; stop?: () => void };
-  if (transport === 'stdio') {
-    // record: the client writes every line at once; stdin closes once every answer came back.
-    rec = await run(
-      [cliPath, 'record', '--cassette', cassette, '--', process.execPath, ...serverArgs(c)],
-      { FUZZ_TAP: tap },
-      async (child, waitLines) => {
-        child.stdin!.write(wantIn);
-        await waitLines(answers);
-      },
-    );
-    gotOut = rec.stdout;
-    wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [l.server] : [])));
-    replayTarget = { args: ['--', process.execPath, ...serverArgs(c)] };
-  } else {
+/** `record --ui --otel`: the case's session through the real recorder, its live view walked while
+ * it runs (once it holds every frame), its spans caught by an OTLP receiver. */
+async function recordCase(c: FuzzCase, cassette: string, tap: string): Promise<Recorded> {
+  const lines = script(c);
+  const answers = lines.filter((l) => l.server).length;
+  const otlp = await startOtlpReceiver();
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
+  const liveArgs = ['--ui', '127.0.0.1:0', '--otel'];
+  let live: ViewWalk | undefined;
+  const walkWhenDone = async (d: Driver): Promise<void> => {
+    const url = (await d.stderrMatch(LIVE_URL))?.[1];
+    if (url) live = await walkLive(url, lines.length + answers);
+  };
+  try {
+    if (c.transport === 'stdio') {
+      // The client writes every line at once; stdin closes once every answer came back.
+      const rec = await run(
+        [cliPath, 'record', '--cassette', cassette, ...liveArgs, '--', process.execPath, ...serverArgs(c)],
+        { FUZZ_TAP: tap, ...env },
+        async (d) => {
+          d.child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
+          await d.lines(answers);
+          await walkWhenDone(d);
+        },
+      );
+      const wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [l.server] : [])));
+      const target = async () => ({ args: ['--', process.execPath, ...serverArgs(c)] });
+      return { rec, gotOut: rec.stdout, wantOut, target, live, spans: otlp.spans, otelProblems: otlp.problems };
+    }
+    const transport = c.transport;
     const upstream = await startHttpServer(c, transport, { FUZZ_TAP: tap });
     const bodies: Buffer[] = [];
+    let rec: Ran;
     try {
       // record --upstream: one POST per line, in order; SIGTERM ends it once the last answer came.
-      rec = await run([cliPath, 'record', '--upstream', upstream.url, '--cassette', cassette], {}, async (child) => {
-        const url = await firstLine(child);
+      rec = await run([cliPath, 'record', '--upstream', upstream.url, '--cassette', cassette, ...liveArgs], env, async (d) => {
+        const url = await firstLine(d.child);
         if (!url) return;
         for (const l of lines) {
           const res = await request(url, {
@@ -180,22 +96,35 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
           });
           bodies.push(Buffer.from(await res.body.arrayBuffer()));
         }
-        child.kill('SIGTERM');
+        await walkWhenDone(d);
+        d.child.kill('SIGTERM');
       });
     } finally {
       upstream.stop();
     }
-    gotOut = Buffer.concat(bodies);
-    wantOut = Buffer.concat(
-      lines.flatMap((l) =>
-        l.server
-          ? [transport === 'sse' ? Buffer.concat([Buffer.from('event: message\ndata: '), l.server, Buffer.from('\n')]) : l.server]
-          : [],
-      ),
-    );
-    const target = await startHttpServer(c, transport, { FUZZ_ECHO_ID: '1' });
-    replayTarget = { args: ['--url', target.url], stop: target.stop };
+    const event = (data: Buffer): Buffer =>
+      transport === 'sse' ? Buffer.concat([Buffer.from('event: message\ndata: '), data, Buffer.from('\n')]) : data;
+    const wantOut = Buffer.concat(lines.flatMap((l) => (l.server ? [event(l.server)] : [])));
+    const target = async () => {
+      const t = await startHttpServer(c, transport, { FUZZ_ECHO_ID: '1' });
+      return { args: ['--url', t.url], stop: t.stop };
+    };
+    return { rec, gotOut: Buffer.concat(bodies), wantOut, target, live, spans: otlp.spans, otelProblems: otlp.problems };
+  } finally {
+    otlp.close();
   }
+}
+
+/** Runs one case (over its transport) in `dir` (created, and removed when it passes). Returns the failures. */
+export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
+  rmSync(dir, { recursive: true, force: true }); // a kept failure of an earlier run of this case
+  mkdirSync(dir, { recursive: true });
+  const failures: string[] = [];
+  const lines = script(c);
+  const cassette = join(dir, 'fuzz.cassette.json');
+  const tap = join(dir, 'server-in.bin');
+  const wantIn = Buffer.concat(lines.map((l) => l.client));
+  const { rec, gotOut, wantOut, target, live, spans, otelProblems } = await recordCase(c, cassette, tap);
   check(failures, 'record', rec, [0, 73]);
   if (!gotOut.equals(wantOut))
     failures.push(
@@ -206,6 +135,9 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     failures.push(
       `record: the server received ${String(gotIn.length)} bytes, not the ${String(wantIn.length)} the client wrote (first difference at byte ${String(firstDiff(gotIn, wantIn))})`,
     );
+  if (!live) failures.push('record --ui: no live view URL on stderr');
+  else failures.push(...live.problems);
+  failures.push(...otelProblems);
 
   if (rec.code === 73) {
     // A refused save is documented only with the recover command on stderr and a working recover.
@@ -215,12 +147,32 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   // The recorder exits with its server; its cassette may be its finisher's to write.
   for (let i = 0; i < 1200 && listJournals(cassette).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   if (!existsSync(cassette)) {
-    replayTarget.stop?.();
     failures.push('record: no cassette was saved');
     return failures;
   }
+  const messages = loadCassette(cassette).sessions.flatMap((s) => s.messages);
+  const saved = messages.length;
+  const odd = messages.filter((m) => m.tooDeep || m.rawBase64 !== undefined).length;
+  if (live && live.messages !== saved)
+    failures.push(`record --ui: the live view held ${String(live.messages)} messages, the cassette ${String(saved)}`);
+  const tampered = join(dir, 'tampered.cassette.json');
+  tamper(c, cassette, tampered);
 
   // The readers are independent of each other: run them side by side (each is mostly start-up).
+  const clean = lines.slice(2, -1).every((l) => jsonAnswer(l.client) && jsonAnswer(l.server));
+  const [first, later] = await Promise.all([
+    firstReaders(c, cassette, target),
+    laterReaders({ transport: c.transport, clean, cassette, tampered, dir, saved, odd, spans, lost: spansLost(rec.stderr), target }),
+  ]);
+  failures.push(...first, ...later);
+  if (failures.length === 0) rmSync(dir, { recursive: true, force: true });
+  return failures;
+}
+
+/** validate (every format), show, replay, serve (stdio and HTTP) and probe: their failures. */
+async function firstReaders(c: FuzzCase, cassette: string, target: Recorded['target']): Promise<string[]> {
+  const failures: string[] = [];
+  const lines = script(c);
   const requests = lines.filter((l) => l.server).length;
   const [text, json, junit, sarif, github, show, messages, replay, serve, served, probe] = await Promise.all([
     run([cliPath, 'validate', cassette], {}),
@@ -231,14 +183,12 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     run([cliPath, 'show', cassette], {}),
     run([cliPath, 'show', cassette, '--messages'], {}),
     // Against the same hostile server: differences (exit 1) are allowed, a crash is not.
-    run([cliPath, 'replay', cassette, '--timeout', '10000', ...replayTarget.args], { FUZZ_ECHO_ID: '1' }).finally(() =>
-      replayTarget.stop?.(),
-    ),
+    against(target, (args) => run([cliPath, 'replay', cassette, '--timeout', '10000', ...args], { FUZZ_ECHO_ID: '1' })),
     // serve over stdio: the client's whole script, hostile line included; every request is
     // answered (the recorded answer, or a JSON-RPC error for what cannot be matched).
-    run([cliPath, 'serve', cassette], {}, async (child, waitLines) => {
-      child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
-      await waitLines(requests);
+    run([cliPath, 'serve', cassette], {}, async (d) => {
+      d.child.stdin!.write(Buffer.concat(lines.map((l) => l.client)));
+      await d.lines(requests);
     }),
     serveOverHttp(
       cassette,
@@ -247,13 +197,7 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
     // probe re-sends what the cassette recorded to the hostile server (which answers any id at
     // once, or never when its scripted answer is no JSON: the short deadline keeps that brief).
     // Failed probes (exit 1) are findings, a crash is not.
-    probeTarget(c).then(async (target) => {
-      try {
-        return await run([cliPath, 'probe', cassette, '--timeout', '500', '--fail-on', 'error', ...target.args], { FUZZ_ECHO_ID: '1' });
-      } finally {
-        target.stop?.();
-      }
-    }),
+    against(target, (args) => run([cliPath, 'probe', cassette, '--timeout', '500', '--fail-on', 'error', ...args], { FUZZ_ECHO_ID: '1' })),
   ]);
   check(failures, 'validate (text)', text, [0]);
   if (check(failures, 'validate (json)', json, [0])) parses(failures, 'validate (json)', json.stdout);
@@ -288,8 +232,17 @@ export async function runCase(c: FuzzCase, dir: string): Promise<string[]> {
   check(failures, 'probe', probe, [0, 1, 2]);
   if (probe.code === 2 && !/never answered|did not answer/.test(probe.stderr))
     failures.push(`probe: exit 2 without saying the server never answered — stderr: ${probe.stderr.trim().slice(0, 300)}`);
-  if (failures.length === 0) rmSync(dir, { recursive: true, force: true });
   return failures;
+}
+
+/** Runs `step` against a fresh target (the hostile server again), stopping it after. */
+export async function against(target: Recorded['target'], step: (args: string[]) => Promise<Ran>): Promise<Ran> {
+  const t = await target();
+  try {
+    return await step(t.args);
+  } finally {
+    t.stop?.();
+  }
 }
 
 /** Whether a scripted server frame is one JSON value (strict UTF-8, no BOM). */
@@ -319,20 +272,12 @@ function answered(failures: string[], step: string, answers: string[], requests:
   }
 }
 
-function parses(failures: string[], step: string, out: Buffer): void {
-  try {
-    JSON.parse(out.toString('utf8'));
-  } catch {
-    failures.push(`${step}: stdout is not JSON`);
-  }
-}
-
 /** `serve --listen` on a free port: each client line POSTed in order (answers, JSON or one SSE
  * event, are collected; a 202 carries none), then SIGTERM. */
 async function serveOverHttp(cassette: string, requests: Buffer[]): Promise<{ ran: Ran; answers: string[] }> {
   const answers: string[] = [];
-  const ran = await run([cliPath, 'serve', cassette, '--listen', '127.0.0.1:0'], {}, async (child) => {
-    const url = await firstLine(child);
+  const ran = await run([cliPath, 'serve', cassette, '--listen', '127.0.0.1:0'], {}, async (d) => {
+    const url = await firstLine(d.child);
     if (!url) return;
     let session: string | undefined;
     for (const body of requests) {
@@ -348,16 +293,9 @@ async function serveOverHttp(cassette: string, requests: Buffer[]): Promise<{ ra
           if (line.startsWith('data:') && line.slice(5).trim() !== '') answers.push(line.slice(5).trim());
       } else answers.push(text);
     }
-    child.kill('SIGTERM');
+    d.child.kill('SIGTERM');
   });
   return { ran, answers };
-}
-
-/** Where probe sends its requests: the hostile server again, answering by method. */
-async function probeTarget(c: FuzzCase): Promise<{ args: string[]; stop?: () => void }> {
-  if (c.transport === 'stdio') return { args: ['--', process.execPath, ...serverArgs(c)] };
-  const target = await startHttpServer(c, c.transport, { FUZZ_ECHO_ID: '1' });
-  return { args: ['--url', target.url], stop: target.stop };
 }
 
 function firstDiff(a: Buffer, b: Buffer): number {

@@ -47,3 +47,28 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export function texts(page: Page, selector: string): Promise<string[]> {
   return page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
 }
+
+/** Opens every row, every JSON node (`levels` deep) and every header list of the session shown.
+ * Clicks go to the elements themselves (a click at coordinates could land on a row that a
+ * loading JSON viewer just moved), one row at a time (each toggle renders before the next). */
+export async function openEverything(page: Page, levels = 4): Promise<void> {
+  const seqs = await page.$$eval('ol.timeline > li.row', (els) => els.map((e) => e.getAttribute('data-seq')!));
+  for (const seq of seqs) {
+    const head = `ol.timeline > li.row[data-seq="${seq}"] > .row-head`;
+    if ((await page.$eval(head, (b) => b.getAttribute('aria-expanded'))) === 'true') continue;
+    await page.$eval(head, (b) => (b as HTMLButtonElement).click());
+    await page.waitForSelector(`${head}[aria-expanded="true"]`);
+  }
+  for (let level = 0; level < levels; level++) {
+    await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
+    const clicked = await page.$$eval('button.json-toggle[aria-expanded="false"]', (bs) => {
+      for (const b of bs) (b as HTMLButtonElement).click();
+      return bs.length;
+    });
+    if (clicked === 0) break;
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('button.json-toggle[aria-expanded="true"]')].every((b) => b.parentElement!.querySelector('.json-body')),
+    );
+  }
+  await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+}

@@ -31,9 +31,11 @@ export interface RealRecording {
 
 const run = promisify(execFile);
 
-/** The v2 client, as hosts ship it: `initialize` (2025-11-25), one process per stdio session. */
-export function v2Client(): Client {
-  return new Client({ name: 'mcp-cassette-real-servers', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+/** The v2 client, as hosts ship it: `initialize` (2025-11-25), one process per stdio session; or,
+ * `auto`, a dual-era client that tries 2026-07-28 (`server/discover`) first and falls back to
+ * `initialize` when the server turns it away (on a custom transport it probes in place). */
+export function v2Client(mode: 'legacy' | 'auto' = 'legacy'): Client {
+  return new Client({ name: 'mcp-cassette-real-servers', version: '1.0.0' }, { versionNegotiation: { mode } });
 }
 
 async function drive(client: Client, steps: ClientSteps): Promise<void> {
@@ -44,7 +46,8 @@ async function drive(client: Client, steps: ClientSteps): Promise<void> {
   }
 }
 
-async function validated(path: string, cassette: Cassette): Promise<RealRecording> {
+/** A recorded cassette with its live verdicts and those of `validate` on it. */
+export async function validated(path: string, cassette: Cassette): Promise<RealRecording> {
   const live = cassette.sessions.flatMap((s) => s.violations ?? []);
   // `validate` exits 0 without --fail-on; its JSON report is the offline verdict.
   const { stdout } = await run(node, [cli, 'validate', path, '--format', 'json'], { maxBuffer: 64 * 1024 * 1024 });
@@ -99,22 +102,27 @@ export async function recordRealStdio(
   t: ExecutionContext,
   server: string[],
   steps: ClientSteps,
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; mode?: 'legacy' | 'auto' } = {},
 ): Promise<RealRecording> {
   const path = join(tempDir(t), 'real.cassette.json');
   const recorder = startRecorder(t, path, server, options);
   recorder.stderr!.on('data', () => {});
-  const client = v2Client();
+  const client = v2Client(options.mode);
   await client.connect(new PipeTransport(recorder));
   await drive(client, steps);
   return validated(path, await waitForSessions(path, 1));
 }
 
 /** `record --upstream <url>` (bound to 127.0.0.1) with the v2 client over Streamable HTTP. */
-export async function recordRealHttp(t: ExecutionContext, upstream: string, steps: ClientSteps): Promise<RealRecording> {
+export async function recordRealHttp(
+  t: ExecutionContext,
+  upstream: string,
+  steps: ClientSteps,
+  options: { mode?: 'legacy' | 'auto' } = {},
+): Promise<RealRecording> {
   const path = join(tempDir(t), 'real.cassette.json');
   const recorder = await startHttpRecorder(t, upstream, path);
-  const client = v2Client();
+  const client = v2Client(options.mode);
   await client.connect(new StreamableHTTPClientTransport(new URL(recorder.url)));
   await drive(client, steps);
   const { cassette } = await recorder.stop();

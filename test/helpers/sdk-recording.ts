@@ -31,20 +31,20 @@ class OfferingTransport extends StdioClientTransport {
  * Records one v1 SDK client session with a real stdio server through the proxy (`record`), the
  * client running `steps`, and returns the cassette once the proxy wrote it. `offer`: the revision
  * the client's `initialize` offers instead of the SDK's latest; `env`: extra environment for the
- * server, given the test's folder.
+ * server, given the test's folder; `extra`: more `record` options.
  */
 export async function recordSdkSession(
   t: ExecutionContext,
   server: string[],
   steps: (c: Client) => Promise<void>,
-  options: { offer?: string; env?: (dir: string) => Record<string, string> } = {},
+  options: { offer?: string; env?: (dir: string) => Record<string, string>; extra?: string[] } = {},
 ): Promise<{ dir: string; cassette: Cassette }> {
   const dir = tempDir(t);
   const path = join(dir, 'real.cassette.json');
   const client = new Client({ name: 'mcp-cassette-real-traffic', version: '1.0.0' }, { capabilities: {} });
   const params = {
     command: node,
-    args: recordArgs(path, server),
+    args: recordArgs(path, server, options.extra),
     stderr: 'pipe' as const,
     cwd: dir,
     env: { ...(process.env as Record<string, string>), ...options.env?.(dir) },

@@ -2,7 +2,7 @@
  * tests look at. */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import type { ExecutionContext } from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -25,13 +25,20 @@ export async function startView(t: ExecutionContext, args: string[]): Promise<{ 
   return { url: new URL(firstLine), child, firstLine };
 }
 
+/** The Content-Security-Policy of every response of the view (`view` and `record --ui`). */
+export const VIEW_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /** A GET with the headers given (Host included), as a browser of another site would send. */
-export function rawGet(url: URL, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function rawGet(
+  url: URL,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();
@@ -85,12 +92,13 @@ export async function endStdio(transport: StdioClientTransport): Promise<void> {
 /** How `record --ui` says where its live view is, on stderr. */
 export const LIVE_URL = /mcp-cassette: live view at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)\n/;
 
-/** `record --upstream <upstream> --ui 127.0.0.1:0` into `cassette`: the recorder, its live view's
- * URL (with the token) and the proxy's MCP URL, once both are printed. */
+/** `record --upstream <upstream> --ui 127.0.0.1:0` into `cassette` (`extra`: more options): the
+ * recorder, its live view's URL (with the token) and the proxy's MCP URL, once both are printed. */
 export async function recordHttpWithUi(
   t: ExecutionContext,
   upstream: string,
   cassette: string,
+  extra: string[] = [],
 ): Promise<{ recorder: ChildProcess; view: string; proxy: string }> {
   const recorder = spawnTracked(t, node, [
     cli,
@@ -103,6 +111,7 @@ export async function recordHttpWithUi(
     'warn',
     '--ui',
     '127.0.0.1:0',
+    ...extra,
   ]);
   const [err, out] = await Promise.all([
     waitForOutput(recorder.stderr!, (s) => LIVE_URL.test(s)),

@@ -201,13 +201,15 @@ test('unwrap: a host config that cannot be read is 2', async (t) => {
 
 // --- a save that fails is loud (HTTP; stdio is in test/recorder/stdio-faults.test.ts) ----------
 
-test('record --upstream into a corrupt cassette: journal kept, recover command printed, exit 73', async (t) => {
+test('record --upstream into a cassette broken during the recording: journal kept, recover command printed, exit 73', async (t) => {
   const dir = tempDir(t);
   const cassette = join(dir, 'corrupt.cassette.json');
-  writeFileSync(cassette, '{ not a cassette');
+  // Broken after the start check (a cassette broken before it is refused at once:
+  // test/recorder/cassette-target.test.ts).
   const child = spawnTracked(t, node, [cli, 'record', '--upstream', 'http://127.0.0.1:1/mcp', '--cassette', cassette]);
   const done = collect(child);
   await waitForOutput(child.stdout!, (s) => s.includes('\n'));
+  writeFileSync(cassette, '{ not a cassette');
   child.kill('SIGTERM');
   const r = await done;
   t.is(r.code, 73);

@@ -1,8 +1,10 @@
 import test from 'ava';
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cassette } from '../../lib/cassette/cassette.js';
 import { CAPTURE_META } from '../../recorder/capture/capture-level.js';
+import { HASH_KEY_FILE } from '../../recorder/capture/hash-key.js';
 import { filesHolding, recordHttp, recordStdio, startEchoHttp } from '../helpers/capture.js';
 import { journalHolds } from '../helpers/recording.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -64,7 +66,7 @@ test('stdio --capture metadata: methods, ids, tool names, sizes and verdicts; no
   );
 });
 
-test('HTTP --capture hashed: each value as its SHA-256 and size, so equal payloads are found', async (t) => {
+test('HTTP --capture hashed: each value as its keyed hash (HMAC-SHA-256 under the folder key) and size, so equal payloads are found', async (t) => {
   const dir = tempDir(t);
   const upstream = await startEchoHttp(t);
   const r = await recordHttp(t, upstream, join(dir, 'hashed.cassette.json'), ['--capture', 'hashed'], async (client) => {
@@ -74,18 +76,22 @@ test('HTTP --capture hashed: each value as its SHA-256 and size, so equal payloa
   });
   t.is(r.code, 0, r.stderr);
   t.deepEqual(filesHolding(dir, ['hash-needle']), [], 'no value reached a file');
-  const placeholder = `sha256:${createHash('sha256').update('hash-needle-2').digest('hex')}:13`;
+  const key = Buffer.from(readFileSync(join(dir, HASH_KEY_FILE), 'utf8').trim(), 'hex');
+  const hmac = (s: string): string => createHmac('sha256', key).update(s).digest('hex');
   const calls = jsonOf(r.cassette).filter((j) => j.method === 'tools/call');
+  const id = String(calls[0]!.params.arguments.text).split(':')[1];
+  const placeholder = `hmac-sha256:${id}:${hmac('hash-needle-2')}:13`;
   t.deepEqual(
     calls.map((c) => [c.params.name, c.params.arguments.text]),
     [
       ['echo', placeholder],
       ['echo', placeholder],
-      ['echo', `sha256:${createHash('sha256').update('something else').digest('hex')}:14`],
+      ['echo', `hmac-sha256:${id}:${hmac('something else')}:14`],
     ],
   );
-  t.is(calls[0]!.params._meta[CAPTURE_META].sha256, calls[1]!.params._meta[CAPTURE_META].sha256, 'equal params, equal hash');
-  t.not(calls[0]!.params._meta[CAPTURE_META].sha256, calls[2]!.params._meta[CAPTURE_META].sha256);
+  t.regex(calls[0]!.params._meta[CAPTURE_META].hash, /^hmac-sha256:[0-9a-f]{8}:[0-9a-f]{64}:\d+$/);
+  t.is(calls[0]!.params._meta[CAPTURE_META].hash, calls[1]!.params._meta[CAPTURE_META].hash, 'equal params, equal hash');
+  t.not(calls[0]!.params._meta[CAPTURE_META].hash, calls[2]!.params._meta[CAPTURE_META].hash);
   const echoed = answerTo(r.cassette, 'tools/call').map((j) => j.result.structuredContent.echoed);
   t.deepEqual(echoed.slice(0, 2), [placeholder, placeholder], "the answer's value is found equal to the argument it echoes");
   t.is(answerTo(r.cassette, 'tools/call')[0]!.result.isError, undefined);

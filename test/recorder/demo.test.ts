@@ -76,5 +76,5 @@ test('unknown commands and options get a usage error, exit 2', async (t) => {
   t.regex(r.stderr, /Did you mean record/);
   const bad = await collect(spawnTracked(t, node, [cli, 'record', '--no-such-flag', '--', 'x']));
   t.is(bad.code, 2);
-  t.regex(bad.stderr, /Unknown argument/);
+  t.regex(bad.stderr, /^mcp-cassette record: unknown option --no-such-flag\. Usage: mcp-cassette record /);
 });

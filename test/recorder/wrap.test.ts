@@ -54,7 +54,7 @@ for (const c of cases) {
     const before = (parse(original) as Record<string, Record<string, Entry>>)[c.key]!;
     const cassetteDir = join(dir, 'cassettes');
 
-    const report = await wrapConfig(config, { cassetteDir });
+    const report = await wrapConfig(config, { cassetteDir, http: true });
     t.deepEqual(report.changed.map((x) => x.name).sort(), [...c.stdio, ...c.http].sort());
     t.deepEqual(
       report.skipped.map((x) => x.name),
@@ -109,7 +109,7 @@ for (const c of cases) {
     }
     t.true(wrappedText.includes(c.keep), 'the rest of the file survives as it was');
 
-    const again = await wrapConfig(config, { cassetteDir });
+    const again = await wrapConfig(config, { cassetteDir, http: true });
     t.deepEqual(again.changed, [], 'wrapping twice changes nothing');
     t.is(readFileSync(config, 'utf8'), wrappedText);
 
@@ -198,7 +198,7 @@ test('a wrapped HTTP entry: the printed record command serves the new URL and re
   const config = join(dir, 'mcp.json');
   const original = JSON.stringify({ servers: { example: { type: 'http', url: upstream.url } } }, null, '\t');
   writeFileSync(config, original);
-  const out = await collect(spawnTracked(t, node, [cli, 'wrap', config, '--cassette-dir', join(dir, 'cassettes')]));
+  const out = await collect(spawnTracked(t, node, [cli, 'wrap', config, '--http', '--cassette-dir', join(dir, 'cassettes')]));
   t.is(out.code, 0, out.stderr);
   const printed = out.stdout.toString();
   t.regex(printed, /wrapped "example" \(HTTP\): it now points at http:\/\/127\.0\.0\.1:\d+\/mcp; start the recording proxy with/);

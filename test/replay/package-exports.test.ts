@@ -105,6 +105,6 @@ test('a consumer imports replayCassette from mcp-cassette/replay (and the packag
   view.kill('SIGTERM');
   // The runtime only: no tests, fixtures, example cassettes or source maps.
   const { readdirSync } = await import('node:fs');
-  t.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'docs', 'lib', 'package.json', 'replay']);
+  t.deepEqual(readdirSync(installed).sort(), ['LICENSE', 'README.md', 'dist', 'docs', 'lib', 'package.json', 'replay']);
   t.deepEqual(readdirSync(join(installed, 'dist')).sort(), ['bin', 'check', 'lib', 'recorder', 'replay', 'validators']);
 });

@@ -17,6 +17,8 @@ export const E2E = [
   'test/lib/view/view-large-message.test.ts',
   'test/lib/view/view-live.test.ts',
   'test/lib/view/view-replay.test.ts',
+  'test/lib/view/view-hostile.test.ts',
+  'test/lib/view/view-live-guard.test.ts',
   'test/lib/export/har-chromium.test.ts',
   // a real Prometheus
   'test/recorder/capture-metrics.test.ts',

@@ -54,7 +54,12 @@ test('live validation of Streamable HTTP: alerts while traffic flows, verdicts s
   }
   const { cassette, result } = await proxy.stop();
   t.is(result.code, 1, '--fail-on error tripped');
-  t.regex(result.stderr, /ERROR ENV-RESULTTYPE-PRESENT \(message #3 S>C \/result\/resultType\)/);
+  // The line names the session, as the cassette does (the server's Mcp-Session-Id groups both exchanges).
+  t.regex(
+    result.stderr,
+    new RegExp(`ERROR ENV-RESULTTYPE-PRESENT \\(session ${cassette.sessions[0]!.id} message #3 S>C /result/resultType\\)`),
+  );
+  t.is(cassette.sessions.length, 1);
   const stored = cassette.sessions.flatMap((s) => s.violations ?? []);
   // SEC-LOCAL-HTTP-OPEN: the upstream is on 127.0.0.1 and answers without any Authorization.
   t.deepEqual([...new Set(stored.map((v) => v.rule))].sort(), [

@@ -1,21 +1,19 @@
 import test from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { cli, node, root, SPEC_DIR_HINT, specDir } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
 import { fixtureSession, fixtureSessions, loadFixtures } from '../helpers/fixtures.js';
 import { testWhen } from '../helpers/skip.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseSarif } from '../check/support.js';
 import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { stringifyCassette } from '../../lib/cassette/store.js';
 import { RULES } from '../../validators/rules/index.js';
-import { distinctRules } from '../../validators/rule.js';
+import { distinctRules, specLink } from '../../validators/rule.js';
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-const Ajv04 = Ajv04Module as unknown as typeof Ajv04Module.default;
 const examples = join(root, 'cassettes', 'examples');
 
 /** A cassette holding every rule fixture, so every rule fires at least once. */
@@ -102,29 +100,55 @@ test('junit: well-formed XML a JUnit consumer can read, failures for errors only
   const xml = readFileSync(out, 'utf8');
   t.is(XMLValidator.validate(xml), true);
   const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
-    testsuites: { tests: string; failures: string; testsuite: { testcase: { classname: string; failure?: unknown }[] } };
+    testsuites: {
+      tests: string;
+      failures: string;
+      testsuite: { testcase: { classname: string; failure?: { '#text': string }; 'system-out'?: string }[] };
+    };
   };
   t.is(Number(doc.testsuites.tests), distinctRules(RULES).length);
-  const failing = doc.testsuites.testsuite.testcase.filter((c) => c.failure).map((c) => c.classname);
+  const cases = doc.testsuites.testsuite.testcase;
+  const failing = cases.filter((c) => c.failure).map((c) => c.classname);
   t.true(failing.includes('ENV-RES-RESULT'));
   t.false(failing.includes('TOOLS-NAME-FORMAT'), 'warnings are not failures');
   t.is(Number(doc.testsuites.failures), failing.length);
+  // Each verdict is `session <session> #seq[ /path]: message`: a verdict on the whole message (no path)
+  // leaves no gap before the colon.
+  const verdicts = cases.flatMap((c) =>
+    [c.failure?.['#text'] ?? '', (c['system-out'] ?? '').replace(/^\w+: /gm, '')].join('\n').split('\n'),
+  );
+  const lines = verdicts.filter((l) => l.startsWith('session '));
+  t.true(
+    lines.some((l) => /^session \S+ #\d+: /.test(l)),
+    'some verdicts are on a whole message',
+  );
+  for (const l of lines) t.regex(l, /^session \S+ #\d+(: | \/)/, l);
 });
 
 test('sarif: valid against the official SARIF 2.1.0 schema', async (t) => {
   const path = fixtureCassette(tempDir(t));
   const r = await run(t, ['--format', 'sarif', path]);
-  const sarif = JSON.parse(r.stdout.toString()) as { runs: { results: { ruleId: string; level: string }[] }[] };
-  const schema = JSON.parse(
-    readFileSync(join(root, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8'),
-  ) as object;
-  // The SARIF schema is draft-04, and one of its patterns is not valid with the u flag.
-  const ajv = new Ajv04({ strict: false, allErrors: true, unicodeRegExp: false });
-  addFormats(ajv);
-  const valid = ajv.validate(schema, sarif);
-  t.true(valid, JSON.stringify(ajv.errors?.slice(0, 3)));
+  const sarif = parseSarif(t, r.stdout.toString());
   t.true(sarif.runs[0]!.results.some((x) => x.ruleId === 'ENV-RES-RESULT' && x.level === 'error'));
   t.true(sarif.runs[0]!.results.some((x) => x.ruleId === 'TOOLS-NOPARAM' && x.level === 'note'));
+  // The tool names its version; each rule points at its row of docs/rules.md in the installed
+  // package, and its help (what GitHub code scanning shows) names that row and the spec section.
+  const driver = sarif.runs[0]!.tool.driver;
+  const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  t.like(driver, { name: 'mcp-cassette', version, semanticVersion: version });
+  t.is(fileURLToPath(driver.informationUri), join(root, 'docs', '/'));
+  const page = readFileSync(join(root, 'docs', 'rules.md'), 'utf8');
+  const rule = driver.rules.find((r) => r.id === 'ENV-RES-RESULT')!;
+  const [file, anchor] = rule.helpUri.split('#');
+  t.is(fileURLToPath(file!), join(root, 'docs', 'rules.md'));
+  t.is(anchor, 'env-res-result');
+  t.true(page.includes(`<a id="${anchor}"></a>[ENV-RES-RESULT](`), 'the anchor is on the rule row of docs/rules.md');
+  const spec = distinctRules(RULES).find((r) => r.id === 'ENV-RES-RESULT')!;
+  t.is(
+    rule.help.text,
+    `${spec.title}\nSpecification: ${specLink(spec.source)}\nDocs: docs/rules.md#env-res-result in the mcp-cassette package`,
+  );
+  t.true(rule.help.markdown.includes(`Specification: <${specLink(spec.source)}>`));
 });
 
 test('github: one workflow command per violation, escaped', async (t) => {
@@ -135,9 +159,9 @@ test('github: one workflow command per violation, escaped', async (t) => {
   for (const l of lines) t.regex(l, /^::(error|warning|notice) file=[^,]+,title=[A-Z0-9-]+::[^\n]+$/);
 });
 
-test('rules lists every rule with severity, revisions and spec link', async (t) => {
+test('rules lists every rule with severity, revisions, title and spec link', async (t) => {
   const r = await collect(spawnTracked(t, node, [cli, 'rules', '--json']));
-  const table = JSON.parse(r.stdout.toString()) as { id: string; severity: string; revisions: string; spec: string }[];
+  const table = JSON.parse(r.stdout.toString()) as { id: string; severity: string; revisions: string; spec: string; title: string }[];
   t.deepEqual(
     table.map((x) => x.id),
     distinctRules(RULES).map((x) => x.id),
@@ -150,10 +174,16 @@ test('rules lists every rule with severity, revisions and spec link', async (t) 
   t.is(revisions('TOOLS-OUTPUT-CONFORM'), '2025-06-18, 2025-11-25, 2026-07-28', 'from the revision that added structured output');
   t.is(revisions('ENV-NO-BATCH'), '2024-11-05, 2025-06-18, 2025-11-25, 2026-07-28', 'not 2025-03-26, which had batches');
   const text = await collect(spawnTracked(t, node, [cli, 'rules']));
-  t.regex(
-    text.stdout.toString(),
-    /^TOOLS-OUTPUT-CONFORM +error +2025-06-18\.\.2026-07-28 +https:/m,
-    'text: a run of revisions as first..last',
+  const conform = distinctRules(RULES).find((x) => x.id === 'TOOLS-OUTPUT-CONFORM')!;
+  const line = text.stdout
+    .toString()
+    .split('\n')
+    .find((l) => l.startsWith('TOOLS-OUTPUT-CONFORM '));
+  t.regex(line ?? '', /^TOOLS-OUTPUT-CONFORM +error +2025-06-18\.\.2026-07-28 /, 'text: a run of revisions as first..last');
+  t.true(line?.endsWith(` ${conform.title}  ${specLink(conform.source)}`), `text: the rule's title, then its spec link: ${line}`);
+  t.true(
+    table.every((x) => x.title === distinctRules(RULES).find((r) => r.id === x.id)!.title),
+    'json: each rule with its title',
   );
 });
 
@@ -162,7 +192,8 @@ test('docs/rules.md is what `rules --format markdown` prints now (regenerate it 
   const md = await collect(spawnTracked(t, node, [cli, 'rules', '--format', 'markdown']));
   t.is(md.code, 0);
   t.is(md.stdout.toString(), page, 'run `mcp-cassette rules --format markdown > docs/rules.md` and commit it');
-  for (const r of distinctRules(RULES)) t.true(page.includes(`| [${r.id}](`), `${r.id} has its row`);
+  for (const r of distinctRules(RULES))
+    t.true(page.includes(`| <a id="${r.id.toLowerCase()}"></a>[${r.id}](${specLink(r.source)}) |`), `${r.id} has its row, with its anchor`);
   const legacy = await collect(spawnTracked(t, node, [cli, 'rules', '--markdown']));
   t.is(legacy.stdout.toString(), page, '--markdown is --format markdown');
   const json = await collect(spawnTracked(t, node, [cli, 'rules', '--format', 'json']));

@@ -2,7 +2,10 @@ import { relative } from 'node:path';
 import type { Rule } from '../rule.js';
 import { distinctRules, severityOf, specLink } from '../rule.js';
 import { summarise, type ValidationRun } from './summary.js';
-import { annotationData, annotationProperty, xmlText } from '../../lib/report-escape.js';
+import { annotationData, annotationProperty } from '../../lib/report-escape.js';
+import { type JunitCase, type JunitSuite, junitReport } from '../../lib/junit.js';
+import { MASKED_EVIDENCE_NOTE, verdictText } from '../../lib/cassette/masked-verdicts.js';
+import { ruleAnchor, ruleHelp, sarifDriver } from '../../lib/sarif.js';
 
 export const FORMATS = ['text', 'json', 'junit', 'sarif', 'github'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -14,7 +17,7 @@ export function render(format: Format, run: ValidationRun, allRules: readonly Ru
       return (
         JSON.stringify(
           {
-            violations: run.violations.map(({ rule, severity, session, seq, direction, path, message, spec, cassette }) => ({
+            violations: run.violations.map(({ rule, severity, session, seq, direction, path, message, spec, cassette, evidence }) => ({
               rule,
               severity,
               session,
@@ -24,6 +27,8 @@ export function render(format: Format, run: ValidationRun, allRules: readonly Ru
               message,
               spec,
               cassette,
+              // A stored live verdict whose evidence was masked at capture (lib/cassette/masked-verdicts.ts).
+              ...(evidence ? { evidence, seenLive: true } : {}),
             })),
             summary: summarise(run),
           },
@@ -40,7 +45,7 @@ export function render(format: Format, run: ValidationRun, allRules: readonly Ru
         run.violations
           .map((v) => {
             const level = v.severity === 'error' ? 'error' : v.severity === 'warning' ? 'warning' : 'notice';
-            return `::${level} file=${annotationProperty(relative(process.cwd(), v.cassette))},title=${annotationProperty(v.rule)}::${annotationData(`${v.message} (session ${v.session}, message #${v.seq}${v.path ? `, ${v.path}` : ''}) ${v.spec}`)}`;
+            return `::${level} file=${annotationProperty(relative(process.cwd(), v.cassette))},title=${annotationProperty(v.rule)}::${annotationData(`${verdictText(v)} (session ${v.session}, message #${v.seq}${v.path ? `, ${v.path}` : ''}) ${v.spec}`)}`;
           })
           .join('\n') + (run.violations.length ? '\n' : '')
       );
@@ -55,7 +60,7 @@ function text(run: ValidationRun, colour: boolean): string {
   for (const v of run.violations) {
     const sev = v.severity === 'error' ? paint(31, 'error  ') : v.severity === 'warning' ? paint(33, 'warning') : paint(36, 'info   ');
     lines.push(
-      `${sev} ${v.rule} ${relative(process.cwd(), v.cassette)} session ${v.session} #${v.seq} ${v.direction === 'client-to-server' ? 'C>S' : 'S>C'}${v.path ? ` ${v.path}` : ''}: ${v.message}`,
+      `${sev} ${v.rule} ${relative(process.cwd(), v.cassette)} session ${v.session} #${v.seq} ${v.direction === 'client-to-server' ? 'C>S' : 'S>C'}${v.path ? ` ${v.path}` : ''}: ${verdictText(v)}`,
     );
     lines.push(`        ${paint(2, v.spec)}`);
   }
@@ -64,39 +69,33 @@ function text(run: ValidationRun, colour: boolean): string {
   const rules = Object.entries(s.byRule).sort((a, b) => b[1].count - a[1].count);
   for (const [id, r] of rules) lines.push(`  ${String(r.count).padStart(5)}  ${r.severity.padEnd(7)}  ${id}`);
   lines.push(
-    `${s.errors} errors, ${s.warnings} warnings, ${s.infos} infos in ${s.messages} messages, ${s.sessions} sessions, ${s.cassettes} cassette${s.cassettes === 1 ? '' : 's'}`,
+    `${s.errors} errors, ${s.warnings} warnings, ${s.infos} infos in ${s.messages} messages, ${s.sessions} sessions, ${s.cassettes} cassette${s.cassettes === 1 ? '' : 's'}${s.maskedEvidence ? ` (${s.maskedEvidence} ${MASKED_EVIDENCE_NOTE})` : ''}`,
   );
   return lines.join('\n') + '\n';
 }
 
+/** One suite per cassette, one case per rule: failed by its errors, its other verdicts told. */
 function junit(run: ValidationRun, rules: readonly Rule[]): string {
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const total = run.cassettes.length * rules.length;
-  const failing = new Set(run.violations.filter((v) => v.severity === 'error').map((v) => `${v.cassette}\u0000${v.rule}`));
-  out.push(`<testsuites name="mcp-cassette validate" tests="${total}" failures="${failing.size}">`);
-  for (const c of run.cassettes) {
+  // `session 1 #4 /result/tools: …`, the path left out when the verdict is on the whole message.
+  const at = (v: ValidationRun['violations'][number]) => `session ${v.session} #${v.seq}${v.path ? ` ${v.path}` : ''}: ${verdictText(v)}`;
+  const suites: JunitSuite[] = run.cassettes.map((c) => {
     const mine = run.violations.filter((v) => v.cassette === c.path);
-    const failures = rules.filter((r) => mine.some((v) => v.rule === r.id && v.severity === 'error')).length;
-    out.push(`  <testsuite name="${xmlText(relative(process.cwd(), c.path))}" tests="${rules.length}" failures="${failures}">`);
-    for (const r of rules) {
+    const cases = rules.map((r): JunitCase => {
       const hits = mine.filter((v) => v.rule === r.id);
       const errors = hits.filter((v) => v.severity === 'error');
-      out.push(`    <testcase classname="${xmlText(r.id)}" name="${xmlText(r.title)}">`);
-      if (errors.length)
-        out.push(
-          `      <failure message="${xmlText(`${errors.length} violation(s) of ${r.id}`)}" type="${severityOf(r)}">${xmlText(errors.map((v) => `session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</failure>`,
-        );
       const soft = hits.filter((v) => v.severity !== 'error');
-      if (soft.length)
-        out.push(
-          `      <system-out>${xmlText(soft.map((v) => `${v.severity}: session ${v.session} #${v.seq} ${v.path}: ${v.message}`).join('\n'))}</system-out>`,
-        );
-      out.push('    </testcase>');
-    }
-    out.push('  </testsuite>');
-  }
-  out.push('</testsuites>');
-  return out.join('\n') + '\n';
+      return {
+        classname: r.id,
+        name: r.title,
+        ...(errors.length
+          ? { failure: { message: `${errors.length} violation(s) of ${r.id}`, type: severityOf(r), text: errors.map(at).join('\n') } }
+          : {}),
+        ...(soft.length ? { systemOut: soft.map((v) => `${v.severity}: ${at(v)}`).join('\n') } : {}),
+      };
+    });
+    return { name: relative(process.cwd(), c.path), cases };
+  });
+  return junitReport('mcp-cassette validate', suites);
 }
 
 function sarif(run: ValidationRun, rules: readonly Rule[]): object {
@@ -107,12 +106,11 @@ function sarif(run: ValidationRun, rules: readonly Rule[]): object {
       {
         tool: {
           driver: {
-            name: 'mcp-cassette',
-            informationUri: 'https://github.com/modelcontextprotocol/modelcontextprotocol',
+            ...sarifDriver(),
             rules: rules.map((r) => ({
               id: r.id,
               shortDescription: { text: r.title },
-              helpUri: specLink(r.source),
+              ...ruleHelp(r.title, { page: 'rules.md', anchor: ruleAnchor(r.id) }, specLink(r.source)),
               defaultConfiguration: { level: sarifLevel(severityOf(r)) },
             })),
           },
@@ -121,14 +119,21 @@ function sarif(run: ValidationRun, rules: readonly Rule[]): object {
           ruleId: v.rule,
           ruleIndex: rules.findIndex((r) => r.id === v.rule),
           level: sarifLevel(v.severity),
-          message: { text: v.message },
+          message: { text: verdictText(v) },
           locations: [
             {
               physicalLocation: { artifactLocation: { uri: relative(process.cwd(), v.cassette).split('\\').join('/') } },
               logicalLocations: [{ fullyQualifiedName: `${v.session}/${v.seq}${v.path}`, kind: 'object' }],
             },
           ],
-          properties: { session: v.session, seq: v.seq, direction: v.direction, path: v.path, spec: v.spec },
+          properties: {
+            session: v.session,
+            seq: v.seq,
+            direction: v.direction,
+            path: v.path,
+            spec: v.spec,
+            ...(v.evidence ? { evidence: v.evidence, seenLive: true } : {}),
+          },
         })),
       },
     ],

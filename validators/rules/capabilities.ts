@@ -2,7 +2,7 @@
 import { type BareExchangeRule, type ExchangeRule, type Interest, isObject, type Rule, type SessionEndRule, since } from '../rule.js';
 import { idKey, MODERN_REVISION } from '../session-state.js';
 import { exchangeOf, fromServer, perSession, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS } from './support/http.js';
-import { type Json, missingEnvelope, obj, refusable, result } from './support/messages.js';
+import { type Json, missingEnvelope, obj, refusable, result, turnedAwayAnswer } from './support/messages.js';
 import { ACKNOWLEDGED, acknowledgment, LIST_FLAG, listChangedRefused, memoryOf } from './support/negotiated.js';
 
 const CAPABILITY_OF_LIST: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
@@ -205,7 +205,9 @@ export const capabilityRules: (Rule | ExchangeRule | BareExchangeRule | SessionE
       const method = o.request?.method;
       const cap = method ? CAPABILITY_OF_LIST[method] : undefined;
       if (!cap || !o.json || !isObject(o.json.error) || !state.serverCapabilities || !(cap in state.serverCapabilities)) return;
-      if (refusable(o.request!, state)) return; // a refused invalid request says nothing of the capability
+      // A refused invalid request, or a 2026-07-28 attempt a 2025-era server turned away, says
+      // nothing of the capability.
+      if (refusable(o.request!, state) || turnedAwayAnswer(o)) return;
       report('/error', `the server declared the ${cap} capability but answered ${method} with error ${String(o.json.error.code)}`);
     },
   },

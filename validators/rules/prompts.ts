@@ -1,6 +1,7 @@
 /** RULES.md §7: prompts (PROMPTS). */
 import { type BareExchangeRule, type ExchangeRule, isObject, type Rule, type SessionEndRule } from '../rule.js';
-import { exchangeOf, fromServer, perSession, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS } from './support/http.js';
+import { exchangeOf, fromServer, PRE_DISPATCH_CODES, PRE_DISPATCH_STATUS } from './support/http.js';
+import { seenAt, type SessionState } from '../session-state.js';
 import { invariance, listChanged } from './support/memories.js';
 import { BASE64, obj, params, refusable, resultFor, URI } from './support/messages.js';
 
@@ -9,7 +10,15 @@ const MIME = /^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/;
 // --- PROMPTS-ERR-ARGS ---------------------------------------------------------------------------
 
 /** From the session's prompts/list answers: each prompt's required arguments, and where. */
-const promptsOf = perSession(() => new Map<string, { required: string[]; seq: number }>());
+type Listed = { required: string[]; at: { seq: number; session: string; exchange?: number } };
+/** The prompts' required arguments, per server context: on stateless HTTP every exchange is a
+ * session of its own, and the prompts/get comes in another exchange than the prompts/list. */
+const listedByContext = new WeakMap<object, Map<string, Listed>>();
+function promptsOf(state: SessionState): Map<string, Listed> {
+  let m = listedByContext.get(state.context);
+  if (!m) listedByContext.set(state.context, (m = new Map()));
+  return m;
+}
 
 export const promptRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRule)[] = [
   invariance('prompts/list'),
@@ -79,7 +88,10 @@ export const promptRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
           const required = (Array.isArray(p.arguments) ? p.arguments.map(obj) : [])
             .filter((a) => a?.required === true && typeof a.name === 'string')
             .map((a) => a!.name as string);
-          prompts.set(p.name, { required, seq: o.msg.seq });
+          prompts.set(p.name, {
+            required,
+            at: { seq: o.msg.seq, session: state.session.id, ...(o.msg.http ? { exchange: o.msg.http.exchange } : {}) },
+          });
         }
         return;
       }
@@ -97,7 +109,7 @@ export const promptRules: (Rule | ExchangeRule | BareExchangeRule | SessionEndRu
       const args = obj(p.arguments) ?? {};
       const missing = (listed?.required ?? []).filter((a) => !Object.hasOwn(args, a));
       if (!listed || missing.length === 0) return;
-      const named = `prompts/get ${JSON.stringify(p.name)} without ${missing.join(', ')}, which prompts/list (message #${listed.seq}) marks required,`;
+      const named = `prompts/get ${JSON.stringify(p.name)} without ${missing.join(', ')}, which prompts/list (${seenAt(listed.at, state)}) marks required,`;
       if (r) {
         if (r.resultType !== 'input_required')
           report('/result', `${named} succeeded; a missing required argument gets -32602 (Invalid params)`);

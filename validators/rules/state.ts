@@ -2,7 +2,7 @@
 import type { ListFact, SessionDigest } from '../recording.js';
 import type { RecordingRule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
-import { LISTEN } from './support/messages.js';
+import { READ_ONLY } from './support/known-lists.js';
 
 /** A list asked again this soon, with nothing in between, should get the same answer. */
 const RELIST_WINDOW_MS = 10_000;
@@ -11,18 +11,6 @@ const RELIST_WINDOW_MS = 10_000;
 const LIFETIME_RUN = 3;
 
 const SHORT_CONVERSATION = 10;
-
-/** Requests that cannot change a list: the list methods themselves, discovery, listening, completion. */
-const READ_ONLY = new Set([
-  'server/discover',
-  'tools/list',
-  'resources/list',
-  'resources/templates/list',
-  'prompts/list',
-  LISTEN,
-  'completion/complete',
-  'ping',
-]);
 
 /** What a conversation does with a server (as opposed to discovering it). */
 const CONVERSATION = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);

@@ -14,6 +14,7 @@ import {
   result,
   TASK_METHODS,
   TASKS,
+  turnedAwayAnswer,
   unsupportedVersion,
 } from './support/messages.js';
 import { memoryOf } from './support/negotiated.js';
@@ -37,7 +38,7 @@ function declaredCovers(required: unknown, declared: unknown): boolean {
  */
 function servedUnsupported(o: Parameters<Rule['check']>[0], report: Parameters<Rule['check']>[1], state: SessionState): void {
   const req = o.request;
-  if (!req || req.invalid || !o.json) return;
+  if (!req || req.invalid || !o.json || turnedAwayAnswer(o)) return;
   const r = o.json.result;
   const own =
     req.method === 'server/discover' && isObject(r) && Array.isArray(r.supportedVersions)

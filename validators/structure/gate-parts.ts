@@ -47,37 +47,8 @@ export const modernTool = extend(core.ToolSchema, {
 export const legacyTool = (withDialect: boolean) =>
   extend(core.ToolSchema, { inputSchema: legacyToolSchema(withDialect), outputSchema: legacyToolSchema(withDialect).optional() });
 
-export const LEGACY_ONLY = [
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'notifications/initialized',
-  'notifications/roots/list_changed',
-];
-export const TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'notifications/tasks/status'];
-export const MODERN_ONLY = ['server/discover', 'subscriptions/listen', 'notifications/subscriptions/acknowledged'];
-export const COMMON = [
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-  'notifications/cancelled',
-  'notifications/message',
-  'notifications/progress',
-  'notifications/prompts/list_changed',
-  'notifications/resources/list_changed',
-  'notifications/resources/updated',
-  'notifications/tools/list_changed',
-  'sampling/createMessage',
-  'elicitation/create',
-  'roots/list',
-];
+// The method lists have one home, shared with the metrics: lib/mcp-spec.ts.
+export { COMMON, LEGACY_ONLY, MODERN_ONLY, TASK_METHODS } from '../../lib/mcp-spec.js';
 export const COMMON_RESULTS = [
   'CallToolResult',
   'CompleteResult',

@@ -2,6 +2,7 @@
  * exchange, the lazy JSON viewer). Arrow keys move between rows (timeline.ts). */
 import { html } from 'htm/preact';
 import { JsonViewer } from './json-viewer.js';
+import { finite, oneOf, SEVERITIES, specHref } from './safe.js';
 import type { HttpExchange, MessageRow, ViolationView } from './types.js';
 
 function arrow(r: MessageRow): string {
@@ -19,14 +20,27 @@ function worst(vs: ViolationView[]): string | undefined {
         : undefined;
 }
 
+/** The spec link of a violation: a link only to the spec's own pages (safe.ts), else its text. */
+function SpecLink({ spec }: { spec: string }) {
+  const href = specHref(spec);
+  return href
+    ? html`<a href=${href} target="_blank" rel="noopener noreferrer">spec</a>`
+    : html`<span class="spec-text" title="not a page of the MCP specification, so not a link">spec: ${spec}</span>`;
+}
+
+/** What a row's classes may say (the rest of a row is text). */
+const KINDS = ['request', 'notification', 'response', 'error', 'batch', 'non-jsonrpc', 'text'] as const;
+const DIRECTIONS = ['client-to-server', 'server-to-client'] as const;
+
 export function Violations({ list }: { list: ViolationView[] }) {
   return html`<ul class="violations">
     ${list.map(
-      (v) => html`<li class=${`violation sev-${v.severity}`}>
+      (v) => html`<li class=${`violation sev-${oneOf(v.severity, SEVERITIES, 'info')}`}>
         <span class="sev">${v.severity}</span> <strong class="rule">${v.rule}</strong>
         <span class="vmsg">${v.message}</span>
+        ${v.evidence === 'masked' ? html`<span class="vnote" title="the recorder masked this value before it reached the cassette">seen live; evidence masked</span>` : null}
         <code class="vpath" title="JSON Pointer inside the message">${v.path || '(whole message)'}</code>
-        <a href=${v.spec} target="_blank" rel="noopener noreferrer">spec</a>
+        <${SpecLink} spec=${v.spec} />
       </li>`,
     )}
   </ul>`;
@@ -61,13 +75,14 @@ export interface RowProps {
 export function MessageRowView({ row: r, session, maxLatency, open, exchange, onToggle, onJump }: RowProps) {
   const sev = worst(r.violations);
   const label = r.method ? `${r.method}${r.name ? ` ${r.name}` : ''}` : r.kind;
-  const width = r.latencyMs !== undefined && maxLatency > 0 ? Math.max(2, (r.latencyMs / maxLatency) * 100) : 0;
-  return html`<li class=${`row dir-${r.direction} kind-${r.kind}${sev ? ` has-${sev}` : ''}${r.serverRequest ? ' server-request' : ''}`} data-seq=${r.seq}>
+  const width = finite(r.latencyMs !== undefined && maxLatency > 0 ? Math.max(2, (r.latencyMs / maxLatency) * 100) : 0) ?? 0;
+  const kind = oneOf(r.kind, KINDS, 'text');
+  return html`<li class=${`row dir-${oneOf(r.direction, DIRECTIONS, 'client-to-server')} kind-${kind}${sev ? ` has-${sev}` : ''}${r.serverRequest ? ' server-request' : ''}`} data-seq=${r.seq}>
     <button class="row-head" aria-expanded=${open} onClick=${onToggle}>
       <span class="seq">#${r.seq}</span>
       <span class="t">${r.t.toFixed(1)} ms</span>
       <span class="dir">${arrow(r)}</span>
-      <span class=${`kind kind-${r.kind}`}>${r.serverRequest ? 'server request' : r.kind}</span>
+      <span class=${`kind kind-${kind}`}>${r.serverRequest ? 'server request' : r.kind}</span>
       <span class="method">${label}</span>
       ${
         r.latencyMs !== undefined

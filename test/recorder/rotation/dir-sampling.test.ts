@@ -9,6 +9,7 @@ import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { samplePoint } from '../../../recorder/capture/sampling.js';
+import { DIR_IDENTITY_FILE } from '../../../recorder/rotation/ownership.js';
 import { recordStdio, startEchoHttp, type Steps } from '../../helpers/capture.js';
 import { v2Client } from '../../helpers/real-server.js';
 import { journalHolds } from '../../helpers/recording.js';
@@ -36,7 +37,8 @@ test('stdio --cassette-dir --sample 0: a clean session is left out (no cassette,
   const dir = join(tempDir(t), 'caps');
   const r = await recordStdio(t, dir, ['--sample', '0', '--keep-violations', 'none', ...INFO], clean, '--cassette-dir');
   t.is(r.code, 0, r.stderr);
-  t.deepEqual(readdirSync(dir), [], 'nothing kept, nothing left');
+  // Only the directory's identity (retention's owner id, recorder/rotation/ownership.ts) is there.
+  t.deepEqual(readdirSync(dir), [DIR_IDENTITY_FILE], 'nothing kept, nothing left');
   const s = samplingOf(r.stderr);
   t.is(s.kept, 0);
   t.is(s.sampledOut.sessions, 1);
@@ -72,7 +74,7 @@ test('stdio --cassette-dir --sample 0 keeps a session with an error (--keep-viol
     '--cassette-dir',
   );
   t.is(dropped.code, 0, dropped.stderr);
-  t.deepEqual(readdirSync(other), [], 'no level keeps it');
+  t.deepEqual(readdirSync(other), [DIR_IDENTITY_FILE], 'no level keeps it');
   t.is(samplingOf(dropped.stderr).sampledOut.sessions, 1);
 });
 

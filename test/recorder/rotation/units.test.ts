@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBytes, parseCount, parseDuration } from '../../../lib/units.js';
 import { prune } from '../../../recorder/rotation/retention.js';
+import { ensureDirOwner, WRITER } from '../../../recorder/rotation/ownership.js';
 import { dirArgsFrom } from '../../../recorder/rotation/dir-args.js';
 import { userDataDir } from '../../../recorder/wrap/data-dir.js';
 
@@ -51,28 +52,38 @@ test('record options: rotation and retention need --cassette-dir, which excludes
 test('retention deletes the oldest closed cassettes first, never one whose journal is still there, always keeps the newest', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-prune-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const names = ['20260101T000000000Z-a', '20260102T000000000Z-b', '20260103T000000000Z-c', '20260104T000000000Z-d'].map(
-    (n) => `${n}.cassette.json`,
-  );
+  const owner = ensureDirOwner(dir);
+  const names = [
+    '20260101T000000000Z-00000a',
+    '20260102T000000000Z-00000b',
+    '20260103T000000000Z-00000c',
+    '20260104T000000000Z-00000d',
+  ].map((n) => `${n}.cassette.json`);
   const now = Date.now();
+  // Cassettes this directory's recorders wrote: named so, and stamped so (ownership.ts).
+  const ours = JSON.stringify({
+    format: 'mcp-cassette',
+    version: 2,
+    sessions: [{ id: 's', proxy: { pid: 1, version: 't', writer: { recorder: WRITER, owner } }, messages: [] }],
+  });
   names.forEach((n, i) => {
-    writeFileSync(join(dir, n), 'x'.repeat(100));
+    writeFileSync(join(dir, n), ours.padEnd(200, ' '));
     const when = (now - (4 - i) * 86_400_000) / 1000;
     utimesSync(join(dir, n), when, when);
   });
   // The oldest one still has its journal: it is being written (or folded), so it stays.
   writeFileSync(join(dir, `.${names[0]}.1234.journal`), '');
   t.deepEqual(
-    prune(dir, { files: 2 }, now).map((p) => [p.path.slice(dir.length + 1), p.why]),
+    prune(dir, { files: 2 }, now).pruned.map((p) => [p.path.slice(dir.length + 1), p.why]),
     [[names[1], 'keep-files']],
   );
-  t.deepEqual(prune(dir, { bytes: 250 }, now), [], 'both closed ones fit');
+  t.deepEqual(prune(dir, { bytes: 450 }, now).pruned, [], 'both closed ones fit');
   t.deepEqual(
-    prune(dir, { bytes: 50 }, now).map((p) => p.path.slice(dir.length + 1)),
+    prune(dir, { bytes: 50 }, now).pruned.map((p) => p.path.slice(dir.length + 1)),
     [names[2]],
     'the newest is always kept, even over --keep-bytes',
   );
-  t.deepEqual(prune(dir, { ageMs: 1000 }, now), [], 'only the newest closed one and the open one are left');
+  t.deepEqual(prune(dir, { ageMs: 1000 }, now).pruned, [], 'only the newest closed one and the open one are left');
 });
 
 test('the per-user data folder: XDG_DATA_HOME, ~/.local/share, macOS Application Support, Windows LOCALAPPDATA', (t) => {

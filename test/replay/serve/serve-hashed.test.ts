@@ -8,7 +8,7 @@ import { tempDir } from '../../helpers/tmp.js';
 import { LEGACY_INIT, rawServe } from './helpers.js';
 
 /**
- * `record --capture hashed` stores each value as `sha256:<hex>:<bytes>`: `serve` and `replay`
+ * `record --capture hashed` stores each value as `hmac-sha256:<key id>:<hex>:<bytes>`: `serve` and `replay`
  * treat that placeholder as "any value", as they treat `[REDACTED]` (lib/masked-values.ts).
  * Recorded from the official v2 SDK client and server (test/servers/echo-secrets-server.ts).
  */
@@ -21,7 +21,7 @@ async function hashedCassette(t: import('ava').ExecutionContext): Promise<string
   });
   t.is(r.code, 0, r.stderr);
   const call = r.cassette.sessions[0]!.messages.find((m) => (m.json as { method?: string }).method === 'tools/call');
-  t.regex(JSON.stringify(call?.json), /"text":"sha256:[0-9a-f]{64}:17"/, 'the argument is stored hashed');
+  t.regex(JSON.stringify(call?.json), /"text":"hmac-sha256:[0-9a-f]{8}:[0-9a-f]{64}:17"/, 'the argument is stored hashed');
   return path;
 }
 
@@ -37,7 +37,11 @@ test('serve: a hashed value in a recorded request matches any live value there; 
     method: 'tools/call',
     params: { name: 'echo', arguments: { text: 'another text, live' } },
   });
-  t.regex(JSON.stringify(answer.result), /"structuredContent":\{"echoed":"sha256:[0-9a-f]{64}:17"/, 'the recorded (hashed) answer');
+  t.regex(
+    JSON.stringify(answer.result),
+    /"structuredContent":\{"echoed":"hmac-sha256:[0-9a-f]{8}:[0-9a-f]{64}:17"/,
+    'the recorded (hashed) answer',
+  );
   const other = await serve.request({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } });
   t.is((other.error as { code: number } | undefined)?.code, -32099, 'another tool is still unmatched');
   await serve.end();

@@ -92,6 +92,9 @@ test("reports come in validate's formats: json (with every probe), junit, sarif 
   t.regex(sarif.runs[0]!.results[0]!.message.text, /Sent: .*no-such-tool.*Got: .*isError/);
   const junit = new XMLParser({ ignoreAttributes: false }).parse(renderProbeRun('junit', run)) as { testsuites: { '@_failures': string } };
   t.is(junit.testsuites['@_failures'], '1');
+  // A probe's verdict has no JSON Pointer: the probe and its number, then the colon, no gap.
+  const failure = /<failure [^>]*>([^<]*)<\/failure>/.exec(renderProbeRun('junit', run))?.[1];
+  t.regex(failure ?? '', /^session unknown-tool #\d+: probe unknown-tool failed: /);
   t.regex(renderProbeRun('github', run), /^::error file=.*title=TOOLS-ERR-PROTOCOL::probe unknown-tool failed/m);
   t.regex(renderProbeRun('text', run), /FAIL error\s+unknown-tool\s+TOOLS-ERR-PROTOCOL/);
   t.is(toValidationRun(run).violations.length, 1);

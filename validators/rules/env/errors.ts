@@ -117,6 +117,8 @@ export const errorRules: Rule[] = [
     },
   },
   {
+    // A 2025-era server turning a 2026-07-28 attempt away (-32000 to a discover, a 400 to a
+    // probe) is judged by its own era (validators/legacy-rejection.ts): this rule never sees it.
     id: 'ENV-ERRCODE-LEGACYRANGE',
     level: 'SHOULD NOT',
     obs: '1',

@@ -171,6 +171,8 @@ export const headersRules: Rule[] = [
     },
   },
   {
+    // An SSE answer by which a 2025-era server turns a 2026-07-28 attempt away is judged by its
+    // own era (validators/legacy-rejection.ts), which has no such rule.
     id: 'HTTP-XACCEL',
     level: 'SHOULD',
     obs: '1',

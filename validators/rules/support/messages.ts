@@ -2,6 +2,7 @@
 import { isObject, type Observed, type Rule } from '../../rule.js';
 import { mrtrKey, type PendingRequest, revisionOf, type SessionState } from '../../session-state.js';
 import { pointerToken } from '../../../lib/json-pointer.js';
+import { isSpecRevision } from '../../../lib/mcp-spec.js';
 
 export function clientCapabilities(request: Record<string, unknown>): Record<string, unknown> | undefined {
   const params = isObject(request.params) ? request.params : undefined;
@@ -21,41 +22,54 @@ export function meta(json?: Record<string, unknown>): Record<string, unknown> | 
   return params && isObject(params._meta) ? params._meta : undefined;
 }
 
-/** Which required envelope fields a modern request lacks. */
-export function missingEnvelope(json: Record<string, unknown>): string[] {
-  const m = meta(json);
-  const missing: string[] = [];
-  if (typeof m?.[`${META}protocolVersion`] !== 'string') missing.push(`${META}protocolVersion`);
-  if (!isObject(m?.[`${META}clientCapabilities`])) missing.push(`${META}clientCapabilities`);
-  return missing;
-}
-
-/** The MCP revisions there are: a version outside them is one no server implements. */
-const KNOWN_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+/** Which required envelope fields a modern request lacks (its home is where the era of an answer
+ * is decided, which needs it too). */
+export { missingEnvelope } from '../../legacy-rejection.js';
 
 /**
  * The protocol version a request names in its envelope when the server does not support it:
  * absent from the `supportedVersions` the server announced (`supported`, by default the session's
- * DiscoverResult), or, before any discover answer, no MCP revision at all. Such a request is to be
- * refused with -32022.
+ * DiscoverResult), or, before any discover answer, no MCP revision at all (lib/mcp-spec.ts: a
+ * version outside them is one no server implements). Such a request is to be refused with -32022.
  */
 export function unsupportedVersion(request: Record<string, unknown>, supported: readonly string[] | undefined): string | undefined {
   const version = revisionOf(request);
   if (version === undefined) return undefined;
-  return (supported ? supported.includes(version) : KNOWN_REVISIONS.includes(version)) ? undefined : version;
+  return (supported ? supported.includes(version) : isSpecRevision(version)) ? undefined : version;
+}
+
+/**
+ * The revision a 2025-era request is sent in when no handshake of its session settled one: its
+ * MCP-Protocol-Version header, else on HTTP 2025-03-26 (streamable-http.mdx §Protocol Version
+ * Header: a server assumes that revision for a request without the header). A request of a
+ * session that negotiated with `initialize` is in the revision the server agreed to.
+ */
+function legacyVersion(request: PendingRequest, state: SessionState): string | undefined {
+  if (request.era !== 'legacy' || request.method === 'initialize' || state.legacyRevision !== undefined) return undefined;
+  return state.header(request.msg, 'mcp-protocol-version') ?? (request.msg.http ? '2025-03-26' : undefined);
 }
 
 /**
  * Why a server may refuse a request, if it may: the request broke a MUST (a violation of error
- * severity on it, such as a missing envelope field or a schema breach), or it names a protocol
- * version the server does not support. The rules that judge whether an answer should have been a
- * result (CAP-DECLARED-ANSWERS, TOOLS-ERR-EXECUTION) do not judge the answers to such requests.
+ * severity on it, such as a missing envelope field, a header that disagrees with the body or a
+ * schema breach), or it is in a protocol version the server does not support (named in its
+ * envelope, or a 2025-era request to a server whose DiscoverResult lists only other versions). The
+ * rules that judge whether an answer should have been a result (CAP-DECLARED-ANSWERS,
+ * TOOLS-ERR-EXECUTION) do not judge the answers to such requests.
  */
 export function refusable(request: PendingRequest, state: SessionState): string | undefined {
   if (request.invalid) return `it broke ${request.invalid}`;
   const version = unsupportedVersion(request.json, state.supportedVersions);
-  return version === undefined ? undefined : `it asked for protocol version ${version}, which the server does not support`;
+  if (version !== undefined) return `it asked for protocol version ${version}, which the server does not support`;
+  const legacy = legacyVersion(request, state);
+  return legacy !== undefined && state.supportedVersions && !state.supportedVersions.includes(legacy)
+    ? `it is a ${legacy} request, and the server supports only ${state.supportedVersions.join(', ') || 'no version'}`
+    : undefined;
 }
+
+/** An answer by which a 2025-era server turned a 2026-07-28 request away (legacy-rejection.ts):
+ * judged by the server's own era, it says nothing of what a 2026-07-28 server owes that request. */
+export const turnedAwayAnswer = (o: Observed): boolean => o.request?.era === 'modern' && o.era === 'legacy';
 
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
