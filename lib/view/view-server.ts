@@ -49,12 +49,29 @@ function asset(name: string): Buffer {
   }
 }
 
-function page(token: string): string {
+/** The page's first data held in the page itself up to this size: past it, the page asks. */
+const INLINE_UP_TO = 1024 * 1024;
+
+/**
+ * What the page shows first, in the page: the overview and the session it opens on (the newest
+ * of a live view), so the first paint shows a session, not an empty pane waiting on a request. A
+ * JSON data block, never run (the CSP allows no inline script anyway), with `<` escaped so no
+ * text from the cassette can close it.
+ */
+function initialData(source: ViewSource): string {
+  const overview = source.overview();
+  const at = overview.kind === 'live' ? overview.sessions.length - 1 : 0;
+  const detail = overview.kind !== 'replay' && at >= 0 ? source.session(at) : undefined;
+  const text = JSON.stringify({ overview, current: Math.max(at, 0), ...(detail ? { detail } : {}) }).replace(/</g, '\\u003c');
+  return text.length > INLINE_UP_TO ? '' : `<script type="application/json" id="initial">${text}</script>`;
+}
+
+function page(token: string, source: ViewSource): string {
   const t = encodeURIComponent(token);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>mcp-cassette view</title><link rel="stylesheet" href="app.css?token=${t}"></head>
-<body><div id="app"></div><script type="module" src="app.js?token=${t}"></script></body></html>
+<body><div id="app"></div>${initialData(source)}<script type="module" src="app.js?token=${t}"></script></body></html>
 `;
 }
 
@@ -96,7 +113,7 @@ function handle(source: ViewSource, token: string, host: string, req: IncomingMe
   if (req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'only GET\n');
   switch (url.pathname) {
     case '/':
-      return send(res, 200, 'text/html; charset=utf-8', page(token));
+      return send(res, 200, 'text/html; charset=utf-8', page(token, source));
     case '/app.js':
       return send(res, 200, 'text/javascript; charset=utf-8', asset('app.js'));
     case '/app.css':

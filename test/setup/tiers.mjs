@@ -14,6 +14,7 @@ export const E2E = [
   'test/fuzz/**/*.test.ts',
   // a real browser (Chromium)
   'test/lib/view/view-browser.test.ts',
+  'test/lib/view/view-first-paint.test.ts',
   'test/lib/view/view-large-message.test.ts',
   'test/lib/view/view-live.test.ts',
   'test/lib/view/view-replay.test.ts',

@@ -28,12 +28,25 @@ function SessionNav({ sessions, current, onPick }: { sessions: SessionView[]; cu
   </nav>`;
 }
 
+/** What the server put in the page (view-server.ts): the overview and the first session, so
+ * the first paint shows it without waiting on a request. */
+function initial(): { overview?: Overview; current?: number; detail?: SessionDetail } {
+  const text = document.getElementById('initial')?.textContent;
+  try {
+    return text ? (JSON.parse(text) as { overview?: Overview; current?: number; detail?: SessionDetail }) : {};
+  } catch {
+    return {};
+  }
+}
+
+const FIRST = initial();
+
 function App() {
-  const [overview, setOverview] = useState<Overview | undefined>();
-  const [current, setCurrent] = useState(0);
+  const [overview, setOverview] = useState<Overview | undefined>(FIRST.overview);
+  const [current, setCurrent] = useState(FIRST.current ?? 0);
   /** A live view follows the newest session until one is picked. */
   const picked = useRef(false);
-  const [detail, setDetail] = useState<SessionDetail | undefined>();
+  const [detail, setDetail] = useState<SessionDetail | undefined>(FIRST.detail);
   const [error, setError] = useState<string | undefined>();
   const refresh = useCallback(async (index: number) => {
     try {

@@ -212,8 +212,11 @@ function planted(page: Page): Promise<string[]> {
     const found: string[] = [];
     for (const e of document.querySelectorAll('body :is(img, iframe, svg, object, embed, style, base, meta, link), head style'))
       found.push(e.outerHTML.slice(0, 80));
-    for (const e of document.querySelectorAll('script'))
-      if (!e.getAttribute('src')?.startsWith('app.js')) found.push(e.outerHTML.slice(0, 80));
+    // The page's own: its bundle, and the one data block of its first screen (view-server.ts).
+    const scripts = [...document.querySelectorAll('script')];
+    const data = scripts.filter((e) => e.id === 'initial' && e.getAttribute('type') === 'application/json');
+    for (const e of scripts)
+      if (!e.getAttribute('src')?.startsWith('app.js') && !(data.length === 1 && e === data[0])) found.push(e.outerHTML.slice(0, 80));
     for (const e of document.querySelectorAll('form')) if (!e.classList.contains('filters')) found.push(e.outerHTML.slice(0, 80));
     for (const e of document.querySelectorAll('*'))
       for (const a of e.attributes) if (/^on/i.test(a.name)) found.push(`${e.tagName} ${a.name}`);
