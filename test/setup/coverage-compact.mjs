@@ -18,17 +18,19 @@ const MAPS = ',"source-map-cache":';
 
 let before = 0;
 let after = 0;
+let unreadable = 0;
 for (const name of readdirSync(dir)) {
   if (!name.endsWith('.json')) continue;
   const file = join(dir, name);
   const raw = readFileSync(file, 'utf8');
   // Node writes the maps last; cutting them off as text spares parsing two thirds of the file.
   const at = raw.lastIndexOf(MAPS);
-  let report;
-  try {
-    report = JSON.parse(at < 0 ? raw : `${raw.slice(0, at)}}`);
-  } catch {
-    report = JSON.parse(raw); // not the layout expected: keep every key, drop only others' scripts
+  const report = parse(at < 0 ? raw : `${raw.slice(0, at)}}`) ?? parse(raw); // else not the layout expected
+  if (report === undefined) {
+    // A process that ended while Node wrote its coverage leaves a cut or empty file; c8 skips such
+    // a file, so it stays as it is and counts here.
+    unreadable++;
+    continue;
   }
   report.result = (report.result ?? []).filter((s) => ours.some((prefix) => s.url.startsWith(prefix)));
   delete report['source-map-cache'];
@@ -37,4 +39,13 @@ for (const name of readdirSync(dir)) {
   after += text.length;
   writeFileSync(file, text);
 }
-console.log(`# coverage: ${(before / 1e6).toFixed(0)} MB of V8 coverage kept to our scripts, ${(after / 1e6).toFixed(0)} MB`);
+const skipped = unreadable > 0 ? ` (${unreadable} unreadable file(s) left for c8 to skip)` : '';
+console.log(`# coverage: ${(before / 1e6).toFixed(0)} MB of V8 coverage kept to our scripts, ${(after / 1e6).toFixed(0)} MB${skipped}`);
+
+function parse(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
