@@ -39,6 +39,9 @@ export interface Plan {
   usesAuth: boolean;
 }
 
+/** The first revision without the 2025 handshake (revisions are dates, so they sort by age). */
+const MODERN = '2026-07-28';
+
 export const META = 'io.modelcontextprotocol/';
 export const PV = `${META}protocolVersion`;
 export const CAPS = `${META}clientCapabilities`;
@@ -75,7 +78,10 @@ function flat(h: Record<string, string | string[]> | undefined): Record<string, 
 function sessionCalls(session: RecordedSession): RecordedCall[] {
   const calls: RecordedCall[] = [];
   const pending = new Map<string, RecordedCall>();
-  let legacy = session.protocol.era === 'legacy';
+  // A Streamable HTTP recording keeps each 2025 exchange after the handshake in a session of its
+  // own, which knows only the revision (no era): a 2025 revision makes it a 2025-era session too.
+  const revision = session.protocol.revision;
+  let legacy = session.protocol.era === 'legacy' || (session.protocol.era === undefined && revision !== undefined && revision < MODERN);
   for (const m of session.messages) {
     if (!isObject(m.json)) continue;
     const json = m.json;

@@ -146,8 +146,9 @@ export function short(v: unknown, max = 300): string {
 }
 
 /** A 2025-11-25 `initialize` carrying the recorded one's params, for probes that need a request
- * the server must read even when the recording has none they could send. */
-export function initializeFor(ctx: ProbeContext, id = 'x'): Json {
+ * the server must read even when the recording has none they could send (and for the fuzzer's
+ * handshake mutations, which have a plan and no probe context). */
+export function initializeFor(ctx: Pick<ProbeContext, 'plan'>, id: string | number = 'x'): Json {
   return {
     jsonrpc: '2.0',
     id,

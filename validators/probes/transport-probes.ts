@@ -22,6 +22,9 @@ import type { Probe, ProbeContext, ProbeResult } from './types.js';
 
 export const NO_MODERN = 'the cassette has no 2026-07-28 request to derive it from (only 2025-era sessions)';
 
+/** A method no server has (the fuzzer sends it too). */
+export const UNKNOWN_METHOD = 'mcp-cassette/probe-unknown-method';
+
 export const unknownMethod: Probe = {
   id: 'unknown-method',
   title: 'A request for a method that does not exist',
@@ -32,7 +35,7 @@ export const unknownMethod: Probe = {
     const era = http ? (ctx.plan.modern.length ? 'modern' : undefined) : primaryEra(ctx.plan);
     if (!era) return notApplicable(this.id, [rule], http ? NO_MODERN : 'no recorded requests');
     const meta = era === 'modern' ? recordedMeta(ctx.plan) : undefined;
-    const msg: Json = { jsonrpc: '2.0', id: 'x', method: 'mcp-cassette/probe-unknown-method', params: meta ? { _meta: meta } : {} };
+    const msg: Json = { jsonrpc: '2.0', id: 'x', method: UNKNOWN_METHOD, params: meta ? { _meta: meta } : {} };
     const ex = await once(ctx, era, msg, this.id, [rule]);
     if (Array.isArray(ex)) return ex;
     const trouble = transportTrouble(ctx, ex, this.id, [rule]);

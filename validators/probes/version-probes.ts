@@ -9,16 +9,19 @@ import type { Probe, ProbeResult } from './types.js';
 
 const NO_MODERN = 'the cassette has no 2026-07-28 request to derive it from (only 2025-era sessions)';
 
+/** A protocol version no server supports (the fuzzer sends it too). */
+export const UNSUPPORTED_VERSION = '2099-01-01';
+
 export const unsupportedVersion: Probe = {
   id: 'unsupported-version',
-  title: 'A request naming protocol version 2099-01-01',
+  title: `A request naming protocol version ${UNSUPPORTED_VERSION}`,
   rules: ['VER-UNSUPPORTED-32022', 'HTTP-PV-UNSUPPORTED'],
   async run(ctx) {
     const http = ctx.target.transport === 'streamable-http';
     const rules = http ? this.rules : ['VER-UNSUPPORTED-32022'];
     const base = safeRequest(ctx.plan, 'modern');
     if (!base) return notApplicable(this.id, rules, NO_MODERN);
-    const msg = withMeta(base, 'x', (m) => (m[PV] = '2099-01-01'));
+    const msg = withMeta(base, 'x', (m) => (m[PV] = UNSUPPORTED_VERSION));
     const ex = await once(ctx, 'modern', msg, this.id, rules);
     if (Array.isArray(ex)) return ex;
     const trouble = transportTrouble(ctx, ex, this.id, rules);
@@ -32,7 +35,7 @@ export const unsupportedVersion: Probe = {
     else {
       if (!Array.isArray(data.supported) || !data.supported.every((v) => typeof v === 'string'))
         problems.push('data.supported is not a string array');
-      if (data.requested !== '2099-01-01') problems.push(`data.requested is ${short(data.requested)}, not "2099-01-01"`);
+      if (data.requested !== UNSUPPORTED_VERSION) problems.push(`data.requested is ${short(data.requested)}, not "${UNSUPPORTED_VERSION}"`);
     }
     const out: ProbeResult[] = [
       result(
