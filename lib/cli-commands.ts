@@ -1,5 +1,6 @@
 import yargs, { type Argv } from 'yargs';
 import type { RecordContext } from '../recorder/record-run.js';
+import type { SessionJudge } from '../replay/finding.js';
 import { RECORD_COMMAND } from '../recorder/record-command.js';
 import { RECOVER_COMMAND } from '../recorder/recover-command.js';
 import { SHOW_COMMAND } from '../recorder/show-command.js';
@@ -8,6 +9,7 @@ import { RULES_COMMAND } from '../validators/rules-command.js';
 import { VALIDATE_COMMAND } from '../validators/validate-command.js';
 import { REPLAY_COMMAND } from '../replay/replay-command.js';
 import { PROBE_COMMAND } from '../validators/probes/probe-command.js';
+import { FUZZ_COMMAND } from '../validators/fuzz/fuzz-command.js';
 import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import { CHECK_COMMAND } from '../check/check-command.js';
 import { EXPORT_COMMAND } from './export/export-command.js';
@@ -18,8 +20,9 @@ import { packageVersion } from './version.js';
 import { COMMAND_HELP, helpEpilogue, helpWidth, rootEpilogue } from './cli-help.js';
 import { usageError } from './cli-usage.js';
 
-/** What cli.ts hands the commands (only `record` needs it). */
-export type CliHooks = RecordContext;
+/** What the composition root hands the commands: `record` its live worker and its way to end
+ * the process; `replay` the validator, for a fuzz finding's cassette whose finding is a rule. */
+export type CliHooks = RecordContext & { judgeSession: SessionJudge };
 
 /** Every command, in the order `--help` lists them. A new command is its module and a line here. */
 const COMMANDS: readonly CommandModule<CliHooks>[] = [
@@ -30,6 +33,7 @@ const COMMANDS: readonly CommandModule<CliHooks>[] = [
   UNWRAP_COMMAND,
   VALIDATE_COMMAND,
   PROBE_COMMAND,
+  FUZZ_COMMAND,
   REPLAY_COMMAND,
   SERVE_COMMAND,
   CHECK_COMMAND,

@@ -17,7 +17,8 @@ import { sourceStack } from './stack-sources.js';
 import { RECORD_OPTIONS } from '../recorder/record-options.js';
 import { recordArgsFrom } from '../recorder/record-args.js';
 import { abandonServer, spawnRecordedServer, takeEarlyServer, type SpawnedServer } from '../recorder/server-spawn.js';
-import type { RecordContext, RecordHooks } from '../recorder/record-run.js';
+import type { RecordHooks } from '../recorder/record-run.js';
+import type { CliHooks } from './cli-commands.js';
 import type { ExitStatus } from '../recorder/stdio-recorder.js';
 import { FINISH_COMMAND, type FinisherJob } from '../recorder/finisher-job.js';
 import type { SamplingSettings } from '../recorder/capture/sampling.js';
@@ -75,7 +76,11 @@ async function main(argv: string[]): Promise<void> {
     if (argv[2] && lines.length > 0) appendFileSync(argv[2], lines.map(record).join(''));
     return;
   }
-  const context: RecordContext = { finishRecord, recordHooks };
+  const context: CliHooks = {
+    finishRecord,
+    recordHooks,
+    judgeSession: async (session) => (await import('../validators/judge-session.js')).serverRulesBroken(session),
+  };
   if (argv[0] === 'record') {
     const fast = parseFast(argv.slice(1), RECORD_OPTIONS);
     if (fast) {

@@ -77,6 +77,10 @@ export interface PlayOptions {
   observe?: (answer: ComparedAnswer) => void;
   /** How long to keep listening for notifications after the last answer. */
   settleMs?: number;
+  /** The request at this recorded seq is waited for even though the recording holds no answer
+   * (a fuzz finding's request, which crashed or hung the recorded server): its answer, the
+   * server's exit or the timeout decides whether the finding is still there. */
+  awaitSeq?: number;
   /** How long to wait, at a recorded point, for messages the recording got on a listen stream
    * (HTTP GET) before that point (default: the smaller of `timeoutMs` and 2 s). A message that
    * does not come in that time is a difference, not a failure. */

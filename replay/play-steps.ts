@@ -113,7 +113,7 @@ async function playMessage(p: SessionPlay, m: RecordedMessage): Promise<void> {
   p.byLiveId.set(key(it.liveId), it);
   it.sentAt = performance.now();
   p.lastSent = it;
-  if (it.recordedResponse) p.awaited.add(it);
+  if (it.recordedResponse || it.recorded.seq === p.options.awaitSeq) p.awaited.add(it);
   send(p, j, m);
 }
 

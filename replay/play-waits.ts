@@ -125,10 +125,12 @@ export async function exchangeAnswer(
   return got;
 }
 
-/** Waits for the live answer to every sent request whose recorded answer came `before` a point. */
-export async function waitForAnswers(p: SessionPlay, before: (r: RecordedMessage) => boolean): Promise<void> {
+/** Waits for the live answer to every sent request whose recorded answer came `before` a point;
+ * at the session's `end`, also for a request awaited without a recorded answer
+ * (PlayOptions.awaitSeq), so the steps recorded after it still go out as they did. */
+export async function waitForAnswers(p: SessionPlay, before: (r: RecordedMessage) => boolean, end = false): Promise<void> {
   for (const it of p.awaited) {
-    if (!it.live && before(it.recordedResponse!)) {
+    if (!it.live && (it.recordedResponse ? before(it.recordedResponse) : end)) {
       p.waitingOn = it.recorded;
       await waitFor(p, it);
       if (p.failure) return;

@@ -46,7 +46,7 @@ function markNotSent(p: SessionPlay): void {
 /** The last answers, the rest of the listings, what the server still sends on its own, and a
  * moment for late notifications. */
 async function finishSession(p: SessionPlay): Promise<void> {
-  if (!p.failure) await waitForAnswers(p, () => true);
+  if (!p.failure) await waitForAnswers(p, () => true, true);
   if (!p.failure && !p.refused) await fetchRemainingPages(p);
   // A server also asks on its own schedule (roots/list some time after initialize): before a
   // request the recording got is called missing, it gets the same grace as a listen stream.

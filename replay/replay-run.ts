@@ -13,6 +13,7 @@ import { exitCodeFor, replayCassette } from './replay.js';
 import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';
 import type { CommandModule } from '../lib/command.js';
 import { settleBeforeRead } from '../lib/cassette/settle-read.js';
+import type { SessionJudge } from './finding.js';
 
 export interface ReplayArgs {
   /** A cassette file, several, or a directory of them. */
@@ -47,6 +48,8 @@ export interface ReplayIo {
   out?: { write(text: string): unknown; isTTY?: boolean };
   err?: ProgressStream & { isTTY?: boolean };
   env?: NodeJS.ProcessEnv;
+  /** The validator, from the composition root (a fuzz finding's cassette whose finding is a rule). */
+  judgeSession?: SessionJudge;
 }
 
 interface ReportTarget {
@@ -116,6 +119,7 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
       ...(args.reset !== undefined ? { reset: args.reset } : {}),
       ...(args.force ? { force: true } : {}),
       ...(args.content !== undefined ? { content: args.content } : {}),
+      ...(io.judgeSession ? { judgeSession: io.judgeSession } : {}),
       onSessionStart: (index, total, session) => {
         if (!decided) {
           decided = true;
@@ -140,23 +144,32 @@ export async function replayCommand(args: ReplayArgs, io: ReplayIo = {}): Promis
 }
 
 /** The handler of REPLAY_COMMAND (replay-command.ts), loaded when the command runs. */
-export const REPLAY_HANDLER: CommandModule['handler'] = async (args) =>
-  replayCommand({
-    cassette: (Array.isArray(args.cassette) ? args.cassette : [args.cassette]).map(String),
-    command: (args['--'] ?? []).map(String),
-    ...(args.url !== undefined ? { url: String(args.url) } : {}),
-    ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
-    ignore: (args.ignore as unknown[]).map(String),
-    report: (args.report as unknown[]).map(String),
-    strict: Boolean(args.strict),
-    ...(args.config !== undefined ? { config: String(args.config) } : {}),
-    header: (args.header as unknown[]).map(String),
-    quiet: Boolean(args.quiet),
-    update: Boolean(args.update),
-    redactHeader: (args['redact-header'] as unknown[]).map(String),
-    progress: Boolean(args.progress),
-    ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
-    ...(args.reset !== undefined ? { reset: String(args.reset) } : {}),
-    ...(args.force ? { force: true } : {}),
-    ...(args.content !== undefined ? { content: args.content as 'fail' | 'warn' } : {}),
-  });
+export const REPLAY_HANDLER: CommandModule['handler'] = async (args, context) =>
+  replayCommand(
+    {
+      cassette: (Array.isArray(args.cassette) ? args.cassette : [args.cassette]).map(String),
+      command: (args['--'] ?? []).map(String),
+      ...(args.url !== undefined ? { url: String(args.url) } : {}),
+      ...(args.timeout !== undefined ? { timeout: Number(args.timeout) } : {}),
+      ignore: (args.ignore as unknown[]).map(String),
+      report: (args.report as unknown[]).map(String),
+      strict: Boolean(args.strict),
+      ...(args.config !== undefined ? { config: String(args.config) } : {}),
+      header: (args.header as unknown[]).map(String),
+      quiet: Boolean(args.quiet),
+      update: Boolean(args.update),
+      redactHeader: (args['redact-header'] as unknown[]).map(String),
+      progress: Boolean(args.progress),
+      ...(args.calibrate !== undefined ? { calibrate: String(args.calibrate) } : {}),
+      ...(args.reset !== undefined ? { reset: String(args.reset) } : {}),
+      ...(args.force ? { force: true } : {}),
+      ...(args.content !== undefined ? { content: args.content as 'fail' | 'warn' } : {}),
+    },
+    judgeFrom(context),
+  );
+
+/** The validator the composition root hands the commands (lib/cli-commands.ts CliHooks). */
+function judgeFrom(context: unknown): ReplayIo {
+  const judge = (context as { judgeSession?: SessionJudge } | undefined)?.judgeSession;
+  return judge ? { judgeSession: judge } : {};
+}

@@ -30,6 +30,7 @@ import {
   type Verdict,
 } from './types.js';
 import { needsUpdate, rebuildSession, secretHeadersOf, writeUpdate, type TapedSession } from './update.js';
+import { checkFindingReplay, judgeFinding, type SessionJudge } from './finding.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -79,6 +80,9 @@ export interface ReplayOptions {
   onSessionStart?: (index: number, total: number, session: RecordedSession) => void;
   /** Called when a session is done, for progress output. */
   onSession?: (session: SessionResult, total: number) => void;
+  /** The validator, for a fuzz finding's cassette whose finding is a rule (the CLI's composition
+   * root hands it in; replay knows no rule itself): the rule IDs a live session breaks. */
+  judgeSession?: SessionJudge;
 }
 
 /** Under `content: warn`: a changed output is a warning, the interaction judged again. */
@@ -137,6 +141,16 @@ export async function replayCassette(path: string | readonly string[], options: 
     );
   }
   const input = loadCassetteInput(path);
+  // Several files are read as one cassette that carries the first one's top level.
+  const finding = input.cassette.finding;
+  if (finding) {
+    if (options.calibrate !== undefined)
+      throw new CassetteError(
+        'MCPC_USAGE',
+        "--calibrate learns from a recorded session; a fuzz finding's cassette holds the faulty answers of one",
+      );
+    checkFindingReplay(finding, { ...options, single: input.single !== undefined });
+  }
   if (options.calibrate !== undefined) return calibrateCassette(oneCassetteFile(input, 'replay --calibrate'), options);
   if (options.force)
     throw new CassetteError('MCPC_USAGE', '--force only applies to --calibrate (learn from a build other than the recorded one)');
@@ -145,7 +159,9 @@ export async function replayCassette(path: string | readonly string[], options: 
   const cassette = input.cassette;
   const config = options.config === false ? undefined : loadReplayConfig(options.config);
   const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
-  const timeoutMs = options.timeoutMs ?? fromConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // A hang found by the fuzzer is a hang past its --timeout: the same deadline, unless one is given.
+  const timeoutMs =
+    options.timeoutMs ?? fromConfig.timeoutMs ?? (finding?.kind === 'hang' ? finding.timeoutMs : undefined) ?? DEFAULT_TIMEOUT_MS;
   const content = options.content ?? fromConfig.content ?? 'fail';
   if (!(timeoutMs > 0))
     throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
@@ -158,6 +174,7 @@ export async function replayCassette(path: string | readonly string[], options: 
   const taped: TapedSession[] = [];
   const secretHeaders = options.update ? secretHeadersOf(cassette, options.redactHeaders) : [];
   let error: ReplayResult['error'];
+  let findingVerdict: ReplayResult['finding'];
   try {
     for (const [i, recorded] of cassette.sessions.entries()) {
       const base = sessionBase(recorded, i + 1);
@@ -181,7 +198,7 @@ export async function replayCassette(path: string | readonly string[], options: 
         options.onSession?.(sessions.at(-1)!, cassette.sessions.length);
         continue;
       }
-      const tape = options.update ? new LiveTape() : undefined;
+      const tape = options.update || finding ? new LiveTape() : undefined;
       let conn: LiveConnection;
       if (hasCommand) {
         conn = new StdioConnection({
@@ -206,6 +223,7 @@ export async function replayCassette(path: string | readonly string[], options: 
           ignore,
           memory,
           ...volatileOptions(cassette, recorded, options.calibrating),
+          ...(finding ? { awaitSeq: finding.seq } : {}),
         });
       } finally {
         await conn.close();
@@ -233,6 +251,24 @@ export async function replayCassette(path: string | readonly string[], options: 
             },
           ],
         });
+      }
+      if (finding && tape) {
+        const target = hasCommand
+          ? { command: options.command!, cwd: options.cwd ?? process.cwd() }
+          : { url: options.url!, cwd: process.cwd() };
+        findingVerdict = await judgeFinding(
+          finding,
+          { recorded, result, tape, play: outcome },
+          outcome,
+          conn,
+          target,
+          options.judgeSession,
+        );
+        // The recorded answers are the faulty ones: not compared. A crash or a hang that is the
+        // finding is no failure of the replay.
+        result.interactions = [];
+        result.note = `a fuzz finding's cassette: the answers are not compared; ${findingVerdict.reproduced ? 'the finding is still there' : 'the finding is gone'}: ${findingVerdict.how}`;
+        if (findingVerdict.reproduced) outcome.error = undefined;
       }
       if (outcome.error) {
         error = { ...outcome.error, session: i + 1 };
@@ -279,11 +315,22 @@ export async function replayCassette(path: string | readonly string[], options: 
     target: hasCommand ? { command: [...options.command!] } : { url: options.url! },
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    outcome: error ? 'error' : summary.breaking > 0 ? 'breaking' : summary.changed > 0 ? 'changed' : 'passed',
+    outcome: error
+      ? 'error'
+      : findingVerdict
+        ? findingVerdict.reproduced
+          ? 'breaking'
+          : 'passed'
+        : summary.breaking > 0
+          ? 'breaking'
+          : summary.changed > 0
+            ? 'changed'
+            : 'passed',
     ...(error ? { error } : {}),
     summary,
     sessions,
     ...(update ? { update } : {}),
+    ...(findingVerdict ? { finding: findingVerdict } : {}),
   };
 }
 
@@ -302,6 +349,7 @@ function sessionBase(s: RecordedSession, index: number): Omit<SessionResult, 'ou
  * a calibration that was written, whatever changed: the changes were meant (or volatile). */
 export function exitCodeFor(result: ReplayResult, strict = false): number {
   if (result.outcome === 'error') return 2;
+  if (result.finding) return result.finding.reproduced ? 1 : 0;
   if (result.calibration) return result.calibration.written ? 0 : 2;
   if (result.update) return result.update.conflicts.length ? 2 : 0;
   if (result.summary.breaking > 0 || result.summary.changed > 0) return 1;

@@ -4,7 +4,7 @@
  * interaction), Markdown (a PR comment or $GITHUB_STEP_SUMMARY) and GitHub workflow annotations.
  */
 import { relative } from 'node:path';
-import type { Difference, InteractionResult, MaskedToken, ReplayResult, SessionResult } from './types.js';
+import type { Difference, FindingVerdict, InteractionResult, MaskedToken, ReplayResult, SessionResult } from './types.js';
 import { annotationData, annotationProperty, md, mdCode, xmlText } from '../lib/report-escape.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'markdown', 'github'] as const;
@@ -121,6 +121,7 @@ export function renderConsole(result: ReplayResult, colour: boolean): string {
   }
   const m = result.summary;
   lines.push('');
+  if (result.finding) lines.push(paint(result.finding.reproduced ? 31 : 32, findingLine(result.finding)));
   if (result.error)
     lines.push(
       paint(
@@ -170,19 +171,26 @@ function junit(result: ReplayResult, strict: boolean): string {
   const fails = (i: InteractionResult) => i.outcome === 'breaking' || i.outcome === 'changed' || (strict && i.outcome === 'warning');
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const total = result.sessions.reduce((n, s) => n + Math.max(1, s.interactions.length), 0);
-  const failures = result.sessions.reduce((n, s) => n + s.interactions.filter(fails).length, 0);
+  const failures = result.sessions.reduce((n, s) => n + s.interactions.filter(fails).length, 0) + (result.finding?.reproduced ? 1 : 0);
   const errors = result.sessions.filter((s) => s.error).length;
   out.push(
     `<testsuites name="mcp-cassette replay" tests="${total}" failures="${failures}" errors="${errors}" time="${(result.durationMs / 1000).toFixed(3)}">`,
   );
   for (const s of result.sessions) {
     const name = `${where(result)} session ${s.index}${s.label ? ` (${s.label})` : ''}`;
-    const sFails = s.interactions.filter(fails).length;
+    const sFails = s.interactions.filter(fails).length + (result.finding?.reproduced && s.index === 1 ? 1 : 0);
     const sSkipped = s.interactions.filter((i) => i.outcome === 'skipped' || i.outcome === 'unanswered').length;
     out.push(
-      `  <testsuite name="${xmlText(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length ? sSkipped : 1}">`,
+      `  <testsuite name="${xmlText(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length || (result.finding && s.index === 1) ? sSkipped : 1}">`,
     );
-    if (!s.interactions.length) {
+    if (result.finding && s.index === 1) {
+      const f = result.finding;
+      out.push(
+        `    <testcase classname="${xmlText(name)}" name="${xmlText(`fuzz finding ${f.rule ?? f.kind} on ${f.method}${f.tool ? ` ${f.tool}` : ''}`)}">${
+          f.reproduced ? `<failure message="${xmlText(f.how)}" type="finding-reproduced">${xmlText(f.recorded)}</failure>` : ''
+        }</testcase>`,
+      );
+    } else if (!s.interactions.length) {
       out.push(
         `    <testcase classname="${xmlText(name)}" name="session"><skipped message="${xmlText(s.note ?? 'nothing replayed')}"/></testcase>`,
       );
@@ -230,6 +238,7 @@ function markdown(result: ReplayResult): string {
   );
   const update = updateSummary(result);
   if (update) lines.push(`**${update.written ? 'Cassette updated' : 'Cassette not updated'}:** ${md(update.text)}`, '');
+  if (result.finding) lines.push(`**${md(findingLine(result.finding))}**`, '');
   const rows: string[] = [];
   for (const s of result.sessions) {
     for (const i of s.interactions) {
@@ -272,9 +281,19 @@ function github(result: ReplayResult): string {
       }
     }
   }
+  if (result.finding?.reproduced)
+    lines.push(
+      `::error file=${file},title=${annotationProperty(`fuzz finding reproduced: ${result.finding.rule ?? result.finding.kind}`)}::${annotationData(findingLine(result.finding))}`,
+    );
   if (result.error)
     lines.push(
       `::error file=${file},title=${annotationProperty(`replay could not run: ${result.error.code}`)}::${annotationData(result.error.message)}`,
     );
   return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** One line on a fuzz finding's replay: still there, or gone. */
+function findingLine(f: FindingVerdict): string {
+  const what = `${f.rule ?? f.kind} on ${f.method}${f.tool ? ` \`${f.tool}\`` : ''}`;
+  return f.reproduced ? `fuzz finding reproduced: ${what}: ${f.how}` : `fuzz finding not reproduced (fixed): ${what}: ${f.how}`;
 }

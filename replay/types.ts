@@ -157,4 +157,21 @@ export interface ReplayResult {
   update?: UpdateResult;
   /** Present when the replay ran with `calibrate` (`sessions` and `summary` are then the first run's). */
   calibration?: CalibrationResult;
+  /** Present when the cassette is a fuzz finding's (replay/finding.ts): whether the build still
+   * does it. The answers are not compared then. */
+  finding?: FindingVerdict;
+}
+
+/** What the replay of a fuzz finding's cassette saw. */
+export interface FindingVerdict {
+  kind: string;
+  rule?: string;
+  signature: string;
+  method: string;
+  tool?: string;
+  /** What the fuzzer saw when it wrote the cassette. */
+  recorded: string;
+  reproduced: boolean;
+  /** What the live server did. */
+  how: string;
 }

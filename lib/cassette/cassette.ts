@@ -13,8 +13,9 @@ export type TransportKind = 'stdio' | 'streamable-http';
 export const CASSETTE_FORMAT = 'mcp-cassette';
 export const CASSETTE_VERSION = 2;
 /** The additive changes to format 2 this release knows (new optional fields), in `minorVersion`
- * (absent: 0). A cassette of a newer minor is read all the same: store.ts, docs/cassette-format.md. */
-export const CASSETTE_MINOR_VERSION = 0;
+ * (absent: 0). A cassette of a newer minor is read all the same: store.ts, docs/cassette-format.md.
+ * 1 added `finding` (a cassette `mcp-cassette fuzz` wrote); only a cassette that holds one says so. */
+export const CASSETTE_MINOR_VERSION = 1;
 
 export type Era = 'modern' | 'legacy';
 
@@ -160,12 +161,44 @@ export interface Calibration {
   sessions: Record<string, Record<string, CalibratedInteraction>>;
 }
 
+/** What `mcp-cassette fuzz` saw the server do wrong; lib/fuzz-finding.ts says how each is seen. */
+export type FindingKind = 'crash' | 'hang' | 'stderr-panic' | 'stdout-noise' | 'rule' | 'error-misuse';
+
+/**
+ * A cassette that `mcp-cassette fuzz` wrote holds one finding, shrunk to its minimal session.
+ * Replaying it checks whether the finding is still there (exit 1) or fixed (exit 0), rather than
+ * comparing the answers: the recorded answers are the faulty ones.
+ */
+export interface CassetteFinding {
+  kind: FindingKind;
+  /** `rule` and `error-misuse`: the rule ID in the rule catalogue. */
+  rule?: string;
+  /** What makes two findings the same one: the kind, the rule or the crash's signature, and the
+   * method and tool it happened on. */
+  signature: string;
+  /** One line: what the server did. */
+  message: string;
+  /** The `seq`, in the session, of the request that drew it. */
+  seq: number;
+  method: string;
+  tool?: string;
+  /** The request's arguments broke the tool's or prompt's recorded schema (what `error-misuse`
+   * expects depends on it). */
+  invalidArguments?: true;
+  /** `hang`: how long the request went unanswered before it counted as hung, in ms. */
+  timeoutMs?: number;
+  /** How the fuzzer got there: rerun with the same seed to get the same cases. */
+  fuzz: { seed: number; case: string; mutation: string; change: string; version: string };
+}
+
 export interface Cassette {
   format: typeof CASSETTE_FORMAT;
   version: typeof CASSETTE_VERSION;
   /** Written by a release that added optional fields to format 2; absent: 0. */
   minorVersion?: number;
   calibration?: Calibration;
+  /** Format 2.1: a finding of `mcp-cassette fuzz` (its replay checks the finding). */
+  finding?: CassetteFinding;
   sessions: RecordedSession[];
 }
 

@@ -32,6 +32,9 @@ export interface RawHttpResponse {
   messages: unknown[];
   /** The body when it was not JSON (first 2000 characters). */
   text?: string;
+  /** The exact text of each JSON-RPC frame: the JSON body, or each SSE event's data (the fuzzer
+   * keeps them in the cassettes it writes). */
+  frames: { text: string; part: 'response' | 'sse'; sse?: { id?: string; event?: string } }[];
   timedOut: boolean;
   /** The server could not be reached, or the response broke off. */
   error?: string;
@@ -64,7 +67,7 @@ export async function rawHttp(req: RawHttpRequest): Promise<RawHttpResponse> {
     timedOut = true;
     abort.abort();
   }, req.timeoutMs);
-  const out: RawHttpResponse = { headers: {}, messages: [], timedOut: false };
+  const out: RawHttpResponse = { headers: {}, messages: [], frames: [], timedOut: false };
   try {
     const res = await request(req.url, {
       method: req.method ?? 'POST',
@@ -85,6 +88,13 @@ export async function rawHttp(req: RawHttpRequest): Promise<RawHttpResponse> {
       let done = false;
       const splitter = new SseSplitter((event) => {
         if (!event.hasData || event.data.trim() === '') return;
+        out.frames.push({
+          text: event.data,
+          part: 'sse',
+          ...(event.id !== undefined || event.event !== undefined
+            ? { sse: { ...(event.id !== undefined ? { id: event.id } : {}), ...(event.event !== undefined ? { event: event.event } : {}) } }
+            : {}),
+        });
         try {
           const json = parseMessageText(event.data);
           out.messages.push(json);
@@ -102,6 +112,7 @@ export async function rawHttp(req: RawHttpRequest): Promise<RawHttpResponse> {
     } else {
       const text = await res.body.text();
       if (text.trim() !== '') {
+        out.frames.push({ text, part: 'response' });
         try {
           out.messages.push(parseMessageText(text));
         } catch {

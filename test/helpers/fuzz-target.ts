@@ -8,6 +8,7 @@
 import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { ExecutionContext } from 'ava';
 import { startHttpRecorder } from './http-recorder.js';
 import { node, root } from './paths.js';
@@ -152,4 +153,13 @@ export async function recordSeedCassette(
   server.kill();
   if (result.code !== 0) throw new Error(`record --upstream exited ${String(result.code)}: ${result.stderr}`);
   return path;
+}
+
+/** A port nothing listens on now, for a server the fuzzer starts (and restarts) at a known URL. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }

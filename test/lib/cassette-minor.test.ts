@@ -35,7 +35,7 @@ test('a newer minor format is read, with one note on stderr', async (t) => {
   const dir = tempDir(t);
   const path = join(dir, 'newer.cassette.json');
   newer(path, 3);
-  const note = `mcp-cassette: note: ${path} is cassette format 2.3, newer than this release's 2.0: read all the same, and the fields it does not know are kept as they are (upgrade mcp-cassette to use them)\n`;
+  const note = `mcp-cassette: note: ${path} is cassette format 2.3, newer than this release's 2.1: read all the same, and the fields it does not know are kept as they are (upgrade mcp-cassette to use them)\n`;
   const show = await run(t, ['show', path]);
   t.is(show.code, 0, show.stderr);
   t.is(show.stderr, note, 'one line');
@@ -48,7 +48,7 @@ test('a newer minor format is read, with one note on stderr', async (t) => {
 test('recording into a newer minor cassette keeps the fields this release does not know', async (t) => {
   const dir = tempDir(t);
   const path = join(dir, 'newer.cassette.json');
-  const before = newer(path, 1);
+  const before = newer(path, 2);
   const rec = startRecorder(t, path, [node, rawServer, 'echo']);
   const done = collect(rec);
   rec.stdin!.end(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
@@ -56,7 +56,7 @@ test('recording into a newer minor cassette keeps the fields this release does n
   waitForFinishers(path);
   const after = JSON.parse(readFileSync(path, 'utf8')) as Doc;
   t.is(after.sessions.length, before.sessions.length + 1, 'the session was added');
-  t.is(after.minorVersion, 1);
+  t.is(after.minorVersion, 2);
   t.deepEqual(after.retention, { keepDays: 30 });
   const first = after.sessions.find((s) => s.id === before.sessions[0]!.id)!;
   t.is(first.verdictDigest, 'sha256:abc');
@@ -65,7 +65,7 @@ test('recording into a newer minor cassette keeps the fields this release does n
 
 test('an unknown field in a cassette that claims no newer minor is still refused, named', async (t) => {
   const dir = tempDir(t);
-  for (const minor of [undefined, 0]) {
+  for (const minor of [undefined, 0, 1]) {
     const path = join(dir, `same-${minor}.cassette.json`);
     newer(path, minor);
     const r = await run(t, ['show', path]);

@@ -13,7 +13,7 @@
  * DEFECTS in fuzz-target-tools.ts says each exactly; the protocol (both eras, no SDK in the way)
  * is fuzz-target-protocol.ts.
  *   node fuzz-target.js [--http] [--fixed] [--fix <n|name|tool>]...
- * stdio by default; `--http`: Streamable HTTP on 127.0.0.1, port 0, its URL (path /mcp) on the
+ * stdio by default; `--http`: Streamable HTTP on 127.0.0.1, port 0 (or `--port N`), its URL (path /mcp) on the
  * first stdout line. `--fixed`: defects 1-6 fixed (the trap, 7, stays armed); `--fix`: one more
  * defect fixed, repeatable. A fixed defect's input gets an isError result or a proper result.
  * Over HTTP a 2025 `initialize` opens a session (Mcp-Session-Id, numbered, so a replay compares
@@ -37,7 +37,7 @@ function serveStdio(fixes: Fixes): void {
   process.stdin.on('end', () => process.exit(0));
 }
 
-function serveHttp(fixes: Fixes): void {
+function serveHttp(fixes: Fixes, port: number): void {
   const sessions = new Map<string, Peer>();
   let minted = 0;
   const io: ToolIo = { stdio: false, stdout: () => {}, stderr: (t) => process.stderr.write(t) };
@@ -76,7 +76,7 @@ function serveHttp(fixes: Fixes): void {
       () => send(error(null, -32700, 'Parse error', 400)),
     );
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`));
+  server.listen(port, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`));
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(0));
 }
 
@@ -94,6 +94,8 @@ if (isMain) {
   const argv = process.argv.slice(2);
   const fixes = fixesOf(argv.includes('--fixed'), fixArgs(argv));
   installCrashExit();
-  if (argv.includes('--http')) serveHttp(fixes);
+  // `--port N`: a fixed port, so that a fuzzer that restarts the server finds it at the same URL.
+  const port = argv.includes('--port') ? Number(argv[argv.indexOf('--port') + 1]) : 0;
+  if (argv.includes('--http')) serveHttp(fixes, port);
   else serveStdio(fixes);
 }

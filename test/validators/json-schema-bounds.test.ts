@@ -94,3 +94,28 @@ test('a server advertising hostile schemas cannot hang or crash the validator', 
   t.false(violations.some((v) => v.rule === 'TOOLS-OUTPUT-CONFORM'));
   t.deepEqual(errors, [], 'no rule threw');
 });
+
+test('a request nested past the depth bound and answered: not judged, and its envelope not called missing (found by mcp-cassette fuzz)', (t) => {
+  let nested: unknown = 'x';
+  for (let i = 0; i < 1000; i++) nested = [nested];
+  const session = fixtureSession({
+    rule: 'bounds',
+    name: 'deep-request',
+    description: 'a tools/call whose argument nests 1,000 arrays deep, answered with a result',
+    transport: 'stdio',
+    expect: [],
+    messages: [
+      ['c', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: nested }, _meta: META } }],
+      [
+        's',
+        { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', _meta: SMETA, content: [{ type: 'text', text: 'ok' }], isError: true } },
+      ],
+    ],
+  });
+  t.true(session.messages[0]!.tooDeep);
+  const found = validateSession(session, { rules: RULES });
+  t.deepEqual(
+    found.map((v) => v.rule),
+    ['PROXY-SCHEMA-BOUNDS'],
+  );
+});

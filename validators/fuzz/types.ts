@@ -5,6 +5,7 @@
  * finding as a minimal session.
  */
 import type { Json } from '../probes/plan.js';
+export type { FindingKind } from '../../lib/cassette/cassette.js';
 
 export type { Json };
 
@@ -48,6 +49,3 @@ export interface FuzzCase {
    * Handling), and -32603 is never it. */
   invalidArguments?: boolean;
 }
-
-/** What the engine learnt from one case. */
-export type FindingKind = 'crash' | 'hang' | 'stderr-panic' | 'stdout-noise' | 'rule' | 'error-misuse';

@@ -39,9 +39,6 @@ export interface Plan {
   usesAuth: boolean;
 }
 
-/** The first revision without the 2025 handshake (revisions are dates, so they sort by age). */
-const MODERN = '2026-07-28';
-
 export const META = 'io.modelcontextprotocol/';
 export const PV = `${META}protocolVersion`;
 export const CAPS = `${META}clientCapabilities`;
@@ -75,13 +72,15 @@ function flat(h: Record<string, string | string[]> | undefined): Record<string, 
   return out;
 }
 
-function sessionCalls(session: RecordedSession): RecordedCall[] {
+/** The first revision without the 2025 handshake (revisions are dates: they sort by age). */
+const MODERN = '2026-07-28';
+
+function sessionCalls(session: RecordedSession, byRevision: boolean): RecordedCall[] {
   const calls: RecordedCall[] = [];
   const pending = new Map<string, RecordedCall>();
-  // A Streamable HTTP recording keeps each 2025 exchange after the handshake in a session of its
-  // own, which knows only the revision (no era): a 2025 revision makes it a 2025-era session too.
   const revision = session.protocol.revision;
-  let legacy = session.protocol.era === 'legacy' || (session.protocol.era === undefined && revision !== undefined && revision < MODERN);
+  let legacy =
+    session.protocol.era === 'legacy' || (byRevision && session.protocol.era === undefined && revision !== undefined && revision < MODERN);
   for (const m of session.messages) {
     if (!isObject(m.json)) continue;
     const json = m.json;
@@ -108,7 +107,13 @@ function sessionCalls(session: RecordedSession): RecordedCall[] {
   return calls;
 }
 
-export function derivePlan(cassette: Cassette): Plan {
+/**
+ * `byRevision`: a session that knows only its revision (each 2025 exchange after the handshake of
+ * a stateless Streamable HTTP recording is a session of its own, without `era`) counts by that
+ * revision, so its requests are re-sent on a 2025 connection, handshake first (the fuzzer). The
+ * probes leave it off: they re-send such requests as they were recorded, with no handshake.
+ */
+export function derivePlan(cassette: Cassette, byRevision = false): Plan {
   const plan: Plan = {
     transport: cassette.sessions[0]?.transport ?? 'stdio',
     modern: [],
@@ -122,7 +127,7 @@ export function derivePlan(cassette: Cassette): Plan {
       const h = flat(e.requestHeaders);
       if (h.authorization !== undefined || e.status === 401) plan.usesAuth = true;
     }
-    for (const call of sessionCalls(session)) {
+    for (const call of sessionCalls(session, byRevision)) {
       const method = call.request.method as string;
       if (method === 'initialize') {
         if (isObject(call.request.params) && !plan.initialize) plan.initialize = call.request.params;

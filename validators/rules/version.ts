@@ -116,6 +116,12 @@ export const versionRules: Rule[] = [
     on: ['server-response'],
     check(o, report) {
       if (o.msg.direction !== 'server-to-client' || !o.request || o.request.method === 'initialize' || !o.json) return;
+      // A request nested past the validator's depth bound is known by its top-level scalars only:
+      // its envelope is there, just not read (engine.ts #notJudged).
+      if (o.request.msg.tooDeep) return;
+      // -32602 is owed to a well-formed JSON-RPC request; one that is not (jsonrpc other than
+      // "2.0", an id neither a string nor an integer, params that are no object) may get -32600.
+      if (!wellFormed(o.request.json)) return;
       const missing = missingEnvelope(o.request.json);
       if (missing.length === 0) return;
       const code = isObject(o.json.error) ? o.json.error.code : undefined;
@@ -304,3 +310,14 @@ export const versionRules: Rule[] = [
     },
   },
 ];
+
+/** A JSON-RPC 2.0 request as the spec has it: `jsonrpc` "2.0", an id that is a string or an
+ * integer, and `params` (when present) an object. */
+function wellFormed(request: Record<string, unknown>): boolean {
+  const id = request.id;
+  return (
+    request.jsonrpc === '2.0' &&
+    (typeof id === 'string' || Number.isInteger(id)) &&
+    (request.params === undefined || isObject(request.params))
+  );
+}

@@ -12,9 +12,10 @@ import { root } from '../../helpers/paths.js';
 // Both eras with MRTR and tools without annotations (stdio and HTTP), and a 2025-only recording of
 // server-everything whose tools say readOnlyHint true or false, with enums and draft-07 schemas.
 const plans = new Map<string, Plan>();
+/** The plan the fuzzer reads (2025 sessions known by their revision count as 2025). */
 function plan(name: string): Plan {
   let p = plans.get(name);
-  if (!p) plans.set(name, (p = derivePlan(loadCassette(join(root, 'cassettes', 'examples', `${name}.cassette.json`)))));
+  if (!p) plans.set(name, (p = derivePlan(loadCassette(join(root, 'cassettes', 'examples', `${name}.cassette.json`)), true)));
   return p;
 }
 const MODERN_AND_LEGACY = 'example-server';
