@@ -10,6 +10,7 @@ import { REPLAY_COMMAND } from '../replay/replay-command.js';
 import { PROBE_COMMAND } from '../validators/probes/probe-command.js';
 import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import { CHECK_COMMAND } from '../check/check-command.js';
+import { MERGE_REPORTS_COMMAND } from '../check/merge-reports-command.js';
 import { EXPORT_COMMAND } from './export/export-command.js';
 import { IMPORT_COMMAND } from './export/import-command.js';
 import { VIEW_COMMAND } from './view/view-command.js';
@@ -33,6 +34,7 @@ const COMMANDS: readonly CommandModule<CliHooks>[] = [
   REPLAY_COMMAND,
   SERVE_COMMAND,
   CHECK_COMMAND,
+  MERGE_REPORTS_COMMAND,
   EXPORT_COMMAND,
   IMPORT_COMMAND,
   VIEW_COMMAND,
