@@ -33,10 +33,13 @@ export async function recordFromCassettes(
   base: Target,
   dir: string,
   replay: Omit<ReplayOptions, 'command' | 'url'>,
+  /** Each cassette's place in the whole run (a part of a sharded check numbers its fresh
+   * cassettes as the unsharded run would). */
+  positions: readonly number[] = cassettes.map((_, i) => i),
 ): Promise<FreshCassette[]> {
   const out: FreshCassette[] = [];
   for (const [n, source] of cassettes.entries()) {
-    const path = join(dir, `${String(n + 1).padStart(3, '0')}-${basename(source)}`);
+    const path = join(dir, `${String(positions[n]! + 1).padStart(3, '0')}-${basename(source)}`);
     const rec = await startRecording(base, path);
     let result;
     try {

@@ -30,6 +30,12 @@ export const CHECK_COMMAND: CommandModule = {
     },
     junit: { type: 'string', describe: 'Write a JUnit XML report here' },
     sarif: { type: 'string', describe: 'Write a SARIF 2.1.0 report here (for GitHub code scanning)' },
+    json: { type: 'string', describe: 'Write the JSON report here: the whole run (what merge-reports reads)' },
+    shard: {
+      type: 'string',
+      describe:
+        'Replay only part K of N of the cassettes (e.g. 2/3), split by path alike on every runner; merge the parts with merge-reports',
+    },
     'baseline-build': {
       type: 'string',
       describe:
@@ -59,6 +65,7 @@ export const CHECK_COMMAND: CommandModule = {
       ['--summary', args.summary as string | undefined],
       ['--junit', args.junit as string | undefined],
       ['--sarif', args.sarif as string | undefined],
+      ['--json', args.json as string | undefined],
     ]);
     return (await import('./check-run.js')).CHECK_HANDLER(args, context);
   },

@@ -13,8 +13,10 @@ import { CassetteError, ioReason } from '../lib/errors.js';
 import { parseHeaderOptions } from '../lib/http-headers.js';
 import { shellCommand } from './base-build.js';
 import { renderAnnotations, renderJunit, renderSarif } from './report-machine.js';
+import { renderJson } from './report-json.js';
 import { renderSummary, renderText } from './report-summary.js';
 import { runCheck, type CheckOptions } from './run-check.js';
+import { parseShard } from './shard.js';
 import type { Target } from './recording-target.js';
 import { EXIT, type CheckRun } from './types.js';
 
@@ -75,6 +77,9 @@ export function checkOptionsFrom(args: CommandArgs, err: NodeJS.WritableStream):
   if (timeout !== undefined && !(timeout > 0))
     throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of ms (got ${String(args.timeout)})`);
   const headers = parseHeaderOptions(strings(args.header));
+  const shard = args.shard === undefined ? undefined : parseShard(String(args.shard));
+  if (shard && client !== undefined)
+    throw new CassetteError('MCPC_USAGE', '--shard splits the cassettes, and a --client run has none: drop --shard, or give --cassettes');
   return {
     cassettes: strings(args.cassettes),
     target,
@@ -89,12 +94,14 @@ export function checkOptionsFrom(args: CommandArgs, err: NodeJS.WritableStream):
     ...(baseline ? { baseline, baselineLabel: baseBuild ?? baseUrl! } : {}),
     ...(client !== undefined ? { client } : {}),
     ...(args['record-dir'] !== undefined ? { recordDir: String(args['record-dir']) } : {}),
+    ...(shard ? { shard } : {}),
     err,
   };
 }
 
-/** Writes every report the run was asked for. */
-export function writeReports(run: CheckRun, args: CommandArgs, io: Required<CheckIo>): void {
+/** Writes every report the run was asked for (merge-reports writes a merged run with it too:
+ * `annotations: false`, the parts have annotated already). */
+export function writeReports(run: CheckRun, args: CommandArgs, io: Required<CheckIo>, annotations = true): void {
   const summary = renderSummary(run);
   const stepSummary = io.env.GITHUB_STEP_SUMMARY;
   if (stepSummary) {
@@ -110,8 +117,9 @@ export function writeReports(run: CheckRun, args: CommandArgs, io: Required<Chec
   if (args.summary !== undefined) writeReportText(String(args.summary), summary, io.out);
   if (args.junit !== undefined) writeReportText(String(args.junit), renderJunit(run), io.out);
   if (args.sarif !== undefined) writeReportText(String(args.sarif), renderSarif(run), io.out);
+  if (args.json !== undefined) writeReportText(String(args.json), renderJson(run), io.out);
   if (!args.quiet) io.out.write(renderText(run));
-  if (io.env.GITHUB_ACTIONS === 'true') io.out.write(renderAnnotations(run));
+  if (annotations && io.env.GITHUB_ACTIONS === 'true') io.out.write(renderAnnotations(run));
 }
 
 export async function checkCommand(args: CommandArgs, io: CheckIo = {}): Promise<number> {

@@ -47,6 +47,7 @@ export function renderSummary(run: CheckRun): string {
   lines.push(`Build: ${mdCode(run.target)}${run.baselineBuild ? ` · base build: ${mdCode(run.baselineBuild)}` : ''}`);
   if (run.expectedFailures) lines.push(`Expected failures: ${mdCode(run.expectedFailures)}`);
   lines.push(`Fails on: breaking changes and violations at \`${run.failOn}\`${run.failOn === 'error' ? '' : ' or above'}`, '');
+  if (run.shard) lines.push(`${partLine(run.shard)}`, '');
   for (const e of run.errors) lines.push(`**Could not run:** ${md(e)}`, '');
   lines.push(
     '| cassettes | interactions | unchanged | breaking | changed | warning | compatible | violations (error / warning) | new violations | probes failed | expected | stale |',
@@ -108,9 +109,15 @@ export function renderSummary(run: CheckRun): string {
   return lines.join('\n') + '\n';
 }
 
+/** What a part of a sharded run says of itself (an unsharded or merged run says nothing). */
+function partLine(shard: NonNullable<CheckRun['shard']>): string {
+  return `Part ${shard.index} of ${shard.total} (--shard ${shard.index}/${shard.total}): ${shard.positions.length} of ${shard.of} cassettes; stale baseline entries are judged by merge-reports over every part`;
+}
+
 export function renderText(run: CheckRun): string {
   const c = run.counts;
   const lines = [`mcp-cassette check → ${run.target}${run.baselineBuild ? ` (base build: ${run.baselineBuild})` : ''}`];
+  if (run.shard) lines.push(partLine(run.shard));
   for (const e of run.errors) lines.push(`could not run: ${e}`);
   for (const f of run.findings) {
     const label = f.expected ? 'expected' : f.kind === 'stale' ? 'STALE' : fails(f, run.failOn) ? 'FAIL' : f.severity;

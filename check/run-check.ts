@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { loadCassette } from '../lib/cassette/store.js';
 import { CassetteError } from '../lib/errors.js';
-import { loadExpectedFailures, lineOfEntry, type ExpectedFailures } from '../lib/expected-failures.js';
+import { loadExpectedFailures, type ExpectedFailures } from '../lib/expected-failures.js';
 import type { Violation } from '../lib/violation.js';
 import { replayCassette, type ReplayOptions } from '../replay/index.js';
 import { matchExpectedViolations } from '../validators/expected-violations.js';
@@ -18,9 +18,12 @@ import { probe } from '../validators/probes/probe-run.js';
 import type { ProbeRun } from '../validators/probes/report.js';
 import { validateCassettes } from '../validators/validate-run.js';
 import { recordFromCassettes, recordFromClient, type FreshCassette } from './base-build.js';
-import { cassetteFindings, fails, fingerprint, replayCovers } from './findings.js';
+import { cassetteFindings, fails } from './findings.js';
 import { startRecording, type Target } from './recording-target.js';
-import type { CassetteCheck, CheckCounts, CheckRun, Finding } from './types.js';
+import { shardPositions, type ShardSpec } from './shard.js';
+import { staleEntries } from './stale-entries.js';
+import { countRun, emptyCounts } from './counts.js';
+import type { CassetteCheck, CheckRun } from './types.js';
 import { settleBeforeRead } from '../lib/cassette/settle-read.js';
 
 export interface CheckOptions {
@@ -45,6 +48,8 @@ export interface CheckOptions {
   recordDir?: string;
   /** Where the client script's output and progress go. */
   err?: NodeJS.WritableStream;
+  /** `--shard K/N`: replay only this part of the cassettes (check/shard.ts). */
+  shard?: ShardSpec;
 }
 
 export function expandCassettes(patterns: readonly string[]): string[] {
@@ -68,14 +73,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
   const started = Date.now();
   const failOn = options.failOn ?? 'error';
   // A client script records the base build itself: the committed cassettes are not used then.
-  const committed = options.cassettes.length && !options.client ? expandCassettes(options.cassettes) : [];
-  await settleBeforeRead(committed);
-  if (!committed.length && !options.client) {
+  const listed = options.cassettes.length && !options.client ? expandCassettes(options.cassettes) : [];
+  if (!listed.length && !options.client) {
     throw new CassetteError(
       'MCPC_USAGE',
       'check needs cassettes to replay (--cassettes <glob>), or in base-vs-PR mode a client script (--client <command>)',
     );
   }
+  // A part of a sharded run may be given none (more parts than cassettes): it passes, empty.
+  const positions = options.shard ? shardPositions(listed, options.shard) : listed.map((_, i) => i);
+  const committed = positions.map((i) => listed[i]!);
+  await settleBeforeRead(committed);
   const baseline: ExpectedFailures | undefined = options.expectedFailures ? loadExpectedFailures(options.expectedFailures) : undefined;
   const work = mkdtempSync(join(tmpdir(), 'mcp-cassette-check-'));
   const replayOptions: Omit<ReplayOptions, 'command' | 'url'> = {
@@ -97,6 +105,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
     verdict: 'pass',
     counts: emptyCounts(),
   };
+  const perCassette: number[] = [];
   try {
     let toReplay: FreshCassette[] = committed.map((path) => ({ path }));
     if (options.baseline) {
@@ -105,7 +114,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
       try {
         toReplay = options.client
           ? [await recordFromClient(options.client, options.baseline, dir, options.err ?? process.stderr)]
-          : await recordFromCassettes(committed, options.baseline, dir, replayOptions);
+          : await recordFromCassettes(committed, options.baseline, dir, replayOptions, positions);
       } catch (err) {
         if ((err as CassetteError).code !== 'MCPC_BASE_BUILD_FAILED') throw err;
         run.errors.push((err as Error).message);
@@ -162,6 +171,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
         ...(probeRun ? { probe: probeRun } : {}),
       };
       run.cassettes.push(check);
+      const before = run.findings.length;
       run.findings.push(
         ...cassetteFindings({
           file: c.path,
@@ -175,8 +185,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
           ...(probeRun ? { probe: probeRun } : {}),
         }),
       );
+      perCassette.push(run.findings.length - before);
     }
-    if (baseline && run.errors.length === 0) run.findings.push(...staleFindings(run, baseline, allViolations));
+    const stale = baseline && run.errors.length === 0 ? staleEntries(run, baseline, allViolations) : { candidates: [], seen: [] };
+    if (options.shard) {
+      run.shard = { ...options.shard, of: listed.length, positions, findings: perCassette, stale: stale.candidates, seen: stale.seen };
+    } else run.findings.push(...stale.candidates.map((c) => c.finding));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -184,79 +198,4 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
   run.counts = countRun(run);
   run.verdict = run.errors.length ? 'error' : run.findings.some((f) => fails(f, failOn)) ? 'fail' : 'pass';
   return run;
-}
-
-/** Entries of the baseline that no longer occur in any cassette. */
-function staleFindings(run: CheckRun, baseline: ExpectedFailures, violations: readonly Violation[]): Finding[] {
-  const out: Finding[] = [];
-  const stale = (id: string, text: string, message: string): Finding => ({
-    kind: 'stale',
-    id,
-    severity: 'error',
-    expected: false,
-    message,
-    file: resolve(baseline.file),
-    line: lineOfEntry(baseline.text, text),
-    fingerprint: fingerprint(['stale', text, baseline.file]),
-  });
-  const { stale: staleValidate } = matchExpectedViolations(violations, baseline.validate);
-  for (const e of staleValidate)
-    out.push(stale(e.rule, e.text, `stale expected failure: ${e.text} no longer occurs; remove it from ${baseline.file}`));
-  for (const e of baseline.replay) {
-    const hit = run.cassettes.some((c) =>
-      c.replay.sessions.some((s) => s.interactions.some((i) => i.differences.some((d) => replayCovers(e, i, d)))),
-    );
-    if (!hit) out.push(stale(e.kind, e.text, `stale expected change: ${e.text} no longer occurs; remove it from ${baseline.file}`));
-  }
-  // A probe entry is stale when it passed against some cassette's probes and failed against none.
-  const results = run.cassettes.flatMap((c) => c.probe?.results ?? []);
-  const staleProbes = new Map(run.cassettes.flatMap((c) => c.probe?.stale ?? []).map((e) => [e.text, e]));
-  for (const e of staleProbes.values()) {
-    if (results.some((r) => r.baseline === 'expected' && r.probe === e.probe && (e.rule === undefined || e.rule === r.rule))) continue;
-    out.push(stale(e.rule ?? e.probe, e.text, `stale expected failure: probe ${e.text} passes now; remove it from ${baseline.file}`));
-  }
-  return out;
-}
-
-function emptyCounts(): CheckCounts {
-  return {
-    cassettes: 0,
-    sessions: 0,
-    interactions: 0,
-    same: 0,
-    breaking: 0,
-    changed: 0,
-    warning: 0,
-    compatible: 0,
-    violations: { error: 0, warning: 0, info: 0 },
-    newViolations: 0,
-    probesFailed: 0,
-    expected: 0,
-    stale: 0,
-  };
-}
-
-function countRun(run: CheckRun): CheckCounts {
-  const c = emptyCounts();
-  c.cassettes = run.cassettes.length;
-  for (const x of run.cassettes) {
-    const s = x.replay.summary;
-    c.sessions += s.sessions;
-    c.interactions += s.interactions;
-    c.same += s.same;
-    c.breaking += s.breaking;
-    c.changed += s.changed ?? 0;
-    c.warning += s.warning;
-    c.compatible += s.compatible;
-  }
-  for (const f of run.findings) {
-    if (f.expected) c.expected += 1;
-    if (f.kind === 'violation') {
-      c.violations[f.severity] += 1;
-      if (f.isNew && !f.expected) c.newViolations += 1;
-    }
-    if (f.kind === 'probe' && !f.expected) c.probesFailed += 1;
-    if (f.kind === 'stale') c.stale += 1;
-  }
-  return c;
 }

@@ -93,6 +93,38 @@ export interface CheckRun {
   errors: string[];
   verdict: CheckVerdict;
   counts: CheckCounts;
+  /** `check --shard K/N`: this run is one part; merge-reports puts the parts together. */
+  shard?: ShardPart;
+}
+
+/** A baseline entry no cassette of a part had: stale, unless another part's cassettes had it.
+ * `rank` is its place among every entry of the baseline (the order stale entries are listed in). */
+export interface StaleCandidate {
+  rank: number;
+  finding: Finding;
+}
+
+/**
+ * What merge-reports needs of one part of a sharded check (check/merge-reports.ts): which of the
+ * unsharded run's cassettes it was given, where its findings of each begin, and the baseline
+ * entries it could not judge alone. A part lists no stale finding itself (an entry missing from
+ * its cassettes may occur in another part's), so its own verdict leaves staleness out.
+ */
+export interface ShardPart {
+  index: number;
+  total: number;
+  /** How many cassettes the globs matched before the split (every part matched the same). */
+  of: number;
+  /** The places (0-based, in the unsharded run's order) of the cassettes this part was given;
+   * `cassettes[i]` is the one at `positions[i]` (unless the base build failed: then none ran). */
+  positions: number[];
+  /** How many of `findings` each cassette has, in order (findings are listed cassette by
+   * cassette). */
+  findings: number[];
+  /** Baseline entries no cassette of this part had (none when the part could not run). */
+  stale: StaleCandidate[];
+  /** Fingerprints of the baseline entries some cassette of this part had. */
+  seen: string[];
 }
 
 /** 0 passed, 1 a breaking change or a violation at --fail-on, 2 could not run. */

@@ -12,6 +12,7 @@ import { PROBE_COMMAND } from '../validators/probes/probe-command.js';
 import { FUZZ_COMMAND } from '../validators/fuzz/fuzz-command.js';
 import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
 import { CHECK_COMMAND } from '../check/check-command.js';
+import { MERGE_REPORTS_COMMAND } from '../check/merge-reports-command.js';
 import { EXPORT_COMMAND } from './export/export-command.js';
 import { IMPORT_COMMAND } from './export/import-command.js';
 import { VIEW_COMMAND } from './view/view-command.js';
@@ -37,6 +38,7 @@ const COMMANDS: readonly CommandModule<CliHooks>[] = [
   REPLAY_COMMAND,
   SERVE_COMMAND,
   CHECK_COMMAND,
+  MERGE_REPORTS_COMMAND,
   EXPORT_COMMAND,
   IMPORT_COMMAND,
   VIEW_COMMAND,

@@ -59,11 +59,15 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
         "$0 check --cassettes 'cassettes/*.json' --baseline-build 'node base/server.js' -- node dist/server.js",
         'record the base build afresh, replay against this one',
       ],
+      [
+        "$0 check --cassettes 'cassettes/*.json' --shard 2/3 --json part-2/results.json -- node dist/server.js",
+        'part 2 of 3 of a CI matrix; merge the parts with merge-reports',
+      ],
     ],
     exitCodes: [
       ['0', 'nothing breaking and no violation at --fail-on (default error)'],
       ['1', 'a breaking change or a changed output, a new violation at --fail-on, or a stale expected-failures entry'],
-      ['2', 'it could not run: usage, no cassette matched, a build that does not start'],
+      ['2', 'it could not run: usage (a bad --shard K/N), no cassette matched, a build that does not start'],
       BUG,
     ],
     docs: 'ci.md',

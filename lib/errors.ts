@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'MCPC_FILE_UNWRITABLE'
   /** `check`: the base build (or the client script run against it) gave no cassette to replay. */
   | 'MCPC_BASE_BUILD_FAILED'
+  /** `merge-reports`: the parts given are not every part of one sharded check, each once. */
+  | 'MCPC_SHARDS_MISMATCH'
   /** `import --from har`: the file is not JSON or not HAR / holds no MCP exchange / holds an MCP
    * body cut short or left out. */
   | 'MCPC_HAR_INVALID'

@@ -152,7 +152,11 @@ export class CassetteDir {
         this.#o.metrics?.count('mcp_cassette_cassettes_rotated_total', { trigger: job.trigger ?? 'end' });
         this.#o.info({ cassette: job.cassette, sessions: result.sessions, messages: result.messages, ...sampling }, 'cassette closed');
       } else this.#o.info({ cassette: job.cassette, ...sampling }, 'cassette not written: --sample left every session out');
-    } else if (result.sessions > 0) this.#o.info({ dir: job.dir, sessions: result.sessions }, 'recovered sessions of an earlier recorder');
+    } else if (result.sessions > 0)
+      this.#o.info(
+        { dir: job.dir, sessions: result.sessions, cassettes: result.recovered ?? [] },
+        'recovered sessions of an earlier recorder',
+      );
     this.#prune();
     // A fold that works means the disk has room again: the ones that failed go next.
     if (this.#failed.length > 0) {

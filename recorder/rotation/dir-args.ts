@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { CassetteError } from '../../lib/errors.js';
 import type { ParsedOptions } from '../../lib/fast-args.js';
@@ -21,6 +22,8 @@ export { DIR_OPTIONS };
 
 export interface DirArgs {
   dir: string;
+  /** This recorder's name among the replicas writing the directory (ownership.ts). */
+  replica: string;
   rotate: RotationPolicy;
   retention: RetentionPolicy;
 }
@@ -52,5 +55,11 @@ export function dirArgsFrom(parsed: ParsedOptions): DirArgs | undefined {
   if (parsed['keep-files'] !== undefined) retention.files = parseCount(parsed['keep-files'], '--keep-files');
   if (parsed['keep-age'] !== undefined) retention.ageMs = parseDuration(parsed['keep-age'], '--keep-age');
   if (parsed['keep-bytes'] !== undefined) retention.bytes = parseBytes(parsed['keep-bytes'], '--keep-bytes');
-  return { dir: resolve(String(parsed['cassette-dir'])), rotate, retention };
+  const replica = parsed.replica === undefined ? hostname() : String(parsed.replica).trim();
+  if (!replica) throw new CassetteError('MCPC_USAGE', '--replica needs a name, e.g. --replica "$HOSTNAME" (the default is the host name)');
+  const scope = parsed['keep-scope'] === undefined ? 'fleet' : String(parsed['keep-scope']);
+  if (scope !== 'fleet' && scope !== 'replica')
+    throw new CassetteError('MCPC_USAGE', `--keep-scope must be fleet or replica (got ${JSON.stringify(scope)})`);
+  if (scope === 'replica') retention.replica = replica;
+  return { dir: resolve(String(parsed['cassette-dir'])), replica, rotate, retention };
 }

@@ -19,4 +19,14 @@ export const DIR_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     describe: 'With --cassette-dir: keep the closed cassettes within this total size, deleting the oldest (1GB)',
   },
+  'keep-scope': {
+    type: 'string',
+    describe:
+      "With --cassette-dir shared by many recorders: whose cassettes --keep-* counts and deletes, the whole fleet's (fleet, the default) or this replica's only (replica)",
+  },
+  replica: {
+    type: 'string',
+    describe:
+      "With --cassette-dir: this recorder's name among the replicas writing one directory (default: the host name), in its cassettes' names and for --keep-scope replica",
+  },
 };

@@ -65,7 +65,8 @@ export function startDirRecording(
       try {
         return new RotatingJournal({
           dir: args.dir,
-          header: stampWriter(header, owner),
+          header: stampWriter(header, owner, args.replica),
+          replica: args.replica,
           t0,
           policy: args.rotate,
           counters,

@@ -41,6 +41,9 @@ export type FoldResult =
       written: boolean;
       sampling?: SampleCounts;
       judged?: { judged: number; violations: number; failed: boolean };
+      /** A recover job: each cassette it wrote sessions into, and how many sessions and
+       * messages (retention may delete them later; the log says what they held). */
+      recovered?: { cassette: string; sessions: number; messages: number }[];
       logs: FoldLog[];
     }
   | { ok: false; error: string };
@@ -105,6 +108,9 @@ async function run(job: FoldJob): Promise<FoldResult> {
     sessions: sessions.length,
     messages: sessions.reduce((n, s) => n + s.messages.length, 0),
     written: sessions.length > 0,
+    recovered: results
+      .filter((r) => r.sessions.length > 0)
+      .map((r) => ({ cassette: r.cassette, sessions: r.sessions.length, messages: r.sessions.reduce((n, s) => n + s.messages.length, 0) })),
     logs,
   };
 }

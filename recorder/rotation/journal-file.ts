@@ -4,20 +4,37 @@ import { join } from 'node:path';
 import { CASSETTE_SUFFIX } from '../../lib/cassette/directory.js';
 import { journalPath } from '../../lib/cassette/journal.js';
 
-/** Cassettes of a directory are named by the time their file was opened, so names sort by time:
- * `20261201T195033123Z-1a2b3c.cassette.json`. */
+/** Cassettes of a directory are named by the time their file was opened, so names sort by time,
+ * then by who wrote them: the replica (its host name, or `record --replica`) and the process, so
+ * that many recorders writing one shared directory never pick one name:
+ * `20261201T195033123Z-web-3-4821-1a2b3c.cassette.json`. */
 
 let lastStamp = 0;
 
-/** A name `nextCassettePath` gives (the first test of whether this recorder wrote a file). */
-export const ROTATION_NAME = /^\d{8}T\d{9}Z-[0-9a-f]{6}\.cassette\.json$/;
+/** A name `nextCassettePath` gives (the first test of whether this recorder wrote a file); names
+ * without the replica and process (`20261201T195033123Z-1a2b3c.cassette.json`) are those of
+ * earlier versions. */
+export const ROTATION_NAME = /^\d{8}T\d{9}Z-(?:[a-z0-9][a-z0-9-]{0,39}-\d+-)?[0-9a-f]{6}\.cassette\.json$/;
 
-/** A new cassette name in `dir`, later than every name this process gave before. */
-export function nextCassettePath(dir: string, now = Date.now()): string {
+/** A replica's name as it goes into a file name: lower case letters, digits and `-`, at most 40. */
+export function nameTag(replica: string): string {
+  const tag = replica
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return tag || 'replica';
+}
+
+/** A new cassette name in `dir`, later than every name this process gave before; `replica` (the
+ * recorder's name in a fleet) and this process's id are part of it. */
+export function nextCassettePath(dir: string, replica?: string, now = Date.now()): string {
   const ms = Math.max(now, lastStamp + 1);
   lastStamp = ms;
   const stamp = new Date(ms).toISOString().replace(/[-:.]/g, '');
-  return join(dir, `${stamp}-${randomBytes(3).toString('hex')}${CASSETTE_SUFFIX}`);
+  const who = replica === undefined ? '' : `${nameTag(replica)}-${process.pid}-`;
+  return join(dir, `${stamp}-${who}${randomBytes(3).toString('hex')}${CASSETTE_SUFFIX}`);
 }
 
 /**

@@ -14,13 +14,15 @@ import { ROTATION_NAME } from './journal-file.js';
  *
  * - its name is one `record --cassette-dir` gives (journal-file.ts, `ROTATION_NAME`);
  * - its first session's `proxy.writer` says `record --cassette-dir` wrote it for an owner this
- *   recorder answers for. Today the owner is the directory's identity, a random id kept in
+ *   recorder answers for. The owner is the directory's identity, a random id kept in
  *   `.mcp-cassette-dir.json` in the directory (created by the first recorder), so every recorder
- *   of the directory (one after another, or `wrap` launching a server many times) prunes what any
- *   of them wrote, and nothing else. The owners are a set so that replicas sharing a directory can
- *   each answer for their own fleet's id instead.
+ *   of the directory (one after another, `wrap` launching a server many times, or a fleet of
+ *   replicas sharing the directory) prunes what any of them wrote, and nothing else.
  *
- * Everything else is left alone and counted.
+ * Each session also names the replica that wrote it (`record --replica`, by default the host
+ * name): with `--keep-scope replica` a recorder counts and prunes only its own replica's
+ * cassettes, and passes over the rest of the fleet's without a word (they are neither a person's
+ * nor a stranger's). Everything else is left alone and counted.
  */
 export const DIR_IDENTITY_FILE = '.mcp-cassette-dir.json';
 export const WRITER = 'record --cassette-dir';
@@ -29,6 +31,8 @@ export const WRITER = 'record --cassette-dir';
 export interface WriterStamp {
   recorder: typeof WRITER;
   owner: string;
+  /** The replica (`record --replica`, the host name by default); absent in earlier versions. */
+  replica?: string;
 }
 
 interface DirIdentity {
@@ -67,27 +71,34 @@ function ownerIn(text: string): string | undefined {
 }
 
 /** A journal header whose sessions will say that this directory's recorder wrote them. */
-export function stampWriter(header: JournalHeader, owner: string): JournalHeader {
+export function stampWriter(header: JournalHeader, owner: string, replica?: string): JournalHeader {
   const proxy = isObject(header.session.proxy) ? header.session.proxy : {};
-  const writer: WriterStamp = { recorder: WRITER, owner };
+  const writer: WriterStamp = { recorder: WRITER, owner, ...(replica !== undefined ? { replica } : {}) };
   return { ...header, session: { ...header.session, proxy: { ...proxy, writer } } };
 }
 
 /** The owner stamped in each file already read, by path: a file is read again only once it
  * changed (undefined: no stamp of ours). */
-const known = new Map<string, { mtimeMs: number; size: number; owner: string | undefined }>();
+const known = new Map<string, { mtimeMs: number; size: number; owner: string | undefined; replica: string | undefined }>();
 
-/** Whether retention may count and delete the cassette at `path` (see above). */
-export function writtenByUs(path: string, st: Stats, owners: ReadonlySet<string>): boolean {
-  if (owners.size === 0 || !ROTATION_NAME.test(basename(path))) return false;
+/**
+ * Whose the cassette at `path` is (see above): `ours`, retention may count and delete it;
+ * `replica`, another replica's of the same fleet, passed over under `--keep-scope replica`;
+ * `foreign`, not the directory's recorders', left alone and counted.
+ */
+export function writerOf(path: string, st: Stats, owners: ReadonlySet<string>, replica?: string): 'ours' | 'replica' | 'foreign' {
+  if (owners.size === 0 || !ROTATION_NAME.test(basename(path))) return 'foreign';
   let seen = known.get(path);
   if (!seen || seen.mtimeMs !== st.mtimeMs || seen.size !== st.size) {
     const proxy = firstSessionProxy(path);
     const writer = isObject(proxy) && isObject(proxy.writer) ? proxy.writer : undefined;
-    const owner = writer?.recorder === WRITER && typeof writer.owner === 'string' ? writer.owner : undefined;
-    known.set(path, (seen = { mtimeMs: st.mtimeMs, size: st.size, owner }));
+    const ours = writer?.recorder === WRITER && typeof writer.owner === 'string';
+    const owner = ours ? (writer.owner as string) : undefined;
+    const by = ours && typeof writer.replica === 'string' ? writer.replica : undefined;
+    known.set(path, (seen = { mtimeMs: st.mtimeMs, size: st.size, owner, replica: by }));
   }
-  return seen.owner !== undefined && owners.has(seen.owner);
+  if (seen.owner === undefined || !owners.has(seen.owner)) return 'foreign';
+  return replica === undefined || seen.replica === replica ? 'ours' : 'replica';
 }
 
 /** Drops what was read of files of `dir` that are gone (the cache stays the directory's size). */

@@ -1,7 +1,7 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { cassettesIn } from '../../lib/cassette/directory.js';
-import { forget, ownersOf, writtenByUs } from './ownership.js';
+import { forget, ownersOf, writerOf } from './ownership.js';
 
 export interface RetentionPolicy {
   /** Keep at most this many closed cassettes. */
@@ -10,6 +10,10 @@ export interface RetentionPolicy {
   ageMs?: number;
   /** Keep the closed cassettes' total size at most this (the newest is always kept). */
   bytes?: number;
+  /** `--keep-scope replica`: only the cassettes this replica wrote count and may be deleted (the
+   * other replicas' are theirs to prune); without it, every cassette the directory's recorders
+   * wrote (the fleet's). */
+  replica?: string;
 }
 
 export interface Pruned {
@@ -28,7 +32,10 @@ export interface RetentionResult {
 /**
  * Deletes the oldest closed cassettes of `dir` that its recorders wrote until the policy holds.
  * Only those count: a cassette a person put there, or one another writer made (ownership.ts), is
- * left alone, and neither takes a place in --keep-files nor bytes of --keep-bytes. A cassette is
+ * left alone, and neither takes a place in --keep-files nor bytes of --keep-bytes; with
+ * `replica`, neither do the other replicas' cassettes (theirs to prune). Replicas pruning one
+ * directory at once may pick the same file: it is deleted once, and only the replica whose
+ * delete succeeded counts it. A cassette is
  * closed when no journal of it is left: the file a recorder is writing (or has yet to fold) is
  * never touched. Names sort by time, so the oldest come first; the newest closed cassette is
  * always kept.
@@ -50,8 +57,9 @@ export function prune(dir: string, policy: RetentionPolicy, now = Date.now()): R
     if (open(path)) continue;
     try {
       const st = statSync(path);
-      if (writtenByUs(path, st, owners)) closed.push({ path, bytes: st.size, mtime: st.mtimeMs });
-      else leftAlone += 1;
+      const whose = writerOf(path, st, owners, policy.replica);
+      if (whose === 'ours') closed.push({ path, bytes: st.size, mtime: st.mtimeMs });
+      else if (whose === 'foreign') leftAlone += 1;
     } catch {
       // deleted meanwhile
     }

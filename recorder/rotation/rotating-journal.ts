@@ -27,8 +27,7 @@ export interface RotatingJournalOptions {
   t0: number;
   policy: RotationPolicy;
   counters: RecordingCounters;
-  /** A file is closed and complete: fold it into its cassette. `trigger`: the rotation's reason,
-   * or `end` when the recording ended. */
+  /** A file is closed and complete, to fold: `trigger` is the rotation's reason, or `end`. */
   closed: (file: { journal: string; cassette: string; trigger: RotationTrigger }) => void;
   /** Where the pause gauge and what was not recorded are reported. */
   metrics?: MetricsSink;
@@ -37,9 +36,10 @@ export interface RotatingJournalOptions {
   info: (fields: Record<string, unknown>, message: string) => void;
   /** How often a paused recorder tries to write again (default 1 s). */
   retryMs?: number;
-  /** How long a due rotation waits for in-flight requests before it moves them to the next file
-   * (default 30 s). */
+  /** How long a due rotation waits for in-flight requests before moving them on (default 30 s). */
   forceAfterMs?: number;
+  /** The recorder's replica name: in each file's name (journal-file.ts). */
+  replica?: string;
 }
 
 export type RotationTrigger = 'size' | 'interval' | 'sessions' | 'end';
@@ -171,7 +171,7 @@ export class RotatingJournal implements JournalSink {
 
   #open(sessionId: string, session = this.#o.header.session): JournalFile {
     const header = { ...this.#o.header, sessionId, session };
-    const file = new JournalFile(nextCassettePath(this.#o.dir), sessionId, JSON.stringify(header) + '\n');
+    const file = new JournalFile(nextCassettePath(this.#o.dir, this.#o.replica), sessionId, JSON.stringify(header) + '\n');
     this.#o.counters.bytesRecorded += file.size;
     return file;
   }

@@ -6,12 +6,13 @@
  * step's outputs, GITHUB_STEP_SUMMARY, GITHUB_ENV, RUNNER_TEMP). A `uses:` step is not run (it
  * is another repository's action): its `if:` and `with:` are evaluated and handed back.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { ExecutionContext } from 'ava';
 import { root } from '../helpers/paths.js';
 import { collect, spawnTracked } from '../helpers/proc.js';
+import { cleanEnv } from './support.js';
 
 export interface ActionStep {
   name?: string;
@@ -144,4 +145,27 @@ export async function runAction(
   }
   const outputs = Object.fromEntries(Object.entries(action.outputs).map(([k, o]) => [k, substitute(o.value, c)]));
   return { steps: runs, outputs, code };
+}
+
+/** The environment GitHub sets for a job step (the rest of ours, minus any GITHUB_* of our own):
+ * a folder `name` under `work` holds its temporary directory, job summary and GITHUB_ENV. */
+export function githubEnv(work: string, workspace: string, name: string): NodeJS.ProcessEnv {
+  const dir = join(work, name);
+  mkdirSync(join(dir, 'temp'), { recursive: true });
+  writeFileSync(join(dir, 'summary.md'), '');
+  writeFileSync(join(dir, 'env'), '');
+  return cleanEnv({
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+    GITHUB_ENV: join(dir, 'env'),
+    GITHUB_REPOSITORY: 'example/mcp-server',
+    GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
+    GITHUB_REF: 'refs/pull/7/merge',
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_RUN_ID: '1',
+    RUNNER_OS: 'Linux',
+    RUNNER_TEMP: join(dir, 'temp'),
+  });
 }

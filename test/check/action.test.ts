@@ -1,11 +1,11 @@
 import test from 'ava';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { node } from '../helpers/paths.js';
 import { recordTargetCassette, replayTarget } from '../replay/target-client.js';
-import { loadAction, runAction } from './action-runner.js';
-import { cleanEnv, readJunit, readSarif } from './support.js';
+import { githubEnv as githubEnvIn, loadAction, runAction } from './action-runner.js';
+import { readJunit, readSarif } from './support.js';
 import { removeDir } from '../helpers/tmp.js';
 
 // action.yml against the metadata rules GitHub publishes for actions, then its composite steps
@@ -18,27 +18,7 @@ test.before(async () => {
 });
 test.after.always(() => removeDir(work));
 
-/** The environment GitHub sets for a job step (the rest of ours, minus any GITHUB_* of our own). */
-function githubEnv(name: string): NodeJS.ProcessEnv {
-  const dir = join(work, name);
-  mkdirSync(join(dir, 'temp'), { recursive: true });
-  writeFileSync(join(dir, 'summary.md'), '');
-  writeFileSync(join(dir, 'env'), '');
-  return cleanEnv({
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
-    GITHUB_ENV: join(dir, 'env'),
-    GITHUB_REPOSITORY: 'example/mcp-server',
-    GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
-    GITHUB_REF: 'refs/pull/7/merge',
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_RUN_ID: '1',
-    RUNNER_OS: 'Linux',
-    RUNNER_TEMP: join(dir, 'temp'),
-  });
-}
+const githubEnv = (name: string): NodeJS.ProcessEnv => githubEnvIn(work, workspace, name);
 
 test('action.yml follows the published metadata rules for a composite action', (t) => {
   const action = loadAction();
@@ -65,9 +45,9 @@ test('action.yml follows the published metadata rules for a composite action', (
     }
   }
   // The inputs the issue names, and every expression refers to an input or step that exists.
-  for (const name of ['server-command', 'url', 'cassettes', 'fail-on', 'expected-failures', 'sarif-upload'])
+  for (const name of ['server-command', 'url', 'cassettes', 'fail-on', 'expected-failures', 'sarif-upload', 'shard', 'total-shards'])
     t.truthy(action.inputs[name], `input ${name}`);
-  for (const name of ['verdict', 'summary', 'junit', 'sarif']) t.truthy(action.outputs[name], `output ${name}`);
+  for (const name of ['verdict', 'summary', 'junit', 'sarif', 'json', 'report-dir']) t.truthy(action.outputs[name], `output ${name}`);
   const text = readFileSync(new URL('../../../action.yml', import.meta.url), 'utf8');
   for (const [, name] of text.matchAll(/inputs\.([\w-]+)/g)) t.truthy(action.inputs[name!], `inputs.${name} exists`);
   for (const [, id] of text.matchAll(/steps\.([\w-]+)\.outputs/g)) t.true(ids.has(id!), `steps.${id} exists`);

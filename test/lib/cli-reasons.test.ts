@@ -123,7 +123,7 @@ for (const [args, said] of [
   [['wrap', 'a.json', 'b.json'], 'mcp-cassette wrap: unexpected argument b.json. Usage: mcp-cassette wrap <config> [options]'],
   [
     ['recrod', '-c', 'x'],
-    'mcp-cassette: unknown command recrod. Did you mean record? The commands: record, recover, show, wrap, unwrap, validate, probe, fuzz, replay, serve, check, export, import, view, rules',
+    'mcp-cassette: unknown command recrod. Did you mean record? The commands: record, recover, show, wrap, unwrap, validate, probe, fuzz, replay, serve, check, merge-reports, export, import, view, rules',
   ],
   // the fast path of `record` and `serve` (lib/fast-args.ts), which hands what it does not know to yargs
   [

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Cassette } from '../../../lib/cassette/cassette.js';
 import { firstSessionProxy } from '../../../recorder/rotation/cassette-head.js';
@@ -71,7 +72,7 @@ test('--keep-files 1 over Streamable HTTP: a hand-made weather.cassette.json and
   const kept = rotations(dir, planted);
   t.is(kept.length, 1, `--keep-files 1: ${kept.map((f) => basename(f)).join(', ')}`);
   t.not(kept[0], earlier, "the earlier run's rotation was pruned");
-  t.deepEqual((readJson(kept[0]!).sessions[0]!.proxy as Record<string, unknown>).writer, { recorder: WRITER, owner });
+  t.deepEqual((readJson(kept[0]!).sessions[0]!.proxy as Record<string, unknown>).writer, { recorder: WRITER, owner, replica: hostname() });
   const stopped = logLine(end.stderr, 'recording stopped') as {
     cassettesRotated: number;
     cassettesPruned: number;
@@ -120,7 +121,7 @@ test('--keep-bytes over stdio (--rotate-size): the foreign cassettes, each bigge
   t.regex(session.label ?? '', /^part \d+ of session /, 'a later part: the earlier ones were deleted by --keep-bytes');
   t.is(session.end?.reason, 'exit', 'the newest (last) part is the one kept');
   const owner = (JSON.parse(readFileSync(join(dir, DIR_IDENTITY_FILE), 'utf8')) as { owner: string }).owner;
-  t.deepEqual((session.proxy as Record<string, unknown>).writer, { recorder: WRITER, owner });
+  t.deepEqual((session.proxy as Record<string, unknown>).writer, { recorder: WRITER, owner, replica: hostname() });
   t.regex(
     readFileSync(log, 'utf8'),
     /3 files named \*\.cassette\.json in \S+ were not written by this directory's recorders and were left alone/,
