@@ -31,6 +31,12 @@ export const CHECK_COMMAND: CommandModule = {
     junit: { type: 'string', describe: 'Write a JUnit XML report here' },
     sarif: { type: 'string', describe: 'Write a SARIF 2.1.0 report here (for GitHub code scanning)' },
     json: { type: 'string', describe: 'Write the JSON report here: the whole run (what merge-reports reads)' },
+    'fuzz-seconds': {
+      type: 'number',
+      describe: 'After the replays, fuzz the build this long from the cassettes replayed (mcp-cassette fuzz); findings join the reports',
+    },
+    'fuzz-out': { type: 'string', describe: "With --fuzz-seconds: where the findings' cassettes go (default fuzz-findings)" },
+    'fuzz-seed': { type: 'number', describe: 'With --fuzz-seconds: the seed of the cases (default: a random one, printed in the reports)' },
     shard: {
       type: 'string',
       describe:

@@ -80,9 +80,25 @@ export function checkOptionsFrom(args: CommandArgs, err: NodeJS.WritableStream):
   const shard = args.shard === undefined ? undefined : parseShard(String(args.shard));
   if (shard && client !== undefined)
     throw new CassetteError('MCPC_USAGE', '--shard splits the cassettes, and a --client run has none: drop --shard, or give --cassettes');
+  const fuzzSeconds = args['fuzz-seconds'] === undefined ? undefined : Number(args['fuzz-seconds']);
+  if (fuzzSeconds !== undefined && !(fuzzSeconds > 0))
+    throw new CassetteError('MCPC_USAGE', `--fuzz-seconds must be a positive number of seconds (got ${String(args['fuzz-seconds'])})`);
+  if (fuzzSeconds === undefined && (args['fuzz-out'] !== undefined || args['fuzz-seed'] !== undefined))
+    throw new CassetteError('MCPC_USAGE', '--fuzz-out and --fuzz-seed go with --fuzz-seconds <N>: add it, or drop them');
+  if (fuzzSeconds !== undefined && shard)
+    throw new CassetteError(
+      'MCPC_USAGE',
+      '--fuzz-seconds and --shard do not mix (the parts must merge into what one run writes): fuzz in a job of its own, `check --fuzz-seconds N` without --shard',
+    );
+  const fuzzSeed = args['fuzz-seed'] === undefined ? undefined : Number(args['fuzz-seed']);
+  if (fuzzSeed !== undefined && !(Number.isInteger(fuzzSeed) && fuzzSeed >= 0 && fuzzSeed <= 0xffffffff))
+    throw new CassetteError('MCPC_USAGE', `--fuzz-seed must be a whole number from 0 to 4294967295 (got ${String(args['fuzz-seed'])})`);
   return {
     cassettes: strings(args.cassettes),
     target,
+    ...(fuzzSeconds !== undefined ? { fuzzSeconds } : {}),
+    ...(args['fuzz-out'] !== undefined ? { fuzzOut: String(args['fuzz-out']) } : {}),
+    ...(fuzzSeed !== undefined ? { fuzzSeed } : {}),
     ...(Object.keys(headers).length ? { headers } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     ignore: strings(args.ignore),

@@ -11,6 +11,7 @@ import { type JunitCase, type JunitSuite, junitReport } from '../lib/junit.js';
 import { ruleAnchor, ruleHelp, sarifDriver, type RuleDoc } from '../lib/sarif.js';
 import { verdictText } from '../lib/cassette/masked-verdicts.js';
 import { RULES } from '../validators/rules/index.js';
+import { FUZZ_DOC, fuzzRuleTitle } from '../validators/fuzz/report.js';
 import { fails } from './findings.js';
 import type { CheckRun, Finding } from './types.js';
 
@@ -50,7 +51,7 @@ export function renderJunit(run: CheckRun): string {
     };
   };
   const suites: JunitSuite[] = run.cassettes.map((c) => {
-    const mine = run.findings.filter((f) => f.file === c.path && f.kind !== 'stale');
+    const mine = run.findings.filter((f) => f.file === c.path && f.kind !== 'stale' && f.kind !== 'fuzz');
     const cases: JunitCase[] = [];
     const placed = new Set<Finding>();
     for (const i of c.interactions) {
@@ -78,6 +79,14 @@ export function renderJunit(run: CheckRun): string {
       });
     return { name: repoPath(c.source ?? c.path), cases };
   });
+  if (run.fuzz)
+    suites.push({
+      name: 'fuzz',
+      cases: [
+        { classname: 'fuzz', name: `${run.fuzz.cases} cases in ${run.fuzz.seconds} s (seed ${run.fuzz.seed})` },
+        ...run.findings.filter((f) => f.kind === 'fuzz').map((f) => testcase('fuzz', `${f.id} on ${subject(f)}`, [f])),
+      ],
+    });
   const stale = run.findings.filter((f) => f.kind === 'stale');
   if (stale.length || run.errors.length)
     suites.push({
@@ -99,6 +108,7 @@ function ruleText(f: Finding): string {
   if (f.kind === 'breaking') return `Breaking change in replay: ${f.id}`;
   if (f.kind === 'changed') return `Output changed in replay: ${f.id}`;
   if (f.kind === 'stale') return 'An expected-failures entry that no longer occurs';
+  if (f.id.startsWith('fuzz/')) return fuzzRuleTitle(f.id);
   return RULES.find((r) => r.id === f.id)?.title ?? f.id;
 }
 
@@ -107,6 +117,7 @@ function ruleText(f: Finding): string {
 function ruleDoc(f: Finding): RuleDoc {
   if (f.kind === 'breaking' || f.kind === 'changed') return { page: 'replay-verdicts.md' };
   if (f.kind === 'stale') return { page: 'ci.md', anchor: 'expected-failures-baselines' };
+  if (f.id.startsWith('fuzz/')) return FUZZ_DOC;
   return { page: 'rules.md', anchor: ruleAnchor(f.id) };
 }
 

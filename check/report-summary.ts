@@ -93,6 +93,14 @@ export function renderSummary(run: CheckRun): string {
       ['sent', 'got'],
     ),
   );
+  if (run.fuzz) lines.push(fuzzLine(run.fuzz), '');
+  lines.push(
+    ...table(
+      'Fuzz findings (each replays from its cassette: `mcp-cassette replay <cassette> -- <server>`)',
+      live.filter((f) => f.kind === 'fuzz'),
+      true,
+    ),
+  );
   const stale = live.filter((f) => f.kind === 'stale');
   if (stale.length) {
     lines.push(`<details open><summary>Stale baseline entries (${stale.length})</summary>`, '');
@@ -109,6 +117,12 @@ export function renderSummary(run: CheckRun): string {
   return lines.join('\n') + '\n';
 }
 
+/** What `--fuzz-seconds` did, in one line. */
+function fuzzLine(f: NonNullable<CheckRun['fuzz']>): string {
+  const stopped = f.error ? `; stopped early: ${f.error}` : '';
+  return `Fuzzed ${f.seconds} s (seed ${f.seed}, \`--fuzz-seed ${f.seed}\` sends the same cases): ${f.cases} cases, ${f.findings} finding(s), their cassettes in ${relative(process.cwd(), f.out) || f.out}${stopped}`;
+}
+
 /** What a part of a sharded run says of itself (an unsharded or merged run says nothing). */
 function partLine(shard: NonNullable<CheckRun['shard']>): string {
   return `Part ${shard.index} of ${shard.total} (--shard ${shard.index}/${shard.total}): ${shard.positions.length} of ${shard.of} cassettes; stale baseline entries are judged by merge-reports over every part`;
@@ -118,6 +132,7 @@ export function renderText(run: CheckRun): string {
   const c = run.counts;
   const lines = [`mcp-cassette check → ${run.target}${run.baselineBuild ? ` (base build: ${run.baselineBuild})` : ''}`];
   if (run.shard) lines.push(partLine(run.shard));
+  if (run.fuzz) lines.push(fuzzLine(run.fuzz));
   for (const e of run.errors) lines.push(`could not run: ${e}`);
   for (const f of run.findings) {
     const label = f.expected ? 'expected' : f.kind === 'stale' ? 'STALE' : fails(f, run.failOn) ? 'FAIL' : f.severity;

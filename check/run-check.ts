@@ -19,6 +19,7 @@ import type { ProbeRun } from '../validators/probes/report.js';
 import { validateCassettes } from '../validators/validate-run.js';
 import { recordFromCassettes, recordFromClient, type FreshCassette } from './base-build.js';
 import { cassetteFindings, fails } from './findings.js';
+import { fuzzStep } from './fuzz-step.js';
 import { startRecording, type Target } from './recording-target.js';
 import { shardPositions, type ShardSpec } from './shard.js';
 import { staleEntries } from './stale-entries.js';
@@ -46,6 +47,11 @@ export interface CheckOptions {
   client?: string;
   /** Where fresh cassettes of the base build are kept (a temporary folder, removed, by default). */
   recordDir?: string;
+  /** Fuzz the build this long after the replays (seconds), from the cassettes replayed. */
+  fuzzSeconds?: number;
+  /** Where the fuzz findings' cassettes go (default `fuzz-findings`). */
+  fuzzOut?: string;
+  fuzzSeed?: number;
   /** Where the client script's output and progress go. */
   err?: NodeJS.WritableStream;
   /** `--shard K/N`: replay only this part of the cassettes (check/shard.ts). */
@@ -186,6 +192,23 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
         }),
       );
       perCassette.push(run.findings.length - before);
+    }
+    if (options.fuzzSeconds !== undefined && toReplay.length && run.errors.length === 0) {
+      const step = await fuzzStep(
+        toReplay.map((c) => c.path),
+        {
+          seconds: options.fuzzSeconds,
+          out: resolve(options.fuzzOut ?? 'fuzz-findings'),
+          ...(options.fuzzSeed !== undefined ? { seed: options.fuzzSeed } : {}),
+          target: options.target,
+          ...(options.headers ? { headers: options.headers } : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          allowSideEffects: Boolean(options.allowSideEffects),
+          ...(options.err ? { err: options.err } : {}),
+        },
+      );
+      run.fuzz = step.fuzz;
+      run.findings.push(...step.findings);
     }
     const stale = baseline && run.errors.length === 0 ? staleEntries(run, baseline, allViolations) : { candidates: [], seen: [] };
     if (options.shard) {

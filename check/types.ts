@@ -7,8 +7,9 @@ import type { ReplayResult, ReplaySummary } from '../replay/index.js';
 import type { ProbeRun } from '../validators/probes/report.js';
 
 /** `breaking`: a breaking change in replay; `violation`: a spec violation in the live traffic;
- * `probe`: a failed probe; `stale`: a baseline entry that no longer occurs. */
-export type FindingKind = 'breaking' | 'changed' | 'violation' | 'probe' | 'stale';
+ * `probe`: a failed probe; `stale`: a baseline entry that no longer occurs; `fuzz`: a finding of
+ * `--fuzz-seconds` (its file is the cassette that replays it). */
+export type FindingKind = 'breaking' | 'changed' | 'violation' | 'probe' | 'stale' | 'fuzz';
 
 export interface Finding {
   kind: FindingKind;
@@ -95,6 +96,21 @@ export interface CheckRun {
   counts: CheckCounts;
   /** `check --shard K/N`: this run is one part; merge-reports puts the parts together. */
   shard?: ShardPart;
+  /** `check --fuzz-seconds N`: what the fuzzing after the replays did (its findings are in
+   * `findings`, kind `fuzz`). */
+  fuzz?: CheckFuzz;
+}
+
+export interface CheckFuzz {
+  seed: number;
+  seconds: number;
+  cases: number;
+  durationMs: number;
+  findings: number;
+  /** Where the findings' cassettes were written. */
+  out: string;
+  /** Why the fuzzing stopped early (the server went away, or would not start). */
+  error?: string;
 }
 
 /** A baseline entry no cassette of a part had: stale, unless another part's cassettes had it.

@@ -66,7 +66,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     exitCodes: [
       ['0', 'nothing breaking and no violation at --fail-on (default error)'],
-      ['1', 'a breaking change or a changed output, a new violation at --fail-on, or a stale expected-failures entry'],
+      [
+        '1',
+        'a breaking change or a changed output, a new violation, failed probe or fuzz finding at --fail-on, or a stale expected-failures entry',
+      ],
       ['2', 'it could not run: usage (a bad --shard K/N), no cassette matched, a build that does not start'],
       BUG,
     ],

@@ -30,10 +30,13 @@ export interface Observed {
 
 /** Rules the fuzzer reports under a kind of its own (stdout noise is `stdout-noise`). */
 const OWN_KIND = new Set(['STDIO-STDOUT-CLEAN']);
-/** Rules a server breaks only because of what the fuzzer sent: its answers carry the ids of a case
- * that reuses or garbles them on purpose (`fixedIds`), and a tool that hands back the invisible or
- * bidirectional characters the fuzzer put in its arguments reflects them, it injects nothing. */
+/** Rules a server breaks only because of what the fuzzer sent: an answer whose id the fuzzer
+ * reused or garbled on purpose (a case's `fixedIds`, or raw text: every other request carries a
+ * `fuzz-<n>` id of its own), which may arrive while a later case runs; and a tool that hands back
+ * the invisible or bidirectional characters the fuzzer put in its arguments reflects them, it
+ * injects nothing. */
 const CAUSED_BY_IDS = new Set(['ENV-RES-ID-MATCH']);
+const OWN_ID = /^fuzz-\d+$/;
 const CAUSED_BY_ARGUMENTS = new Set(['SEC-RESULT-INJECTION']);
 /** A tools/call the fuzzer malformed (its envelope or ids) is refused with a JSON-RPC error, as
  * it should be: whether the tool reports its failures as isError results is the arguments' cases'
@@ -160,12 +163,18 @@ export function judgeCase(trace: CaseTrace): Observed[] {
   const seen = new Set<string>(out.flatMap((o) => (o.rule ? [o.rule] : [])));
   for (const v of trace.violations) {
     if (v.direction !== 'server-to-client' || v.severity === 'info' || OWN_KIND.has(v.rule) || seen.has(v.rule)) continue;
-    if (c.fixedIds && CAUSED_BY_IDS.has(v.rule)) continue;
+    if (CAUSED_BY_IDS.has(v.rule) && !answersOwnId(trace.frames, v.seq)) continue;
     if (c.family === 'arguments' ? CAUSED_BY_ARGUMENTS.has(v.rule) : CAUSED_BY_ENVELOPE.has(v.rule)) continue;
     seen.add(v.rule);
     out.push({ ...base, kind: 'rule', rule: v.rule, severity: v.severity, signature: `rule|${v.rule}|${where}`, message: v.message });
   }
   return out;
+}
+
+/** Whether the message at `seq` answers one of the fuzzer's own `fuzz-<n>` ids. */
+function answersOwnId(frames: readonly RecordedMessage[], seq: number): boolean {
+  const id = jsonOf(frames.find((m) => m.seq === seq) ?? ({} as RecordedMessage))?.id;
+  return typeof id === 'string' && OWN_ID.test(id);
 }
 
 /** The stderr lines among frames (stdio). */

@@ -21,6 +21,11 @@ export interface FuzzReportContext {
 }
 
 const ruleOf = (f: Finding): string => f.observed.rule ?? `fuzz/${f.observed.kind}`;
+
+/** The SARIF title of a finding that is no rule of the catalogue (`fuzz/crash`...), and where
+ * docs/fuzz.md explains it; `check --fuzz-seconds` reports them the same way. */
+export const fuzzRuleTitle = (id: string): string => `Fuzzing: the server ${id.slice('fuzz/'.length).replace('-', ' ')}`;
+export const FUZZ_DOC = { page: 'fuzz.md', anchor: 'what-counts-as-a-finding' } as const;
 const where = (f: Finding): string => `${f.observed.method}${f.observed.tool ? ` \`${f.observed.tool}\`` : ''}`;
 const rel = (p: string): string => relative(process.cwd(), p) || p;
 
