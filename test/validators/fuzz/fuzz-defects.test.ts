@@ -41,6 +41,18 @@ function run(t: ExecutionContext, args: string[]) {
   );
 }
 
+/** What `serve <cassette>` answers a client that sends the cassette's own client frames. */
+async function served(t: ExecutionContext, cassette: string): Promise<string> {
+  const { sessions } = JSON.parse(readFileSync(cassette, 'utf8')) as {
+    sessions: { messages: { direction: string; raw?: string; json?: unknown }[] }[];
+  };
+  const lines = sessions[0]!.messages.filter((m) => m.direction === 'client-to-server').map((m) => `${m.raw ?? JSON.stringify(m.json)}\n`);
+  const child = spawnTracked(t, node, [cli, 'serve', cassette], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = collect(child);
+  child.stdin!.end(lines.join(''));
+  return (await done).stdout.toString();
+}
+
 /** What each seeded defect must come back as: kind, rule and tool. */
 const EXPECTED = [
   { kind: 'crash', tool: 'echo' },
@@ -108,6 +120,9 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
       t.is(fixed.code, 0, `${e.kind} fixed: ${fixed.stdout.toString()}${fixed.stderr}`);
       t.regex(fixed.stdout.toString(), /fuzz finding not reproduced \(fixed\): /);
     }
+    // `serve` mocks a finding's cassette: the -32603 comes back to a client that sends the same.
+    const misuse = report.findings.find((x) => x.kind === 'error-misuse')!.cassette!;
+    t.regex(await served(t, misuse), /"error":\{"code":-32603/);
     // The reports: JUnit has a failing case per finding, SARIF is valid and locates each in its cassette.
     const junit = readJunit(t, reports.junit);
     t.is(junit.failures, report.findings.length);
