@@ -23,7 +23,7 @@ import { tempDir } from '../helpers/tmp.js';
 import type { Revision } from '../servers/defect-server.js';
 import { tmcpHandler } from '../servers/tmcp-server.js';
 import { markdownTable } from './report.js';
-import type { Scope } from './validation-recall.js';
+import type { Scope } from './scope.js';
 
 const modules = join(root, 'node_modules');
 const LEGACY: Revision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];

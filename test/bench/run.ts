@@ -32,6 +32,9 @@
  * Benches run by name, alone, print a report of their own instead (`npm run bench -- <name>`):
  *   validation-recall        the validator's recall and false positives by transport and revision
  *                            (test/bench/validation-recall.ts; 10 minutes on a busy 2-core machine)
+ *   fuzz                     `mcp-cassette fuzz`: cases per second and CPU per message against the bare
+ *                            server's floor, stdio and HTTP, both eras; the time and runs to shrink each
+ *                            seeded defect (test/bench/fuzz-bench.ts, its settings there; BENCH_QUICK=1 too)
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
@@ -49,6 +52,7 @@ import { RULES } from '../../validators/rules/index.js';
 /** The benches run by name (`npm run bench -- <name>`), each printing its own report. */
 const NAMED: Record<string, () => Promise<void>> = {
   'validation-recall': async () => (await import('./validation-recall.js')).validationRecall(),
+  fuzz: async () => (await import('./fuzz-bench.js')).fuzzBench(),
 };
 const named = process.argv[2];
 if (named !== undefined) {

@@ -13,7 +13,6 @@
  */
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { ExecutionContext } from 'ava';
 import { emptyCassette } from '../../lib/cassette/cassette.js';
 import { expectedOutcomes } from '../helpers/defect-script.js';
 import {
@@ -34,24 +33,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { DEFECTS, REVISIONS, type Defect, type Revision } from '../servers/defect-server.js';
 import { realServerFindings } from './real-findings.js';
 import { markdownTable } from './report.js';
-
-/**
- * What the test helpers need of an ava test: somewhere to register cleanups. The bench runs them
- * when it is done (processes it started, folders it made).
- */
-export class Scope {
-  readonly #cleanups: (() => unknown)[] = [];
-  teardown(fn: () => unknown): void {
-    this.#cleanups.push(fn);
-  }
-  async close(): Promise<void> {
-    for (const fn of this.#cleanups.reverse()) await fn();
-  }
-  /** The helpers take an ExecutionContext and use only its teardown. */
-  get t(): ExecutionContext {
-    return this as unknown as ExecutionContext;
-  }
-}
+import { Scope } from './scope.js';
 
 const LABEL: Record<Carrier, string> = {
   stdio: 'stdio',
