@@ -182,3 +182,17 @@ test('the same seed twice: the same cases, the same findings, the same minimal c
   t.deepEqual([...b.cassettes.keys()], [...a.cassettes.keys()]);
   for (const [name, cassette] of a.cassettes) t.deepEqual(b.cassettes.get(name), cassette, name);
 });
+
+test('--allow-side-effects: the tool without readOnlyHint is called too, and its crash is found', async (t) => {
+  const dir = tempDir(t);
+  const seed = await recordSeedCassette(t, { era: '2026-07-28', transport: 'stdio', dir });
+  const json = join(dir, 'fuzz.json');
+  const r = await run(t, [
+    ...['fuzz', seed, '--allow-side-effects', '--runs', BUDGET, '--seed', '1', '--timeout', '1000'],
+    ...['--out', join(dir, 'findings'), '--json', json, '--', ...fuzzTargetCommand()],
+  ]);
+  t.is(r.code, 1, r.stderr);
+  const report = JSON.parse(readFileSync(json, 'utf8')) as JsonRun;
+  t.deepEqual(report.skipped, []);
+  t.truthy(report.findings.find((f) => f.kind === 'crash' && f.tool === 'delete_everything'));
+});
