@@ -83,6 +83,23 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       }
     }
   }
+  // A fuzz finding's cassette whose finding is still there: the build still does what the fuzzer
+  // found, which fails the check as a breaking change does (its answers are not compared).
+  const f = input.replay.finding;
+  if (f?.reproduced) {
+    out.push({
+      kind: 'fuzz',
+      id: f.rule ?? `fuzz/${f.kind}`,
+      severity: 'error',
+      expected: false,
+      message: `the fuzz finding is still there: ${f.how} (found as: ${f.recorded})`,
+      file: input.file,
+      line: 1,
+      method: f.method,
+      ...(f.tool ? { name: f.tool } : {}),
+      fingerprint: fingerprint(['fuzz', f.signature]),
+    });
+  }
   const matched = matchSessions(input.recorded, input.live);
   const recordedKeys = new Set(input.recordedViolations.map((v) => `${v.rule}\u0000${v.path}`));
   for (const v of input.liveViolations) {

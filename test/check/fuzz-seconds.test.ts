@@ -77,6 +77,23 @@ test('the findings of --fuzz-seconds join every report and fail the check; the f
   t.is(results.length, fuzz.length);
   for (const x of results) t.true(x.locations[0]!.physicalLocation.artifactLocation.uri.endsWith('.cassette.json'));
 
+  // The findings' cassettes replayed by check: still there on this build (exit 1, each a fuzz
+  // finding of the report), gone on the fixed one (exit 0).
+  const again = await runCheck(t, [
+    '--cassettes',
+    join(out, '*.cassette.json'),
+    '--quiet',
+    '--json',
+    reports.json,
+    '--',
+    ...fuzzTargetCommand(),
+  ]);
+  t.is(again.code, 1, again.stderr);
+  const still = (JSON.parse(readFileSync(reports.json, 'utf8')) as JsonRun).findings.filter((f) => f.kind === 'fuzz');
+  t.deepEqual(still.map((f) => `${f.id} ${f.name}`).sort(), fuzz.map((f) => `${f.id} ${f.name}`).sort());
+  const gone = await runCheck(t, ['--cassettes', join(out, '*.cassette.json'), '--quiet', '--', ...fuzzTargetCommand({ fixed: true })]);
+  t.is(gone.code, 0, gone.stdout.toString() + gone.stderr);
+
   const fixed = await runCheck(t, [
     ...fuzzFor10(seed, join(dir, 'none')),
     '--json',
