@@ -81,6 +81,10 @@ export interface PlayOptions {
    * (a fuzz finding's request, which crashed or hung the recorded server): its answer, the
    * server's exit or the timeout decides whether the finding is still there. */
   awaitSeq?: number;
+  /** A fuzz finding's session: each request goes out with its recorded id and, when replay changes
+   * nothing in it, its recorded bytes. The finding may be in them (a fractional id, an id past
+   * 2^53, a duplicate key), and renumbering or re-serialising would send another request. */
+  verbatim?: boolean;
   /** How long to wait, at a recorded point, for messages the recording got on a listen stream
    * (HTTP GET) before that point (default: the smaller of `timeoutMs` and 2 s). A message that
    * does not come in that time is a difference, not a failure. */
@@ -112,7 +116,7 @@ export interface Interaction {
   recordedResponse?: RecordedMessage;
   method: string;
   name?: string;
-  liveId?: number;
+  liveId?: string | number | null;
   sentAt?: number;
   doneAt?: number;
   live?: Json;

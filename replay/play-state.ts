@@ -79,8 +79,14 @@ export function newPlay(rec: Recording, conn: LiveConnection, options: PlayOptio
 export function send(p: SessionPlay, json: Json, recorded: RecordedMessage, synthetic = false): void {
   p.sent.push({ recorded, json, ...(synthetic ? { synthetic: true as const } : {}) });
   const exchange = synthetic ? undefined : p.rec.exchangeOf(recorded);
-  const done = p.conn.send(json, recorded, exchange);
+  const done = p.conn.send(json, recorded, exchange, verbatimText(p, json, recorded, synthetic));
   if (done && exchange?.endT !== undefined) p.posts.push({ endT: exchange.endT, done });
+}
+
+/** The recorded text of a message sent unchanged in a verbatim play (PlayOptions.verbatim). */
+function verbatimText(p: SessionPlay, json: Json, recorded: RecordedMessage, synthetic: boolean): string | undefined {
+  if (!p.options.verbatim || synthetic || recorded.raw === undefined) return undefined;
+  return JSON.stringify(json) === JSON.stringify(recorded.json) ? recorded.raw : undefined;
 }
 
 /** Wakes every wait: the session failed. */

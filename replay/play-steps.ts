@@ -107,7 +107,7 @@ async function playMessage(p: SessionPlay, m: RecordedMessage): Promise<void> {
     const live = memory.cursor.get(key(params.cursor));
     if (live !== undefined) params.cursor = live;
   }
-  it.liveId = memory.nextId++;
+  it.liveId = p.options.verbatim ? (j.id as string | number | null) : memory.nextId++;
   p.recordedIds.set(key(it.liveId), j.id);
   j.id = it.liveId;
   p.byLiveId.set(key(it.liveId), it);

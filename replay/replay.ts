@@ -223,7 +223,7 @@ export async function replayCassette(path: string | readonly string[], options: 
           ignore,
           memory,
           ...volatileOptions(cassette, recorded, options.calibrating),
-          ...(finding ? { awaitSeq: finding.seq } : {}),
+          ...(finding ? { awaitSeq: finding.seq, verbatim: true } : {}),
         });
       } finally {
         await conn.close();

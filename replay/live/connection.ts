@@ -22,8 +22,9 @@ export interface ExchangeAnswer {
  * (Streamable HTTP). Callbacks are installed before the first `send`. */
 export interface LiveConnection {
   /** Sends one client message. Never throws: transport failures arrive through `onFailure`.
-   * HTTP: the promise settles when the POST's exchange has ended (its answer read to the end). */
-  send(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange): void | Promise<void>;
+   * HTTP: the promise settles when the POST's exchange has ended (its answer read to the end).
+   * `text`: the exact text to send instead of `message` serialised (a verbatim play). */
+  send(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange, text?: string): void | Promise<void>;
   /** Every JSON-RPC message the server sent, in the order it arrived (`via`: the listen stream it
    * came on, if it came on one). */
   onMessage: (message: unknown, via?: MessageSource) => void;

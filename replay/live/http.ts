@@ -70,8 +70,8 @@ export class HttpConnection implements LiveConnection {
     return this.#sessionId !== undefined;
   }
 
-  send(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange): Promise<void> {
-    const p = this.#post(message, recorded, exchange).finally(() => this.#inflight.delete(p));
+  send(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange, text?: string): Promise<void> {
+    const p = this.#post(message, recorded, exchange, text).finally(() => this.#inflight.delete(p));
     this.#inflight.add(p);
     return p;
   }
@@ -167,9 +167,9 @@ export class HttpConnection implements LiveConnection {
     splitter.end();
   }
 
-  async #post(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange): Promise<void> {
+  async #post(message: Record<string, unknown>, recorded: RecordedMessage, exchange?: HttpExchange, text?: string): Promise<void> {
     let res: Awaited<ReturnType<typeof request>>;
-    const body = messageText(message);
+    const body = text ?? messageText(message);
     const headers = this.#headers(exchange?.requestHeaders, 'POST');
     const taped = this.#tapeExchange('POST', exchange, recorded);
     const tape = this.options.tape?.tape;

@@ -7,6 +7,7 @@ import { messageText } from '../../lib/json-depth.js';
 import type { ChildProcess } from 'node:child_process';
 import { LineSplitter } from '../../lib/framing/line-splitter.js';
 import { killGroup, parseLine, spawnServer } from '../../lib/server-process.js';
+import type { HttpExchange } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import type { LiveConnection } from './connection.js';
 import type { LiveTape } from './tape.js';
@@ -88,9 +89,9 @@ export class StdioConnection implements LiveConnection {
     return this.#child.pid;
   }
 
-  send(message: Record<string, unknown>, _recorded: RecordedMessage): void {
+  send(message: Record<string, unknown>, _recorded: RecordedMessage, _exchange?: HttpExchange, text?: string): void {
     if (!this.#child.stdin!.writable) return;
-    const line = Buffer.from(messageText(message) + '\n', 'utf8');
+    const line = Buffer.from((text ?? messageText(message)) + '\n', 'utf8');
     this.#tape?.stdio('stdin', line);
     this.#child.stdin!.write(line);
   }

@@ -37,6 +37,8 @@ export const E2E = [
   'test/replay/real-clock.test.ts',
   'test/validators/probes/real-peers.test.ts',
   'test/validators/real-*.test.ts',
+  // fuzzing server-filesystem, server-memory and git-mcp-server (docs/fuzz.md §Results on real servers)
+  'test/validators/fuzz/fuzz-real-servers.test.ts',
 ];
 
 // The unit and integration files that take longest here (CPU seconds, measured one file at a

@@ -1,9 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Client } from '@modelcontextprotocol/client';
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { node, root } from '../helpers/paths.js';
+import { node } from '../helpers/paths.js';
 import { spawnTracked, waitForOutput } from '../helpers/proc.js';
 import {
   drain,
@@ -14,37 +12,11 @@ import {
   withoutRules,
   type RealRecording,
 } from '../helpers/real-server.js';
-import { tempDir } from '../helpers/tmp.js';
+import { gitRepo, gitServer } from '../helpers/git-repo.js';
 
 // @cyanheads/git-mcp-server 2.15.3: a real git server (TypeScript, on the v1 SDK, bundled), stdio
 // and Streamable HTTP. Its tools answer structuredContent plus a pretty-printed JSON text block.
-const pkg = join(root, 'node_modules', '@cyanheads', 'git-mcp-server', 'dist', 'index.js');
-
-/** A repository with one commit, one staged and one untracked file; git and the server read no
- * user configuration (HOME is the temp dir) and sign nothing. */
-function repo(t: ExecutionContext) {
-  const home = tempDir(t);
-  const dir = join(home, 'repo');
-  const env = {
-    ...(process.env as Record<string, string>),
-    HOME: home,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Ada',
-    GIT_AUTHOR_EMAIL: 'ada@example.test',
-    GIT_COMMITTER_NAME: 'Ada',
-    GIT_COMMITTER_EMAIL: 'ada@example.test',
-    GIT_SIGN_COMMITS: 'false',
-    MCP_LOG_LEVEL: 'error',
-    // ava sets NODE_ENV=test, in which the server logs nothing; run it as users do.
-    NODE_ENV: 'development',
-  };
-  execFileSync('git', ['init', '-q', '-b', 'main', dir], { env });
-  execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'init'], { cwd: dir, env });
-  writeFileSync(join(dir, 'a.txt'), 'a\n');
-  execFileSync('git', ['add', 'a.txt'], { cwd: dir, env });
-  writeFileSync(join(dir, 'b.txt'), 'b\n');
-  return { dir, env };
-}
+const pkg = gitServer;
 
 async function steps(t: ExecutionContext, c: Client, dir: string) {
   t.true((await c.listTools()).tools.some((x) => x.name === 'git_status'));
@@ -89,12 +61,12 @@ const MIRROR = ['TOOLS-STRUCT-MIRROR'];
 const recordings: Record<'stdio' | 'http', Promise<RealRecording> | undefined> = { stdio: undefined, http: undefined };
 
 function recordStdio(t: ExecutionContext): Promise<RealRecording> {
-  const { dir, env } = repo(t);
+  const { dir, env } = gitRepo(t);
   return (recordings.stdio = recordRealStdio(t, [node, pkg], (c) => steps(t, c, dir), { env }));
 }
 
 async function recordHttp(t: ExecutionContext): Promise<RealRecording> {
-  const { dir, env } = repo(t);
+  const { dir, env } = gitRepo(t);
   // Port 0: the kernel picks a free one, and the server logs (to stderr, at info) the URL it bound.
   const server = spawnTracked(t, node, [pkg], {
     env: { ...env, MCP_TRANSPORT_TYPE: 'http', MCP_HTTP_HOST: '127.0.0.1', MCP_HTTP_PORT: '0', MCP_LOG_LEVEL: 'info' },

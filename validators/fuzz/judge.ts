@@ -161,8 +161,10 @@ export function judgeCase(trace: CaseTrace): Observed[] {
   }
   // A rule reported as error-misuse above is not reported again as the validator saw it.
   const seen = new Set<string>(out.flatMap((o) => (o.rule ? [o.rule] : [])));
+  const earlier = answersToEarlierCases(trace.frames);
   for (const v of trace.violations) {
     if (v.direction !== 'server-to-client' || v.severity === 'info' || OWN_KIND.has(v.rule) || seen.has(v.rule)) continue;
+    if (earlier.has(v.seq)) continue;
     if (CAUSED_BY_IDS.has(v.rule) && !answersOwnId(trace.frames, v.seq)) continue;
     if (c.family === 'arguments' ? CAUSED_BY_ARGUMENTS.has(v.rule) : CAUSED_BY_ENVELOPE.has(v.rule)) continue;
     seen.add(v.rule);
@@ -175,6 +177,29 @@ export function judgeCase(trace: CaseTrace): Observed[] {
 function answersOwnId(frames: readonly RecordedMessage[], seq: number): boolean {
   const id = jsonOf(frames.find((m) => m.seq === seq) ?? ({} as RecordedMessage))?.id;
   return typeof id === 'string' && OWN_ID.test(id);
+}
+
+/**
+ * The seqs of the answers among a case's frames to requests the case did not send. On stdio a case
+ * ends once its last request is answered, and an answer to an earlier case's request can come
+ * later still (a call sent without waiting, a duplicate id answered twice, a slow tool overtaken
+ * by a ping): what the validator says of that answer is about the earlier request, whose method and
+ * tool this case does not have. An error with a null id answers a request whose id the server
+ * could not read, this case's own.
+ */
+function answersToEarlierCases(frames: readonly RecordedMessage[]): Set<number> {
+  const sent = new Set<string>();
+  for (const m of frames) {
+    const j = jsonOf(m);
+    if (m.direction === 'client-to-server' && j && typeof j.method === 'string' && 'id' in j) sent.add(JSON.stringify(j.id));
+  }
+  const out = new Set<number>();
+  for (const m of frames) {
+    const j = jsonOf(m);
+    if (m.direction !== 'server-to-client' || !j || 'method' in j || !('result' in j || 'error' in j)) continue;
+    if (j.id !== null && j.id !== undefined && !sent.has(JSON.stringify(j.id))) out.add(m.seq);
+  }
+  return out;
 }
 
 /** The stderr lines among frames (stdio). */
