@@ -105,8 +105,12 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
       }
       run.cases++;
       let conn: Conn;
-      if (c.beforeHandshake) {
-        const opened = await openConn(ctx, c.era, false);
+      // A case before the handshake needs a connection without one; a case whose ids are the
+      // mutation gets one of its own too, so that a late answer to one of its reused ids never
+      // meets another case's request with the same id on a shared connection.
+      const isolated = c.beforeHandshake === true || c.fixedIds === true;
+      if (isolated) {
+        const opened = await openConn(ctx, c.era, !c.beforeHandshake);
         if ('error' in opened) throw new StopRun(opened.error);
         conn = opened;
       } else {
@@ -125,9 +129,9 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
       const { observed, trace } = await runCase(ctx, conn, c);
       run.fuzzMs += performance.now() - t0;
       run.messages += trace.results.length;
-      if (c.beforeHandshake) await conn.wire.close();
+      if (isolated) await conn.wire.close();
       const broken = trace.results.some((r) => r.gone || r.timedOut);
-      if (broken && !c.beforeHandshake) {
+      if (broken && !isolated) {
         await drop(c.era);
         if (options.server) await options.server.stop();
       }

@@ -104,7 +104,9 @@ export async function shrink(
     return false;
   };
   // The fewest cases before it: alone, then the last 1, 2, 4... of its connection's history.
-  const before = found.beforeHandshake ? [] : history.filter((c) => c !== found && c.era === found.era && !c.beforeHandshake);
+  // A case on a connection of its own (before the handshake, or its ids the mutation) had none.
+  const own = found.beforeHandshake || found.fixedIds;
+  const before = own ? [] : history.filter((c) => c !== found && c.era === found.era && !c.beforeHandshake && !c.fixedIds);
   let window: FuzzCase[] | undefined;
   if (await tryCases([found])) window = [];
   for (let w = 1; !window && w <= Math.min(before.length, 64) && attempts < budget; w *= 2) {
