@@ -21,19 +21,10 @@ const SEEDED = new Set([
   'TOOLS-CALL-SHAPE word_count',
 ]);
 
-/** check's options for 10 s of fuzzing with seed 1, failing on warnings, quiet. */
-const fuzzFor10 = (seed: string, out: string): string[] => [
-  '--cassettes',
-  seed,
-  '--fuzz-seconds',
-  '10',
-  '--fuzz-seed',
-  '1',
-  '--fuzz-out',
-  out,
-  '--fail-on',
-  'warning',
-  '--quiet',
+/** check's options for `seconds` of fuzzing with seed 1, failing on warnings, quiet. */
+const fuzzFor = (seed: string, out: string, seconds = '10'): string[] => [
+  ...['--cassettes', seed, '--fuzz-seconds', seconds, '--fuzz-seed', '1', '--fuzz-out', out],
+  ...['--fail-on', 'warning', '--quiet'],
 ];
 
 interface JsonRun {
@@ -53,7 +44,7 @@ test('the findings of --fuzz-seconds join every report and fail the check; the f
     json: join(dir, 'results.json'),
   };
   const r = await runCheck(t, [
-    ...fuzzFor10(seed, out),
+    ...fuzzFor(seed, out),
     ...['--summary', reports.summary, '--junit', reports.junit, '--sarif', reports.sarif, '--json', reports.json],
     ...['--', ...fuzzTargetCommand()],
   ]);
@@ -95,7 +86,7 @@ test('the findings of --fuzz-seconds join every report and fail the check; the f
   t.is(gone.code, 0, gone.stdout.toString() + gone.stderr);
 
   const fixed = await runCheck(t, [
-    ...fuzzFor10(seed, join(dir, 'none')),
+    ...fuzzFor(seed, join(dir, 'none'), '5'),
     '--json',
     reports.json,
     '--',

@@ -6,7 +6,7 @@
  */
 import type { Plan } from '../probes/plan.js';
 import { judgeCase, stderrOf, WireValidator, type CaseTrace, type Observed } from './judge.js';
-import { openWire, type Endpoint, type HttpServerProcess } from './target.js';
+import { openWire, START_ALLOWANCE_MS, type Endpoint, type HttpServerProcess } from './target.js';
 import type { FuzzCase, FuzzStep, Json } from './types.js';
 import { pendingReads, type Wire } from './wire.js';
 
@@ -58,15 +58,31 @@ export function withConnIds(conn: Conn, c: FuzzCase): FuzzStep[] {
   });
 }
 
+/** How long the answers to a case's requests sent without waiting may take once its last awaited
+ * answer came: a cancelled call rightly never gets one, so this is paid by each such case. */
+const UNAWAITED_GRACE_MS = 200;
+
 /** Sends one case on a connection and judges it. */
 export async function runCase(ctx: RunnerContext, conn: Conn, c: FuzzCase): Promise<{ trace: CaseTrace; observed: Observed[] }> {
   const from = conn.wire.messages.length;
   const stderrFrom = ctx.server?.stderrTotal ?? 0;
   const results = [];
-  for (const step of withConnIds(conn, c)) {
-    const r = await conn.wire.send(step, ctx.timeoutMs);
+  // Before the handshake, the case's first request is the fresh server's first: its start is no hang.
+  let timeoutMs = c.beforeHandshake ? Math.max(ctx.timeoutMs, START_ALLOWANCE_MS) : ctx.timeoutMs;
+  const sent = withConnIds(conn, c);
+  for (const step of sent) {
+    const r = await conn.wire.send(step, timeoutMs);
+    timeoutMs = ctx.timeoutMs;
     results.push(r);
     if (r.gone || r.timedOut) break;
+  }
+  // The answers to requests sent without waiting (a call about to be cancelled, pipelined
+  // requests) come within a short grace, or are judged with the case that drew them at all: one
+  // arriving after the case would be no case's (judge.ts), and the findings would depend on timing.
+  const unawaited = sent.filter((s) => s.wait === 'none' && typeof s.message.method === 'string' && 'id' in s.message);
+  for (const until = performance.now() + UNAWAITED_GRACE_MS; unawaited.length && performance.now() < until; ) {
+    if (!conn.wire.alive || unawaited.every((s) => conn.wire.answered(s.message.id))) break;
+    await new Promise((r) => setTimeout(r, 5));
   }
   // A panic written to stderr just before the answer arrives in the same turn or the next.
   await pendingReads();

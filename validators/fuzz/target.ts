@@ -18,6 +18,9 @@ export type Endpoint =
   | { transport: 'streamable-http'; url: string; command?: string[]; headers: Record<string, string> };
 
 export const INIT_ID = 'mcp-cassette-fuzz-initialize';
+/** How long a fresh server may take to answer its first request: its start is no hang, and a
+ * busy machine starts a Node server in seconds, not milliseconds. */
+export const START_ALLOWANCE_MS = 10_000;
 const LIST_ID = 'mcp-cassette-fuzz-tools-list';
 
 /** The 2025 handshake the fuzzer opens legacy connections with: the recorded `initialize`. */
@@ -127,13 +130,14 @@ export async function openWire(
     endpoint.transport === 'stdio'
       ? new StdioWire(endpoint.command, endpoint.cwd)
       : new HttpWire({ url: endpoint.url, era, headers: endpoint.headers });
+  const first = Math.max(timeoutMs, START_ALLOWANCE_MS);
   if (era === 'modern') {
     wire.revision = '2026-07-28';
-    await listTools(wire, plan, era, timeoutMs);
+    await listTools(wire, plan, era, first);
     return { wire };
   }
   if (!handshake) return { wire };
-  const r = await wire.send({ message: initializeStep(plan) }, timeoutMs);
+  const r = await wire.send({ message: initializeStep(plan) }, first);
   const result = r.answer?.result;
   if (!isObject(result)) {
     await wire.close();

@@ -36,6 +36,8 @@ export interface Wire {
   mcpSessionId?: string;
   /** Sends one step and, when it waits, waits for the answer with the step's id. */
   send(step: FuzzStep, timeoutMs: number): Promise<StepResult>;
+  /** Whether an answer with this id came (HTTP: each POST's answer is read whole). */
+  answered(id: unknown): boolean;
   readonly alive: boolean;
   /** How the stdio server ended, once it did. */
   readonly exit?: { code: number | null; signal: string | null };
@@ -72,6 +74,7 @@ export class StdioWire implements Wire {
   readonly #start = performance.now();
   readonly #framer: StdioFramer;
   readonly #waiters = new Map<string, (answer: Json) => void>();
+  readonly #answered = new Set<string>();
   readonly #exited: Promise<void>;
   #spawnError?: string;
   #closing = false;
@@ -116,6 +119,7 @@ export class StdioWire implements Wire {
       return;
     }
     if (!('result' in json || 'error' in json)) return;
+    this.#answered.add(key(json.id));
     const waiter = this.#waiters.get(key(json.id));
     if (waiter) waiter(json);
     // An error with a null id is the answer to a request whose id the server could not read
@@ -129,6 +133,10 @@ export class StdioWire implements Wire {
     this.#framer.push('stdin', bytes, this.now());
     this.#child.stdin!.write(bytes);
     return true;
+  }
+
+  answered(id: unknown): boolean {
+    return this.#answered.has(key(id));
   }
 
   /** Why the server is gone, with the end of its stderr. */
@@ -206,6 +214,10 @@ export class HttpWire implements Wire {
 
   now(): number {
     return Math.round((performance.now() - this.#start) * 1000) / 1000;
+  }
+
+  answered(): boolean {
+    return true;
   }
 
   #headers(message: Json): Record<string, string> {

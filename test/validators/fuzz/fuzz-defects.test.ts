@@ -116,6 +116,7 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
       const same = await run(t, ['replay', f.cassette, '--', ...fuzzTargetCommand()]);
       t.is(same.code, 1, `${e.kind}: ${same.stdout.toString()}${same.stderr}`);
       t.regex(same.stdout.toString(), /fuzz finding reproduced: /);
+      if (era !== '2026-07-28') continue; // against the fixed build once, in one era
       const fixed = await run(t, ['replay', f.cassette, '--', ...fuzzTargetCommand({ fixed: true })]);
       t.is(fixed.code, 0, `${e.kind} fixed: ${fixed.stdout.toString()}${fixed.stderr}`);
       t.regex(fixed.stdout.toString(), /fuzz finding not reproduced \(fixed\): /);

@@ -90,6 +90,8 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
         continue;
       }
       t.is(same.code, 1, `${e.kind}: ${same.stdout.toString()}${same.stderr}`);
+      // Against the fixed build over HTTP, once per era, the crash (the server gone for good).
+      if (e.kind !== 'crash') continue;
       const fixed = await serveAt(t, await freePort(), true);
       const after = await run(t, ['replay', f.cassette, '--url', fixed]);
       t.is(after.code, 0, `${e.kind} fixed: ${after.stdout.toString()}${after.stderr}`);
