@@ -158,7 +158,7 @@ test('the same seed twice: the same cases, the same findings, the same minimal c
       'fuzz',
       seed,
       '--runs',
-      '250',
+      '150',
       '--seed',
       '7',
       '--timeout',
