@@ -35,7 +35,7 @@ if (part === undefined) {
   );
 } else {
   const [i, n] = part.split('/').map(Number);
-  process.stdout.write(JSON.stringify(compact((name, k) => k % n === i)));
+  process.stdout.write(JSON.stringify(compact((k) => k % n === i)));
 }
 
 /** Runs one part in a process of its own; its counts. */
@@ -54,7 +54,7 @@ function compactIn(which) {
   });
 }
 
-/** Compacts the files `mine` picks (by name and index); what it read, wrote and could not read. */
+/** Compacts the files `mine` picks (by their index in name order); what it read, wrote and could not read. */
 function compact(mine) {
   let before = 0;
   let after = 0;
@@ -63,7 +63,7 @@ function compact(mine) {
     .filter((name) => name.endsWith('.json'))
     .sort();
   for (const [k, name] of names.entries()) {
-    if (!mine(name, k)) continue;
+    if (!mine(k)) continue;
     const file = join(dir, name);
     const raw = readFileSync(file, 'utf8');
     // Node writes the maps last; cutting them off as text spares parsing two thirds of the file.
