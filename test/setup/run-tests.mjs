@@ -36,9 +36,8 @@ step(process.execPath, [join(root, 'test', 'setup', 'fresh-build.mjs')]);
 if (all) step(process.execPath, [join(root, 'test', 'setup', 'ensure-node22.mjs')]);
 
 // Files named on the command line run whatever their tier, as ava's configuration says (one
-// file at a time); otherwise the tiers, each a run of its own: the unit and integration tiers three
-// files at a time (these tests wait for events, never for the clock, and mostly for the processes
-// they start: two at a time kept a 2-core machine's cores 1.3 busy on average over a whole run), the
+// file at a time); otherwise the tiers, each a run of its own: the unit and integration tiers two
+// files at a time (this machine's cores; these tests wait for events, never for the clock), the
 // e2e tier one file at a time (real peers with start-up budgets of their own: @ai-sdk/mcp gives
 // `server/discover` one second).
 const named = rest.filter((a) => /\.test\.(ts|js)$/.test(a));
@@ -55,7 +54,7 @@ if (named.length > 0) {
   console.log(
     `# unit and integration tiers: ${fast.length} test files${all ? `, then the e2e tier: ${e2e.size}` : ` (npm run test:all adds the e2e tier: ${e2e.size} more)`}`,
   );
-  phases.push({ files: fast, args: ['--concurrency', '3'] });
+  phases.push({ files: fast, args: ['--concurrency', '2'] });
   if (all) phases.push({ files: every.filter((f) => e2e.has(f)), args: ['--concurrency', '1'] });
 }
 
