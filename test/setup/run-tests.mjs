@@ -71,13 +71,17 @@ const ava = join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
 let status = 0;
 try {
   for (const phase of phases) {
+    const started = Date.now();
     const r = spawnSync(process.execPath, [ava, ...phase.args, ...avaArgs, ...phase.files], { cwd: root, stdio: 'inherit', env });
     if (r.status !== 0) status = r.status ?? 1;
+    // The tiers' lengths, so that a run that grows says where (CI has a time budget).
+    if (phases.length > 1 || coverage) console.log(`# ${phase.files.length} test files in ${Math.round((Date.now() - started) / 1000)} s`);
   }
 } finally {
   rmSync(shared, { recursive: true, force: true });
 }
 if (coverage) {
+  const started = Date.now();
   step(process.execPath, [join(root, 'test', 'setup', 'coverage-compact.mjs')]);
   const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
   const report = spawnSync(process.execPath, [c8, 'report'], { cwd: root, stdio: 'inherit' });
@@ -86,5 +90,6 @@ if (coverage) {
     const floor = spawnSync(process.execPath, [join(root, 'test', 'setup', 'coverage-floor.mjs')], { cwd: root, stdio: 'inherit' });
     if (floor.status !== 0) status ||= floor.status ?? 1;
   }
+  console.log(`# coverage compacted and reported in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 process.exit(status);
