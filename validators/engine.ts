@@ -92,7 +92,7 @@ export class SessionValidator {
     context?: ServerContext,
   ) {
     this.#state = new SessionState(session, context);
-    this.#unchanged = options.rerunUnchanged ? undefined : new UnchangedInputs();
+    this.#unchanged = options.rerunUnchanged ? undefined : (context?.unchanged ?? new UnchangedInputs());
   }
 
   /** What the session holds per HTTP exchange (for diagnostics and the memory tests): the

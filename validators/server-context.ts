@@ -1,4 +1,5 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
+import { UnchangedInputs } from './unchanged.js';
 
 /**
  * What a server has shown of itself: its capabilities and supported versions, its lists (tools
@@ -31,6 +32,12 @@ export class ServerContext {
   readonly handedOut: { field: string; value: string | number }[] = [];
   /** Findings about the server itself already reported (SessionState.onceForServer). */
   readonly said = new Set<string>();
+  /** The `resultOnly` rules' last inputs and reports, for the sessions that share this context
+   * (validators/unchanged.ts): each stateless exchange is a session of its own, so a `tools/list`
+   * answered again unchanged, as stateless clients ask it, is judged once per server rather than
+   * once per exchange. Those rules read nothing of the session, so sharing them changes no
+   * verdict. */
+  readonly unchanged = new UnchangedInputs();
 }
 
 /**

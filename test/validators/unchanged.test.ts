@@ -2,6 +2,7 @@ import test from 'ava';
 import type { RecordedSession } from '../../lib/cassette/cassette.js';
 import { frameToMessage, type RecordedMessage } from '../../lib/message.js';
 import { SessionValidator, validateSession } from '../../validators/engine.js';
+import { ServerContext } from '../../validators/server-context.js';
 import type { Rule } from '../../validators/rule.js';
 import { RULES } from '../../validators/rules/index.js';
 
@@ -52,6 +53,18 @@ const noParams = { name: 'now', inputSchema: { type: 'object' } };
 const oldDialect = { name: 'old', inputSchema: { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' } };
 const A = [good, invalid, noParams];
 const B = [good, oldDialect, { ...invalid, name: 'broken2' }];
+/** A `resultOnly` rule on tools/list answers whose check is `check` (it counts its runs). */
+const countingRule = (check: Rule['check']): Rule => ({
+  id: 'TEST-COUNT',
+  level: 'MUST',
+  obs: '1',
+  era: 'all',
+  source: 'server/tools.mdx §Tool',
+  title: 'counts its runs',
+  on: ['result tools/list'],
+  resultOnly: true,
+  check,
+});
 const SCHEMA_RULES = ['TOOLS-INPUTSCHEMA-OBJ', 'TOOLS-SCHEMA-VALID', 'TOOLS-DIALECT-UNSUPPORTED', 'TOOLS-NOPARAM'];
 
 test('a tools/list result repeated identically, then changed, then back: the same verdicts with and without skipping unchanged results', (t) => {
@@ -82,20 +95,10 @@ test('a tools/list result repeated identically, then changed, then back: the sam
 
 test('a result-only rule runs once per distinct result; a result stored with raw bytes is always judged', (t) => {
   let runs = 0;
-  const counting: Rule = {
-    id: 'TEST-COUNT',
-    level: 'MUST',
-    obs: '1',
-    era: 'all',
-    source: 'server/tools.mdx §Tool',
-    title: 'counts its runs',
-    on: ['result tools/list'],
-    resultOnly: true,
-    check(o, report) {
-      runs++;
-      report('/result/tools', `seen ${JSON.stringify(o.json?.result).length} bytes`);
-    },
-  };
+  const counting = countingRule((o, report) => {
+    runs++;
+    report('/result/tools', `seen ${JSON.stringify(o.json?.result).length} bytes`);
+  });
   const lists = [A, A, B, B, B, A];
   const count = (raw?: number): { runs: number; found: number } => {
     runs = 0;
@@ -109,4 +112,48 @@ test('a result-only rule runs once per distinct result; a result stored with raw
   const v = new SessionValidator({ id: 's', transport: 'stdio' }, { rules: [counting], rerunUnchanged: true });
   for (const m of session(lists).messages) v.check(m);
   t.is(runs, 6, 'rerunUnchanged judges every answer');
+});
+
+test('stateless exchanges that share a server context judge an unchanged tools/list once for all of them, with the same verdicts', (t) => {
+  let runs = 0;
+  const counting = countingRule((_o, report) => {
+    runs++;
+    report('/result/tools', 'seen');
+  });
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  /** One stateless exchange: a tools/list and its answer, a session of its own. */
+  const exchange = (i: number, tools: unknown[]): RecordedMessage[] =>
+    [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } },
+      { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', tools } },
+    ].map((json, k) =>
+      frameToMessage(Buffer.from(JSON.stringify(json)), {
+        seq: k + 1,
+        t: i,
+        direction: k === 0 ? 'client-to-server' : 'server-to-client',
+        channel: 'http',
+        terminated: true,
+        http: { exchange: i, part: k === 0 ? 'request' : 'response' },
+      }),
+    );
+  const lists = [A, A, A, B, A];
+  const judge = (rules: readonly Rule[], rerunUnchanged: boolean): string[] => {
+    const context = new ServerContext();
+    return lists.flatMap((tools, i) => {
+      const v = new SessionValidator({ id: `x${i}`, transport: 'streamable-http' }, { rules, rerunUnchanged }, context);
+      return exchange(i, tools).flatMap((m) => v.check(m).map((f) => `${f.session} ${f.seq} ${f.rule} ${f.path} ${f.message}`));
+    });
+  };
+  runs = 0;
+  const shared = judge([counting], false);
+  t.is(runs, 3, 'A, B, A: judged once per change, not once per exchange');
+  runs = 0;
+  t.deepEqual(judge([counting], true), shared);
+  t.is(runs, 5);
+  t.is(shared.length, 5, 'every answer still reported, in its own session');
+  t.deepEqual(judge(RULES, false), judge(RULES, true), 'every rule: the same verdicts shared or not');
 });
