@@ -11,7 +11,7 @@ import { packageVersion } from '../lib/version.js';
 import { LiveTap, type LiveOutcome } from './live-tap.js';
 import { callerOf, tokenClaims } from './http-callers.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
-import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
+import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './proxy-headers.js';
 import { redactArgv } from '../lib/redact.js';
 import { listenOn } from '../lib/listen.js';
 
@@ -42,8 +42,8 @@ export interface HttpRecorder {
   sessionId: string;
   journal: string;
   /** Stops listening, ends open streams and finishes the journal. Resolves with whether live
-   * validation saw violations at the --fail-on level. */
-  /** `live`: how live validation went (undefined when it was off). */
+   * validation saw violations at the --fail-on level, and (`live`) how live validation went
+   * (undefined when it was off). */
   close(): Promise<{ validationFailed: boolean; live?: LiveOutcome & { workers: number } }>;
 }
 

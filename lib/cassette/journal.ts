@@ -14,6 +14,7 @@ import { HeldRecords } from './held-records.js';
  * exactly `n` raw bytes and a newline, or an event line `{"t","ev",...}`. Length-prefixing keeps
  * raw bytes raw (no escaping) and makes a torn last record detectable.
  */
+
 /** Journals live next to their cassette as hidden files, one per recording process. */
 export function journalPath(cassettePath: string, sessionId: string): string {
   return join(dirname(cassettePath), `.${basename(cassettePath)}.${sessionId}.journal`);

@@ -136,10 +136,6 @@ export function args(request: Json): Json {
   return isObject(a) ? a : {};
 }
 
-export function httpStatusNote(ex: Exchange): string {
-  return ex.status !== undefined ? `HTTP ${ex.status}` : '';
-}
-
 export function short(v: unknown, max = 300): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > max ? `${s.slice(0, max)}…` : s;
