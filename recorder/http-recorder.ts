@@ -13,7 +13,7 @@ import { callerOf, tokenClaims } from './http-callers.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
 import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './proxy-headers.js';
 import { redactArgv } from '../lib/redact.js';
-import { listenOn } from '../lib/listen.js';
+import { bracketHost, listenOn } from '../lib/listen.js';
 
 export interface HttpRecordOptions {
   cassette: string;
@@ -310,7 +310,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
 
   await listenOn(server, options.listenPort, options.listenHost);
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${formatHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
+  const url = `http://${bracketHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
   journal = (options.openJournal ?? openSessionJournal)(
     options.cassette,
     {
@@ -372,10 +372,6 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       };
     },
   };
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 function requestId(body: Buffer): string | number | null {

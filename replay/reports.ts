@@ -6,6 +6,7 @@
 import { relative } from 'node:path';
 import type { Difference, FindingVerdict, InteractionResult, MaskedToken, ReplayResult, SessionResult } from './types.js';
 import { annotationData, annotationProperty, md, mdCode, xmlText } from '../lib/report-escape.js';
+import { jsonSnippet } from '../lib/json-snippet.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'markdown', 'github'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -14,11 +15,6 @@ const where = (r: ReplayResult) => relative(process.cwd(), r.cassette) || r.cass
 const what = (i: InteractionResult) => `${i.method}${i.name ? ` ${i.name}` : ''}`;
 /** Where an interaction sits in its session: the recorded message, or the HTTP exchange of a GET or DELETE. */
 const ref = (i: InteractionResult) => (i.exchange !== undefined ? `exchange ${i.exchange}` : `#${i.seq}`);
-const short = (v: unknown, n = 160): string => {
-  if (v === undefined) return '(absent)';
-  const s = JSON.stringify(v);
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
 
 /** A recorded and a live value as a report shows them, and where they first differ. */
 export interface ShownChange {
@@ -39,7 +35,7 @@ const BEFORE = 60;
  * equal on both sides, so the difference sits at the same column in both lines.
  */
 export function showChange(recorded: unknown, live: unknown, width = 160): ShownChange {
-  const whole = { recorded: short(recorded, width), live: short(live, width) };
+  const whole = { recorded: jsonSnippet(recorded, width), live: jsonSnippet(live, width) };
   if (recorded === undefined || live === undefined) return whole;
   const strings = typeof recorded === 'string' && typeof live === 'string';
   const [a, b] = strings ? [recorded, live] : [JSON.stringify(recorded), JSON.stringify(live)];

@@ -34,6 +34,7 @@ import { decide, effectiveMode, ServeError, type Action, type RecordMode } from 
 import { beginRun, soloRun, type Run } from './runs.js';
 import { serveStdio } from './stdio.js';
 import { writeReportText } from '../../lib/cli-output.js';
+import { bracketHost, splitHostPort } from '../../lib/listen.js';
 
 export interface ServeArgs {
   /** The cassette (the first one, when several were given). */
@@ -87,9 +88,9 @@ export interface ServeReport extends ServeSummary {
 }
 
 export function parseListen(text: string): { host: string; port: number } {
-  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text.trim());
-  if (!m) throw new ServeError('MCPC_SERVE_USAGE', `--listen ${JSON.stringify(text)} is not host:port or port`);
-  return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port: Number(m[2]) };
+  const address = splitHostPort(text.trim());
+  if (!address) throw new ServeError('MCPC_SERVE_USAGE', `--listen ${JSON.stringify(text)} is not host:port or port`);
+  return { host: address.host ?? '127.0.0.1', port: address.port };
 }
 
 function reportPath(pattern: string | undefined): string | undefined {
@@ -215,7 +216,7 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
               '--upstream',
               upstream,
               '--listen',
-              `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`,
+              `${bracketHost(listen.host)}:${listen.port}`,
               '--cassette',
               args.cassette,
               '--log-level',
