@@ -10,7 +10,7 @@ import { VALIDATE_COMMAND } from '../validators/validate-command.js';
 import { REPLAY_COMMAND } from '../replay/replay-command.js';
 import { PROBE_COMMAND } from '../validators/probes/probe-command.js';
 import { FUZZ_COMMAND } from '../validators/fuzz/fuzz-command.js';
-import { SERVE_COMMAND } from '../replay/serve/run-serve.js';
+import { SERVE_COMMAND } from '../replay/serve/serve-command.js';
 import { CHECK_COMMAND } from '../check/check-command.js';
 import { MERGE_REPORTS_COMMAND } from '../check/merge-reports-command.js';
 import { EXPORT_COMMAND } from './export/export-command.js';

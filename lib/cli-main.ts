@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<void> {
     while (n < argv.length && argv[n] !== '--' && !argv[n]!.startsWith('-')) n++;
     const fast = parseFast(argv.slice(n), SERVE_OPTIONS);
     if (fast) {
-      const { SERVE_COMMAND } = await import('../replay/serve/run-serve.js');
+      const { SERVE_COMMAND } = await import('../replay/serve/serve-command.js');
       process.exitCode = (await SERVE_COMMAND.handler({ ...fast, _: [], cassette: argv.slice(1, n) }, context)) ?? 0;
       process.stdin.destroy();
       return;

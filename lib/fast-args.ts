@@ -1,8 +1,9 @@
 /**
- * A minimal option parser for the one command that must start fast: `record -- <server>`.
- * yargs costs about 80 ms to import here, and a host's client may give the server only a second
- * to answer its first message, so `record` parses its small, fixed option set with this and only
- * falls back to yargs (for help and error messages) when it meets something it does not know.
+ * A minimal option parser for the two commands that must start fast: `record -- <server>` and
+ * `serve <cassette>` (lib/cli-main.ts). yargs costs about 80 ms to import here, and a host's
+ * client may give the server only a second to answer its first message, so each parses its small,
+ * fixed option set with this and only falls back to yargs (for help and error messages) when it
+ * meets something it does not know.
  * Options end at `--` or at the first argument that is not an option; the rest is returned in
  * `'--'` untouched.
  */

@@ -1,8 +1,9 @@
 /**
- * JUnit XML, written from plain test cases: the commands that report in JUnit (validate, probe,
- * check) say what each case is, and this writes it, counting the tests, failures and errors of
- * every suite and of the whole report from the cases themselves, so the counts always match the
- * elements.
+ * JUnit XML, written from plain test cases: every command that reports in JUnit (validate, probe,
+ * fuzz, check, replay) says what each case is, and this writes it. By default the tests, failures
+ * and errors of every suite and of the whole report are counted from the cases themselves, so the
+ * counts always match the elements; a report whose counts mean something else (replay counts a
+ * session with nothing replayed as one test, skipped) gives them.
  */
 import { xmlText } from './report-escape.js';
 
@@ -22,13 +23,30 @@ export interface JunitCase {
   failure?: JunitProblem;
   /** It could not run to the end. */
   error?: JunitProblem;
+  /** It did not run: `<skipped message=…/>`. */
+  skipped?: { message: string };
   /** What it found that does not fail it. */
   systemOut?: string;
+  /** Written on one line, its elements inside the `<testcase>` line (replay's reports always
+   * wrote a case that stands for a whole session so). */
+  oneLine?: boolean;
+}
+
+/** Counts written as attributes in place of those counted from the cases, in this order after
+ * the name. */
+export interface JunitCounts {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped?: number;
 }
 
 export interface JunitSuite {
   name: string;
   cases: readonly JunitCase[];
+  /** `<system-err>` after the cases: why the suite stopped. */
+  systemErr?: string;
+  counts?: JunitCounts;
 }
 
 /** ` key="value"` for each defined value, escaped. */
@@ -40,18 +58,22 @@ function attributes(values: Record<string, string | number | undefined>): string
 }
 
 function problem(tag: 'failure' | 'error', p: JunitProblem): string {
-  const open = `      <${tag}${attributes({ message: p.message, type: p.type })}`;
+  const open = `<${tag}${attributes({ message: p.message, type: p.type })}`;
   return p.text === undefined ? `${open}/>` : `${open}>${xmlText(p.text)}</${tag}>`;
 }
 
+const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+
 function testcase(c: JunitCase): string[] {
-  const time = c.durationMs === undefined ? undefined : (c.durationMs / 1000).toFixed(3);
-  const lines = [`    <testcase${attributes({ classname: c.classname, name: c.name, time })}>`];
-  if (c.failure) lines.push(problem('failure', c.failure));
-  if (c.error) lines.push(problem('error', c.error));
-  if (c.systemOut) lines.push(`      <system-out>${xmlText(c.systemOut)}</system-out>`);
-  lines.push('    </testcase>');
-  return lines;
+  const time = c.durationMs === undefined ? undefined : seconds(c.durationMs);
+  const open = `    <testcase${attributes({ classname: c.classname, name: c.name, time })}>`;
+  const inner: string[] = [];
+  if (c.failure) inner.push(problem('failure', c.failure));
+  if (c.error) inner.push(problem('error', c.error));
+  if (c.skipped) inner.push(`<skipped${attributes({ message: c.skipped.message })}/>`);
+  if (c.systemOut) inner.push(`<system-out>${xmlText(c.systemOut)}</system-out>`);
+  if (c.oneLine) return [`${open}${inner.join('')}</testcase>`];
+  return [open, ...inner.map((e) => `      ${e}`), '    </testcase>'];
 }
 
 /** `tests`, `failures` and (when there are any) `errors` of these cases. */
@@ -60,17 +82,28 @@ function counts(cases: readonly JunitCase[]): Record<string, number | undefined>
   return { tests: cases.length, failures: cases.filter((c) => c.failure).length, errors: errors || undefined };
 }
 
-/** The whole report: `<testsuites name=…>` holding each suite and its cases. */
-export function junitReport(name: string, suites: readonly JunitSuite[]): string {
+function testsuite(s: JunitSuite): string[] {
+  return [
+    `  <testsuite${attributes({ name: s.name, ...(s.counts ?? counts(s.cases)) })}>`,
+    ...s.cases.flatMap(testcase),
+    ...(s.systemErr === undefined ? [] : [`    <system-err>${xmlText(s.systemErr)}</system-err>`]),
+    '  </testsuite>',
+  ];
+}
+
+/** The whole report: `<testsuites name=…>` holding each suite and its cases; `options` gives the
+ * report's own counts and how long it took, when the cases do not say. */
+export function junitReport(
+  name: string,
+  suites: readonly JunitSuite[],
+  options: { counts?: JunitCounts; durationMs?: number } = {},
+): string {
   const all = suites.flatMap((s) => s.cases);
+  const time = options.durationMs === undefined ? undefined : seconds(options.durationMs);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name, ...counts(all) })}>`,
-    ...suites.flatMap((s) => [
-      `  <testsuite${attributes({ name: s.name, ...counts(s.cases) })}>`,
-      ...s.cases.flatMap(testcase),
-      '  </testsuite>',
-    ]),
+    `<testsuites${attributes({ name, ...(options.counts ?? counts(all)), time })}>`,
+    ...suites.flatMap(testsuite),
     '</testsuites>',
     '',
   ].join('\n');

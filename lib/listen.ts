@@ -14,7 +14,7 @@ export function listenOn(server: Server, port: number, host: string, option = '-
 }
 
 function listenError(err: NodeJS.ErrnoException, host: string, port: number, option: string): Error {
-  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const address = `${bracketHost(host)}:${port}`;
   const why =
     err.code === 'EADDRINUSE'
       ? `the address is already in use (another process listens there); stop it, or give another port with ${option} host:port (port 0 picks a free one)`
@@ -28,11 +28,25 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number, opt
   return new CassetteError('MCPC_LISTEN_FAILED', `cannot listen on ${address}: ${why}`, { cause: err });
 }
 
+/** A host as written before `:port` (an address, a URL): an IPv6 address goes in brackets. */
+export function bracketHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * `host:port`, `[v6]:port` (the host without its brackets) or a bare port (no host), or undefined
+ * when the text is none of these: the one reading of every address option (--listen, --ui,
+ * --metrics-listen); the callers say what is wrong, in their command's words.
+ */
+export function splitHostPort(text: string): { host: string | undefined; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(text) ?? /^()()(\d+)$/.exec(text);
+  return m ? { host: m[1] || m[2] || undefined, port: Number(m[3]) } : undefined;
+}
+
 /** `host:port`, `[v6]:port` or a bare port (on `defaultHost`), or a CassetteError naming `option`. */
 export function parseHostPort(text: string, option: string, defaultHost = '127.0.0.1'): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(text) ?? /^()()(\d+)$/.exec(text);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535)
+  const address = splitHostPort(text);
+  if (!address || address.port > 65535)
     throw new CassetteError('MCPC_USAGE', `${option} ${JSON.stringify(text)} must be host:port or a port, for example 127.0.0.1:9464`);
-  return { host: m[1] || m[2] || defaultHost, port };
+  return { host: address.host ?? defaultHost, port: address.port };
 }

@@ -4,9 +4,11 @@ import type { Violation } from './violation.js';
 import type { TransportKind } from './cassette/cassette.js';
 
 /**
- * What the proxy hands every complete frame to while it records, after forwarding it. The
- * recorder knows nothing of validation: the composition root (cli) plugs the live validator in
- * through this interface, so recorder/ and validators/ never import each other.
+ * Part of the live validator's shape (validators/live.ts, the one user: its result type is built
+ * from this). Nothing in the recorder calls it: the recorder streams the traffic to a worker
+ * thread (LiveWorkerSpec below, messages LiveWorkerInput/LiveWorkerOutput), and the worker
+ * (validators/live-worker.ts) runs the validator. The types live in lib/ because both sides of
+ * that stream use them, so recorder/ and validators/ never import each other.
  */
 export interface LiveObserver {
   /** Judges one frame of a session; returns the violations to keep with the recording.

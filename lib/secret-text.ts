@@ -40,8 +40,6 @@ const MARKERS = new RegExp(MARKER, 'i');
  * boundary. */
 const ESCAPED_MARKER = new RegExp(`\\\\(?:[bfnrt"\\\\/]|u[0-9A-Fa-f]{4})(?:${MARKER})`, 'i');
 
-export const SECRET_SHAPE_NAMES: readonly string[] = SHAPES.map((s) => s.name);
-
 interface Masked {
   text: string;
   masked: number;

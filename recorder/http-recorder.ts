@@ -11,9 +11,9 @@ import { packageVersion } from '../lib/version.js';
 import { LiveTap, type LiveOutcome } from './live-tap.js';
 import { callerOf, tokenClaims } from './http-callers.js';
 import { checkHostAndOrigin } from '../lib/loopback-guard.js';
-import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './http-headers.js';
+import { clientResponseHeaders, redactHeaders, upstreamRequestHeaders } from './proxy-headers.js';
 import { redactArgv } from '../lib/redact.js';
-import { listenOn } from '../lib/listen.js';
+import { bracketHost, listenOn } from '../lib/listen.js';
 
 export interface HttpRecordOptions {
   cassette: string;
@@ -42,8 +42,8 @@ export interface HttpRecorder {
   sessionId: string;
   journal: string;
   /** Stops listening, ends open streams and finishes the journal. Resolves with whether live
-   * validation saw violations at the --fail-on level. */
-  /** `live`: how live validation went (undefined when it was off). */
+   * validation saw violations at the --fail-on level, and (`live`) how live validation went
+   * (undefined when it was off). */
   close(): Promise<{ validationFailed: boolean; live?: LiveOutcome & { workers: number } }>;
 }
 
@@ -310,7 +310,7 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
 
   await listenOn(server, options.listenPort, options.listenHost);
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${formatHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
+  const url = `http://${bracketHost(options.listenHost)}:${port}${options.upstream.pathname}${options.upstream.search}`;
   journal = (options.openJournal ?? openSessionJournal)(
     options.cassette,
     {
@@ -372,10 +372,6 @@ export async function startHttpRecorder(options: HttpRecordOptions): Promise<Htt
       };
     },
   };
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 function requestId(body: Buffer): string | number | null {

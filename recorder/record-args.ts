@@ -5,6 +5,7 @@ import { userPattern } from '../lib/safe-pattern.js';
 import type { ParsedOptions } from '../lib/fast-args.js';
 import { captureArgsFrom, type CaptureArgs } from './capture/capture-options.js';
 import { dirArgsFrom, type DirArgs } from './rotation/dir-args.js';
+import { splitHostPort } from '../lib/listen.js';
 
 /**
  * `record`'s options, checked and resolved: light to load, since the entry point reads them
@@ -80,16 +81,16 @@ function httpArgsFrom(parsed: ParsedOptions): HttpModeArgs | undefined {
     throw new CassetteError('MCPC_USAGE', `--upstream must be an http:// or https:// URL (got ${upstream.protocol})`);
   }
   const listen = String(parsed.listen ?? '127.0.0.1:0');
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen) ?? /^()()(\d+)$/.exec(listen);
-  if (!m)
+  const address = splitHostPort(listen);
+  if (!address)
     throw new CassetteError('MCPC_USAGE', `--listen ${JSON.stringify(listen)} must be host:port or a port, for example 127.0.0.1:8080`);
   const maxBodyBytes = Number(parsed['max-body-size'] ?? 16 * 1024 * 1024);
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new CassetteError('MCPC_USAGE', '--max-body-size must be a positive number of bytes');
   return {
     upstream,
-    listenHost: m[1] || m[2] || '127.0.0.1',
-    listenPort: Number(m[3]),
+    listenHost: address.host ?? '127.0.0.1',
+    listenPort: address.port,
     redactHeaders: ((parsed['redact-header'] as string[] | undefined) ?? []).map(String),
     maxBodyBytes,
     allowHosts: ((parsed['allow-host'] as string[] | undefined) ?? []).map(String),

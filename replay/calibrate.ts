@@ -33,6 +33,7 @@ import { runReset } from './reset.js';
 import { describeTemplate, learnTemplate, matchTemplate, parseTemplate } from './templates.js';
 import type { CalibrationResult, ReplayResult } from './types.js';
 import { changedMeanwhile, rewriteCassette, sessionTexts } from './update.js';
+import { jsonSnippet } from '../lib/json-snippet.js';
 
 export const DEFAULT_CALIBRATION_RUNS = 2;
 
@@ -122,17 +123,11 @@ export function learnFrom(recorded: unknown, lives: readonly unknown[]): Taught 
       continue;
     delete templates[at];
     taught.refused.push(
-      `${at}: the runs agree and the recording differs (${brief(c.recorded)} → ${brief(c.live)}): a change of build, state or environment, not volatility`,
+      `${at}: the runs agree and the recording differs (${jsonSnippet(c.recorded, 60)} → ${jsonSnippet(c.live, 60)}): a change of build, state or environment, not volatility`,
     );
   }
   return { entry: { paths: [...keys].sort(), ...(Object.keys(templates).length ? { templates } : {}) }, refused: taught.refused };
 }
-
-const brief = (v: unknown): string => {
-  if (v === undefined) return '(absent)';
-  const text = JSON.stringify(v);
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-};
 
 /** What `recorded` and `lives` differ in, as templates and scalar keys, and what is no volatility. */
 function learnBetween(recorded: unknown, lives: readonly unknown[]): Taught {

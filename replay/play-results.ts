@@ -8,6 +8,7 @@ import { diffJson, isObject } from './diff.js';
 import { normalise, patternsFor, pointer, variedMasks, type IgnorePattern, type MaskNotes } from './normalise.js';
 import { asWholeList, recordedItems, withoutList, type LiveListing, type PagePlan } from './pagination.js';
 import { carryRedactions } from '../lib/masked-values.js';
+import { progressTokenOf } from '../lib/progress-token.js';
 import { jsonOf, key, pushTo, worst, type ExchangeStep, type Interaction, type Json, type PlayOptions } from './play-model.js';
 import type { Difference, InteractionResult } from './types.js';
 import { judgeResponse } from './verdicts/index.js';
@@ -103,8 +104,7 @@ export function toResult(
     ...judgeResponse(it.method, recordedAnswer, liveAnswer, judging).map((d) => withTemplateNote(d, unmatched)),
     ...it.extra,
   ];
-  const params = jsonOf(it.recorded).params;
-  const token = isObject(params) && isObject(params._meta) ? params._meta.progressToken : undefined;
+  const token = progressTokenOf(jsonOf(it.recorded));
   if (token !== undefined) {
     const recorded = recordedN.get(key(token)) ?? [];
     // The request's patterns, and those scoped to progress notifications (with a name: this request's).

@@ -5,7 +5,9 @@
  */
 import { relative } from 'node:path';
 import type { Difference, FindingVerdict, InteractionResult, MaskedToken, ReplayResult, SessionResult } from './types.js';
-import { annotationData, annotationProperty, md, mdCode, xmlText } from '../lib/report-escape.js';
+import { annotationData, annotationProperty, md, mdCode } from '../lib/report-escape.js';
+import { jsonSnippet } from '../lib/json-snippet.js';
+import { type JunitCase, type JunitSuite, junitReport } from '../lib/junit.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'markdown', 'github'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -14,11 +16,6 @@ const where = (r: ReplayResult) => relative(process.cwd(), r.cassette) || r.cass
 const what = (i: InteractionResult) => `${i.method}${i.name ? ` ${i.name}` : ''}`;
 /** Where an interaction sits in its session: the recorded message, or the HTTP exchange of a GET or DELETE. */
 const ref = (i: InteractionResult) => (i.exchange !== undefined ? `exchange ${i.exchange}` : `#${i.seq}`);
-const short = (v: unknown, n = 160): string => {
-  if (v === undefined) return '(absent)';
-  const s = JSON.stringify(v);
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
 
 /** A recorded and a live value as a report shows them, and where they first differ. */
 export interface ShownChange {
@@ -39,7 +36,7 @@ const BEFORE = 60;
  * equal on both sides, so the difference sits at the same column in both lines.
  */
 export function showChange(recorded: unknown, live: unknown, width = 160): ShownChange {
-  const whole = { recorded: short(recorded, width), live: short(live, width) };
+  const whole = { recorded: jsonSnippet(recorded, width), live: jsonSnippet(live, width) };
   if (recorded === undefined || live === undefined) return whole;
   const strings = typeof recorded === 'string' && typeof live === 'string';
   const [a, b] = strings ? [recorded, live] : [JSON.stringify(recorded), JSON.stringify(live)];
@@ -169,55 +166,58 @@ const diffText = (ds: readonly Difference[]) =>
 
 function junit(result: ReplayResult, strict: boolean): string {
   const fails = (i: InteractionResult) => i.outcome === 'breaking' || i.outcome === 'changed' || (strict && i.outcome === 'warning');
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const total = result.sessions.reduce((n, s) => n + Math.max(1, s.interactions.length), 0);
   const failures = result.sessions.reduce((n, s) => n + s.interactions.filter(fails).length, 0) + (result.finding?.reproduced ? 1 : 0);
   const errors = result.sessions.filter((s) => s.error).length;
-  out.push(
-    `<testsuites name="mcp-cassette replay" tests="${total}" failures="${failures}" errors="${errors}" time="${(result.durationMs / 1000).toFixed(3)}">`,
-  );
-  for (const s of result.sessions) {
+  const suites = result.sessions.map((s): JunitSuite => {
     const name = `${where(result)} session ${s.index}${s.label ? ` (${s.label})` : ''}`;
     const sFails = s.interactions.filter(fails).length + (result.finding?.reproduced && s.index === 1 ? 1 : 0);
     const sSkipped = s.interactions.filter((i) => i.outcome === 'skipped' || i.outcome === 'unanswered').length;
-    out.push(
-      `  <testsuite name="${xmlText(name)}" tests="${Math.max(1, s.interactions.length)}" failures="${sFails}" errors="${s.error ? 1 : 0}" skipped="${s.interactions.length || (result.finding && s.index === 1) ? sSkipped : 1}">`,
-    );
+    const cases: JunitCase[] = [];
     if (result.finding && s.index === 1) {
       const f = result.finding;
-      out.push(
-        `    <testcase classname="${xmlText(name)}" name="${xmlText(`fuzz finding ${f.rule ?? f.kind} on ${f.method}${f.tool ? ` ${f.tool}` : ''}`)}">${
-          f.reproduced ? `<failure message="${xmlText(f.how)}" type="finding-reproduced">${xmlText(f.recorded)}</failure>` : ''
-        }</testcase>`,
-      );
+      cases.push({
+        classname: name,
+        name: `fuzz finding ${f.rule ?? f.kind} on ${f.method}${f.tool ? ` ${f.tool}` : ''}`,
+        ...(f.reproduced ? { failure: { message: f.how, type: 'finding-reproduced', text: f.recorded } } : {}),
+        oneLine: true,
+      });
     } else if (!s.interactions.length) {
-      out.push(
-        `    <testcase classname="${xmlText(name)}" name="session"><skipped message="${xmlText(s.note ?? 'nothing replayed')}"/></testcase>`,
-      );
+      cases.push({ classname: name, name: 'session', skipped: { message: s.note ?? 'nothing replayed' }, oneLine: true });
     }
     for (const i of s.interactions) {
-      const time = i.durationMs !== undefined ? ` time="${(i.durationMs / 1000).toFixed(3)}"` : '';
-      out.push(`    <testcase classname="${xmlText(name)}" name="${xmlText(`${ref(i)} ${what(i)}`)}"${time}>`);
+      const c: JunitCase = {
+        classname: name,
+        name: `${ref(i)} ${what(i)}`,
+        ...(i.durationMs !== undefined ? { durationMs: i.durationMs } : {}),
+      };
       if (fails(i))
-        out.push(
-          `      <failure message="${xmlText(
-            i.differences
-              .filter((d) => d.verdict === 'breaking' || d.verdict === 'changed' || (strict && d.verdict === 'warning'))
-              .map((d) => d.message)
-              .join('; '),
-          )}" type="${i.outcome}">${xmlText(diffText(i.differences))}</failure>`,
-        );
-      else if (i.outcome === 'skipped') out.push(`      <skipped message="${xmlText(i.note ?? 'skipped')}"/>`);
-      else if (i.outcome === 'unanswered')
-        out.push(`      <error message="${xmlText(s.error?.message ?? 'no answer')}" type="${xmlText(s.error?.code ?? 'unanswered')}"/>`);
-      else if (i.differences.length) out.push(`      <system-out>${xmlText(diffText(i.differences))}</system-out>`);
-      out.push('    </testcase>');
+        c.failure = {
+          message: i.differences
+            .filter((d) => d.verdict === 'breaking' || d.verdict === 'changed' || (strict && d.verdict === 'warning'))
+            .map((d) => d.message)
+            .join('; '),
+          type: i.outcome,
+          text: diffText(i.differences),
+        };
+      else if (i.outcome === 'skipped') c.skipped = { message: i.note ?? 'skipped' };
+      else if (i.outcome === 'unanswered') c.error = { message: s.error?.message ?? 'no answer', type: s.error?.code ?? 'unanswered' };
+      else if (i.differences.length) c.systemOut = diffText(i.differences);
+      cases.push(c);
     }
-    if (s.error) out.push(`    <system-err>${xmlText(`${s.error.code}: ${s.error.message}`)}</system-err>`);
-    out.push('  </testsuite>');
-  }
-  out.push('</testsuites>');
-  return out.join('\n') + '\n';
+    return {
+      name,
+      cases,
+      ...(s.error ? { systemErr: `${s.error.code}: ${s.error.message}` } : {}),
+      counts: {
+        tests: Math.max(1, s.interactions.length),
+        failures: sFails,
+        errors: s.error ? 1 : 0,
+        skipped: s.interactions.length || (result.finding && s.index === 1) ? sSkipped : 1,
+      },
+    };
+  });
+  return junitReport('mcp-cassette replay', suites, { counts: { tests: total, failures, errors }, durationMs: result.durationMs });
 }
 
 function markdown(result: ReplayResult): string {

@@ -1,6 +1,7 @@
 import type { HttpExchange, RecordedSession } from '../lib/cassette/cassette.js';
 import type { Direction, RecordedMessage } from '../lib/message.js';
 import { storedHeader } from '../lib/http-headers.js';
+import { progressTokenOf } from '../lib/progress-token.js';
 import { isObject, type Observed } from './rule.js';
 import { modernResult, turnedAway } from './legacy-rejection.js';
 import { ServerContext } from './server-context.js';
@@ -256,7 +257,7 @@ export class SessionState {
     const json = o.json;
     if (!json) return;
     if (typeof json.method === 'string' && 'id' in json) {
-      const token = progressToken(json);
+      const token = progressTokenOf(json);
       if (o.msg.direction === 'client-to-server' && token !== undefined) {
         this.progress.set(JSON.stringify(token), { requestKey: idKey(json.id), answered: false });
         forgetOldest(this.progress, PER_REQUEST_KEPT);
@@ -286,7 +287,7 @@ export class SessionState {
     const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
     this.pending[other].delete(idKey(json.id));
     if (o.msg.direction === 'server-to-client') {
-      const token = progressToken(o.request.json);
+      const token = progressTokenOf(o.request.json);
       const p = token !== undefined ? this.progress.get(JSON.stringify(token)) : undefined;
       if (p && p.requestKey === idKey(json.id)) p.answered = true;
     }
@@ -392,9 +393,3 @@ export function mrtrKey(request: Record<string, unknown>): string {
 
 /** The array each list method answers with. */
 export const LIST_KEYS: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };
-
-export function progressToken(request: Record<string, unknown>): unknown {
-  const p = isObject(request.params) ? request.params : undefined;
-  const meta = p && isObject(p._meta) ? p._meta : undefined;
-  return meta?.progressToken;
-}

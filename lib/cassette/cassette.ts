@@ -85,9 +85,9 @@ export interface HttpExchange {
   endT?: number;
   /** `complete`; `client-aborted` (the client dropped the connection, which on 2026-07-28 means
    * cancellation; the upstream request was aborted); `upstream-error` (unreachable, reset);
-   * `refused` (the proxy answered itself: Host/Origin check, body too large). */
-  /** `continued`: the proxy moved on to the next cassette of its directory while the exchange was
-   * in flight (`record --cassette-dir`); the rest of it is in that cassette. */
+   * `refused` (the proxy answered itself: Host/Origin check, body too large); `continued` (the
+   * proxy moved on to the next cassette of its directory while the exchange was in flight,
+   * `record --cassette-dir`: the rest of it is in that cassette). */
   outcome: 'complete' | 'client-aborted' | 'upstream-error' | 'refused' | 'continued';
   error?: string;
   /** False for traffic outside the MCP endpoint (OAuth discovery, health checks): forwarded and

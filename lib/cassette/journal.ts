@@ -14,6 +14,7 @@ import { HeldRecords } from './held-records.js';
  * exactly `n` raw bytes and a newline, or an event line `{"t","ev",...}`. Length-prefixing keeps
  * raw bytes raw (no escaping) and makes a torn last record detectable.
  */
+
 /** Journals live next to their cassette as hidden files, one per recording process. */
 export function journalPath(cassettePath: string, sessionId: string): string {
   return join(dirname(cassettePath), `.${basename(cassettePath)}.${sessionId}.journal`);
@@ -106,26 +107,23 @@ export function chunkLine(t: number, stream: JournalStream, exchange: number | u
   return Buffer.from(`{"t":${t},"c":"${STREAM_CODE[stream]}"${x},"n":${n}}\n`);
 }
 
-export class JournalWriter implements JournalSink {
-  readonly #fd: number;
-  readonly #t0: number;
-  #closed = false;
-  /** Records queued with `hold`, written in order with the next write or `flush()`. */
-  #held = new HeldRecords();
+/**
+ * What both journal writers share (this file's JournalWriter, and the series of files of
+ * recorder/rotation/rotating-journal.ts): the clock of their records and how a chunk is taken in.
+ * Each writes its held records its own way (`flush`).
+ */
+export abstract class HeldJournal {
   filter?: JournalFilter;
-  /** Hears every chunk and event once it is on disk (the live validator's feed); not violations.
-   * `line` is the record's journal line as written (for a chunk, its header line). */
+  /** Hears every chunk and event (the live validator's feed); not violations. `line` is the
+   * record's journal line as written (for a chunk, its header line). */
   onRecord?: (record: JournalRecord, line: Buffer) => void;
+  /** Records queued with `hold`, written in order with the next write or `flush()`. */
+  protected held = new HeldRecords();
+  protected closed = false;
+  readonly #t0: number;
 
-  constructor(
-    readonly path: string,
-    header: JournalHeader,
-    t0: number,
-  ) {
-    // 'wx': a journal is never shared; a name clash means a bug, not a file to reuse.
-    this.#fd = openSync(path, 'wx', 0o600);
+  constructor(t0: number) {
     this.#t0 = t0;
-    writeSync(this.#fd, JSON.stringify(header) + '\n');
   }
 
   now(): number {
@@ -140,33 +138,50 @@ export class JournalWriter implements JournalSink {
    */
   chunk(stream: JournalStream, data: Buffer, exchange?: number, hold = false): number {
     const t = this.now();
-    if (this.#closed) return t;
-    this.#held.chunk(t, stream, data, exchange, this.filter);
+    if (this.closed) return t;
+    this.held.chunk(t, stream, data, exchange, this.filter);
     if (!hold) this.flush();
     return t;
   }
 
+  abstract flush(): void;
+}
+
+export class JournalWriter extends HeldJournal implements JournalSink {
+  readonly #fd: number;
+
+  constructor(
+    readonly path: string,
+    header: JournalHeader,
+    t0: number,
+  ) {
+    super(t0);
+    // 'wx': a journal is never shared; a name clash means a bug, not a file to reuse.
+    this.#fd = openSync(path, 'wx', 0o600);
+    writeSync(this.#fd, JSON.stringify(header) + '\n');
+  }
+
   /** Appends an event; `hold` as for `chunk`. */
   event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
-    if (this.#closed) return;
-    this.#held.event({ t: this.now(), ev, ...fields }, this.filter);
+    if (this.closed) return;
+    this.held.event({ t: this.now(), ev, ...fields }, this.filter);
     if (!hold) this.flush();
   }
 
   /** Writes the held records, if any, in one system call. Call it before forwarding anything
    * that a held record describes. */
   flush(): void {
-    if (this.#held.empty || this.#closed) return;
-    const { buffers, records, lines } = this.#held;
-    this.#held = new HeldRecords();
+    if (this.held.empty || this.closed) return;
+    const { buffers, records, lines } = this.held;
+    this.held = new HeldRecords();
     writevSync(this.#fd, buffers);
     if (this.onRecord) for (let i = 0; i < records.length; i++) this.onRecord(records[i]!, lines[i]!);
   }
 
   close(): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     this.flush();
-    this.#closed = true;
+    this.closed = true;
     closeSync(this.#fd);
   }
 }

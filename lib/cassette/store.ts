@@ -127,7 +127,9 @@ export interface AppendOptions {
 /**
  * Adds sessions to a cassette under an exclusive lock, so concurrent recorders (the v2 client's
  * probe process and its real process) never lose each other's sessions. The file is replaced
- * atomically (lowdb writes a temporary file and renames it). A corrupt file is left untouched.
+ * atomically: lowdb only calls CassetteFile.write, and writeCassetteFile (write.ts) writes a
+ * temporary file beside it, syncs it and renames it over the cassette; it streams the text
+ * rather than use lowdb's DataFile, which builds it as one string. A corrupt file is left untouched.
  */
 export async function appendSessions(path: string, sessions: RecordedSession[], options: AppendOptions = {}): Promise<Cassette> {
   return withCassetteLock(path, () => appendLocked(path, sessions, options));

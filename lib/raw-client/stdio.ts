@@ -5,8 +5,7 @@
  * exit), as replay's and serve's are. Used by the probes (validators/probes).
  */
 import type { ChildProcess } from 'node:child_process';
-import { LineSplitter } from '../framing/line-splitter.js';
-import { killGroup, parseLine, spawnServer } from '../server-process.js';
+import { killGroup, spawnStdioServer } from '../server-process.js';
 import { isObject } from '../plain-object.js';
 
 export interface RawStdioOptions {
@@ -36,8 +35,8 @@ export class RawStdioProcess {
   /** Every JSON value the server wrote to stdout, in order. */
   readonly received: unknown[] = [];
   /** stdout lines that were not JSON. */
-  readonly noise: string[] = [];
-  readonly stderrTail: string[] = [];
+  readonly noise: string[];
+  readonly stderrTail: string[];
   /** Answers a server→client request (2025 era: `roots/list`, `ping`, `elicitation/create`…);
    * by default `ping` gets `{}` and anything else -32601, so a server never waits on us. */
   onServerRequest: ServerRequestHandler = (req) =>
@@ -54,21 +53,10 @@ export class RawStdioProcess {
 
   constructor(options: RawStdioOptions) {
     this.#label = options.command.join(' ');
-    this.#child = spawnServer(options.command, {
-      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-      ...(options.env ? { env: options.env } : {}),
-    });
-    const splitter = new LineSplitter((frame) => {
-      const line = parseLine(frame);
-      if (line && 'noise' in line) this.noise.push(line.noise.slice(0, 200));
-      else if (line) this.#onJson(line.json);
-    });
-    this.#child.stdout!.on('data', (c: Buffer) => splitter.push(c));
-    this.#child.stderr!.on('data', (c: Buffer) => {
-      for (const line of c.toString('utf8').split('\n')) if (line.trim()) this.stderrTail.push(line);
-      if (this.stderrTail.length > 10) this.stderrTail.splice(0, this.stderrTail.length - 10);
-    });
-    this.#child.stdin!.on('error', () => {}); // EPIPE after the server died shows up as its exit
+    const server = spawnStdioServer(options, (json) => this.#onJson(json));
+    this.#child = server.child;
+    this.noise = server.noise;
+    this.stderrTail = server.stderrTail;
     this.exited = new Promise((resolve) => {
       this.#child.on('error', (err: NodeJS.ErrnoException) => {
         this.spawnError = `could not start \`${this.#label}\`: ${err.message}`;

@@ -1,4 +1,5 @@
 import { isObject } from '../plain-object.js';
+import { progressTokenOf } from '../progress-token.js';
 import type { PayloadRedaction } from '../payload-redact.js';
 import { noRedactionCounts, redactJson, redactText } from '../payload-redact.js';
 import { maskCredentialsInUri, maskSecretsInText } from '../secret-text.js';
@@ -140,8 +141,7 @@ export class McpSpanMapper {
         this.#end(span, site.time);
         return;
       }
-      const meta = isObject(json.params) && isObject(json.params._meta) ? json.params._meta : undefined;
-      const token = meta?.progressToken;
+      const token = progressTokenOf(json);
       this.#open.set(this.#pendingKey(fromClient, json.id as string | number, site), {
         span,
         fromClient,

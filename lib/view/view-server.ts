@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CassetteError } from '../errors.js';
 import { packageRoot } from '../paths.js';
-import { listenOn } from '../listen.js';
+import { bracketHost, listenOn } from '../listen.js';
 import { checkHostAndOrigin } from '../loopback-guard.js';
 import { nodeAt } from './json-node.js';
 import type { ViewSource } from './view-source.js';
@@ -168,9 +168,8 @@ export async function startViewServer(source: ViewSource, options: ViewServerOpt
   });
   await listenOn(server, options.port, options.host, options.option ?? '--listen');
   const address = server.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${shown}:${address.port}/?token=${token}`,
+    url: `http://${bracketHost(address.address)}:${address.port}/?token=${token}`,
     token,
     server,
     close: () =>

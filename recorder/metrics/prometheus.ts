@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { listenOn } from '../../lib/listen.js';
+import { bracketHost, listenOn } from '../../lib/listen.js';
 import { liveValidationStats } from '../../lib/live-stats.js';
 import { METRICS, type Labels, type MetricName, type MetricsSink } from '../../lib/metrics.js';
 import { packageVersion } from '../../lib/version.js';
@@ -90,9 +90,8 @@ export async function serveMetrics(metrics: PrometheusMetrics, host: string, por
   await listenOn(server, port, host, '--metrics-listen');
   server.unref(); // never what keeps the proxy alive
   const address = server.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${shown}:${address.port}/metrics`,
+    url: `http://${bracketHost(address.address)}:${address.port}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,5 +1,4 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { cassettesIn } from '../../lib/cassette/directory.js';
 import { forget, ownersOf, writerOf } from './ownership.js';
 
@@ -97,18 +96,4 @@ export function prune(dir: string, policy: RetentionPolicy, now = Date.now()): R
 /** What a recorder says of the files retention left alone (the same line wherever it runs). */
 export function leftAloneLine(dir: string, n: number): string {
   return `${n} file${n === 1 ? '' : 's'} named *.cassette.json in ${dir} ${n === 1 ? 'was' : 'were'} not written by this directory's recorders and ${n === 1 ? 'was' : 'were'} left alone by the retention policy (it counts and deletes only its own cassettes; delete the others by hand if they should go)`;
-}
-
-/** Bytes the directory's cassettes and journals take (for logs and tests). */
-export function directoryBytes(dir: string): number {
-  let n = 0;
-  for (const name of readdirSync(dir)) {
-    try {
-      const st = statSync(join(dir, name));
-      if (st.isFile()) n += st.size;
-    } catch {
-      // gone
-    }
-  }
-  return n;
 }

@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
-import {
-  chunkLine,
-  type JournalFilter,
-  type JournalHeader,
-  type JournalRecord,
-  type JournalSink,
-  type JournalStream,
-} from '../../lib/cassette/journal.js';
+import { chunkLine, HeldJournal, NEWLINE, type JournalHeader, type JournalRecord, type JournalSink } from '../../lib/cassette/journal.js';
 import { ioReason } from '../../lib/errors.js';
 import { storedHeader } from '../../lib/http-headers.js';
 import type { HttpHeaders } from '../../lib/cassette/cassette.js';
@@ -44,7 +37,6 @@ export interface RotatingJournalOptions {
 
 export type RotationTrigger = 'size' | 'interval' | 'sessions' | 'end';
 
-const NEWLINE = Buffer.from('\n');
 const STDIO_CHANNELS = ['stdin', 'stdout', 'stderr'] as const;
 
 /**
@@ -60,15 +52,11 @@ const STDIO_CHANNELS = ['stdin', 'stdout', 'stderr'] as const;
  *   is tried again; recording resumes with a `gap` event (and, on HTTP, the exchanges that lost
  *   records end as not recorded).
  */
-export class RotatingJournal implements JournalSink {
-  onRecord?: (record: JournalRecord, line: Buffer) => void;
-  filter?: JournalFilter;
+export class RotatingJournal extends HeldJournal implements JournalSink {
   readonly #o: RotatingJournalOptions;
   readonly #http: boolean;
   readonly #tracker = new ExchangeTracker();
   #file: JournalFile | undefined;
-  #held = new HeldRecords();
-  #closed = false;
   #paused: { since: number; nextTry: number; bytes: number; messages: number; reason: string } | undefined;
   /** Why the last pause came: the records of an exchange it tainted are dropped after recording
    * resumed, and are counted under the same reason. */
@@ -89,6 +77,7 @@ export class RotatingJournal implements JournalSink {
   readonly #inFile = new Set<number>();
 
   constructor(options: RotatingJournalOptions) {
+    super(options.t0);
     this.#o = options;
     this.#http = (options.header.session as { transport?: string }).transport === 'streamable-http';
     // The first file must open: an unusable folder at start is a usage error, not a pause.
@@ -104,33 +93,21 @@ export class RotatingJournal implements JournalSink {
     return this.#file?.path ?? '';
   }
 
-  now(): number {
-    return Math.round((performance.now() - this.#o.t0) * 1000) / 1000;
-  }
-
-  chunk(stream: JournalStream, data: Buffer, exchange?: number, hold = false): number {
-    const t = this.now();
-    if (this.#closed) return t;
-    this.#held.chunk(t, stream, data, exchange, this.filter);
-    if (!hold) this.flush();
-    return t;
-  }
-
   event(ev: string, fields: Record<string, unknown> = {}, hold = false): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     if (ev === 'http-request') this.#beforeRequest(fields);
     // The live validator numbers a stdio session's messages from its start; a later part numbers
     // its own from 1, so the verdicts would point at the wrong messages there (validate has them).
     if (ev === 'violation' && !this.#http && this.#part > 1) return;
-    this.#held.event({ t: this.now(), ev, ...fields }, this.filter);
+    this.held.event({ t: this.now(), ev, ...fields }, this.filter);
     if (!hold) this.flush();
   }
 
   flush(): void {
-    if (this.#held.empty || this.#closed) return;
-    const held = this.#held;
+    if (this.held.empty || this.closed) return;
+    const held = this.held;
     const { buffers, records, lines } = held;
-    this.#held = new HeldRecords();
+    this.held = new HeldRecords();
     if (this.#paused && !this.#resume()) this.#drop(records);
     else if (this.#http && this.#tainted.size > 0) this.#writeHttpFiltered(held);
     else this.#write(buffers, records);
@@ -146,9 +123,9 @@ export class RotatingJournal implements JournalSink {
 
   /** Closes the last file and hands it to the fold. */
   close(): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     this.flush();
-    this.#closed = true;
+    this.closed = true;
     clearInterval(this.#timer);
     this.#closeFile(false);
   }
@@ -287,7 +264,7 @@ export class RotatingJournal implements JournalSink {
 
   #intervalDue(): void {
     const file = this.#file;
-    if (this.#closed || !file || this.#due !== undefined) return;
+    if (this.closed || !file || this.#due !== undefined) return;
     if (Date.now() - file.openedAt >= this.#o.policy.intervalMs!) {
       // A quiet proxy does not fill the folder with empty cassettes: the period starts again.
       if (file.records === 0) {
@@ -295,14 +272,14 @@ export class RotatingJournal implements JournalSink {
         return;
       }
       this.#dueSince('interval');
-      if (this.#held.empty) this.#rotateIfPossible();
+      if (this.held.empty) this.#rotateIfPossible();
     }
   }
 
   /** Rotates if the file can end now: stdio sessions are never cut (each run is one cassette);
    * HTTP waits for in-flight requests, up to forceAfterMs. */
   #rotateIfPossible(): void {
-    if (this.#paused || !this.#file || !this.#held.empty) return;
+    if (this.#paused || !this.#file || !this.held.empty) return;
     if (!this.#http) {
       // A stdio session is cut only where every pipe starts a line and no request waits for its
       // answer: no message is split, and a response is always in its request's cassette.

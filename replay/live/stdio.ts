@@ -5,8 +5,7 @@
  */
 import { messageText } from '../../lib/json-depth.js';
 import type { ChildProcess } from 'node:child_process';
-import { LineSplitter } from '../../lib/framing/line-splitter.js';
-import { killGroup, parseLine, spawnServer } from '../../lib/server-process.js';
+import { killGroup, spawnStdioServer } from '../../lib/server-process.js';
 import type { HttpExchange } from '../../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../../lib/message.js';
 import type { LiveConnection } from './connection.js';
@@ -26,8 +25,8 @@ export class StdioConnection implements LiveConnection {
   onMessage: (message: unknown) => void = () => {};
   onFailure: LiveConnection['onFailure'] = () => {};
   /** Lines the server wrote to stdout that are not JSON (a spec violation on stdio). */
-  readonly noise: string[] = [];
-  readonly stderrTail: string[] = [];
+  readonly noise: string[];
+  readonly stderrTail: string[];
   readonly #child: ChildProcess;
   readonly #graceMs: number;
   readonly #exited: Promise<void>;
@@ -39,25 +38,14 @@ export class StdioConnection implements LiveConnection {
     this.#label = options.command.join(' ');
     this.#graceMs = options.graceMs ?? 1000;
     this.#tape = options.tape;
-    this.#child = spawnServer(options.command, {
-      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-      ...(options.env ? { env: options.env } : {}),
-    });
-    const splitter = new LineSplitter((frame) => {
-      const line = parseLine(frame);
-      if (line && 'noise' in line) this.noise.push(line.noise.slice(0, 200));
-      else if (line) this.onMessage(line.json);
-    });
-    this.#child.stdout!.on('data', (c: Buffer) => {
-      this.#tape?.stdio('stdout', c);
-      splitter.push(c);
-    });
-    this.#child.stderr!.on('data', (c: Buffer) => {
-      this.#tape?.stdio('stderr', c);
-      for (const line of c.toString('utf8').split('\n')) if (line.trim()) this.stderrTail.push(line);
-      if (this.stderrTail.length > 10) this.stderrTail.splice(0, this.stderrTail.length - 10);
-    });
-    this.#child.stdin!.on('error', () => {}); // EPIPE after a crash is reported through 'exit'
+    const server = spawnStdioServer(
+      options,
+      (json) => this.onMessage(json),
+      (channel, chunk) => this.#tape?.stdio(channel, chunk),
+    );
+    this.#child = server.child;
+    this.noise = server.noise;
+    this.stderrTail = server.stderrTail;
     this.#exited = new Promise((resolve) => {
       this.#child.on('error', (err: NodeJS.ErrnoException) => {
         const hint =

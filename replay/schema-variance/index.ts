@@ -9,6 +9,7 @@ import { pointer } from '../normalise.js';
 import type { Difference } from '../types.js';
 import { itemChanges, otherChanges, propertyChanges } from './objects.js';
 import { constraintChanges, enumChanges, typeChanges } from './values.js';
+import { jsonSnippet } from '../../lib/json-snippet.js';
 
 export type Polarity = 'input' | 'output';
 
@@ -88,8 +89,7 @@ function sameShape(a: unknown, b: unknown): boolean {
 
 function describeBranch(b: unknown): string {
   if (isObject(b) && typeof b.type === 'string' && Object.keys(b).every((k) => k === 'type' || ANNOTATIONS.has(k))) return b.type;
-  const text = JSON.stringify(b);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return jsonSnippet(b, 80);
 }
 
 /**

@@ -7,11 +7,12 @@
  * answers to server→client requests, and keeps the tally that decides the exit status
  * (serve-summary.ts).
  */
+import { progressTokenOf } from '../../lib/progress-token.js';
 import type { Cassette } from '../../lib/cassette/cassette.js';
 import type { Logger } from '../../lib/log.js';
 import { deepEqual, diffJson, isObject } from '../diff.js';
 import { normalise, pointer, type IgnorePattern } from '../normalise.js';
-import { idKey, interactionsOf, progressTokenOf, type Interaction, type Json, type ServerFrame } from './interactions.js';
+import { idKey, interactionsOf, type Interaction, type Json, type ServerFrame } from './interactions.js';
 import type { Fallback, LiveSession, Outlet } from './live-session.js';
 import {
   closest,

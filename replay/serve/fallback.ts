@@ -11,6 +11,7 @@
  * Server→client requests and notifications are relayed to the client (on the stream of the
  * request they belong to), and the client's answers and notifications relayed back.
  */
+import { progressTokenOf } from '../../lib/progress-token.js';
 import { messageText, parseMessageText } from '../../lib/json-depth.js';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +26,7 @@ import { killGroup, spawnServer } from '../../lib/server-process.js';
 import { packageVersion } from '../../lib/version.js';
 import { isObject } from '../diff.js';
 import type { Fallback, LiveSession, Outlet } from './live-session.js';
-import { idKey, progressTokenOf, type Json } from './interactions.js';
+import { idKey, type Json } from './interactions.js';
 
 export interface FallbackOptions {
   /** Append what the real server said to this cassette; unset: passthrough, nothing kept. */

@@ -12,6 +12,7 @@
  * stream) are relayed to the client as they arrive; the client's answers go back as POSTs.
  * Secret headers are masked in the cassette as `record` masks them.
  */
+import { progressTokenOf } from '../../lib/progress-token.js';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'undici';
 import { classify } from '../../lib/message.js';
@@ -19,7 +20,7 @@ import { redactHeaderValues } from '../../lib/redact.js';
 import { isObject } from '../diff.js';
 import { routeFrame, writeSessions, type FallbackOptions, type OpenForward } from './fallback.js';
 import { HttpRecording } from './http-recording.js';
-import { idKey, progressTokenOf, type Json } from './interactions.js';
+import { idKey, type Json } from './interactions.js';
 import type { Fallback, LiveSession, Outlet } from './live-session.js';
 import { isModern } from './matcher.js';
 import { flat, listenUpstream, mcpName, NAME_SOURCES, postUpstream, revisionOf } from './upstream-http.js';

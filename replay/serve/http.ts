@@ -15,7 +15,7 @@ import { classify } from '../../lib/message.js';
 import type { ServeEngine } from './engine.js';
 import { LiveSession, type Outlet } from './live-session.js';
 import type { Json } from './interactions.js';
-import { listenOn } from '../../lib/listen.js';
+import { bracketHost, listenOn } from '../../lib/listen.js';
 
 export interface HttpServeOptions {
   host?: string;
@@ -284,9 +284,8 @@ export async function serveHttp(engine: ServeEngine, options: HttpServeOptions =
 
   await listenOn(server, options.port ?? 0, host);
   const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${shownHost}:${address.port}${path}`,
+    url: `http://${bracketHost(address.address)}:${address.port}${path}`,
     close: async () => {
       for (const res of standalone.values()) res.end();
       await new Promise<void>((resolve) => {

@@ -24,5 +24,5 @@ export type { FallbackOptions } from './fallback.js';
 export type { HttpFallbackOptions } from './http-fallback.js';
 export { MATCH_MODES } from './matcher.js';
 export type { MatchMode } from './matcher.js';
-export { serveCommand } from './serve-command.js';
-export type { ServeArgs, ServeReport } from './serve-command.js';
+export { serveCommand } from './run-serve.js';
+export type { ServeArgs, ServeReport } from './run-serve.js';

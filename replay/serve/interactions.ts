@@ -7,6 +7,7 @@
  */
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
 import { messageValue, type RecordedMessage } from '../../lib/message.js';
+import { progressTokenOf } from '../../lib/progress-token.js';
 import { storedHeader } from '../../lib/http-headers.js';
 import type { TransportKind } from '../../lib/cassette/cassette.js';
 
@@ -58,12 +59,6 @@ function isJsonRpc(m: RecordedMessage): boolean {
     m.channel !== 'stderr' &&
     (m.kind === 'request' || m.kind === 'notification' || m.kind === 'response' || m.kind === 'error')
   );
-}
-
-export function progressTokenOf(message: Json): unknown {
-  const params = message.params as Json | undefined;
-  const meta = params?._meta as Json | undefined;
-  return meta?.progressToken;
 }
 
 /** Every interaction of every session, in recorded order. */

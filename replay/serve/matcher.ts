@@ -8,6 +8,7 @@ import { DEEP_TEXT } from '../../lib/json-depth.js';
 import { diffJson, isObject } from '../diff.js';
 import { ignored, pointer, type IgnorePattern } from '../normalise.js';
 import type { Interaction, Json } from './interactions.js';
+import { jsonSnippet } from '../../lib/json-snippet.js';
 
 /** `params` (default): normalised params, repeats in recorded order, and once every recorded
  * answer was used the last one is served again. `strict`: params exactly as recorded (only the
@@ -132,14 +133,14 @@ export function closest(
   return best;
 }
 
-export function short(value: unknown, max = 80): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 export function explainDifferences(differences: readonly Difference[]): string {
   if (differences.length === 0) return 'no difference in params (every recorded answer was already used)';
-  const parts = differences.slice(0, 5).map((d) => `${d.path}: recorded ${short(d.recorded)}, got ${short(d.got)}`);
+  const parts = differences
+    .slice(0, 5)
+    .map(
+      (d) =>
+        `${d.path}: recorded ${jsonSnippet(d.recorded, 80, { absent: 'nothing' })}, got ${jsonSnippet(d.got, 80, { absent: 'nothing' })}`,
+    );
   if (differences.length > 5) parts.push(`and ${differences.length - 5} more`);
   return parts.join('; ');
 }

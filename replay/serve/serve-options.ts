@@ -1,5 +1,5 @@
 import type { OptionSpec, ParsedOptions } from '../../lib/fast-args.js';
-import type { ServeArgs } from './serve-command.js';
+import type { ServeArgs } from './run-serve.js';
 
 /** The options of `mcp-cassette serve`. One table serves the fast parser (cli.ts) and yargs. */
 export const SERVE_OPTIONS: Record<string, OptionSpec> = {

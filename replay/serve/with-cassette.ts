@@ -16,7 +16,7 @@ import { cliPath } from '../../lib/paths.js';
 import { formatSummary } from './serve-summary.js';
 import type { MatchMode } from './matcher.js';
 import { decide, effectiveMode, ServeError, type Action, type RecordMode } from './modes.js';
-import type { ServeReport } from './serve-command.js';
+import type { ServeReport } from './run-serve.js';
 
 /** A real Streamable HTTP server: its endpoint, and headers to send it (credentials). */
 export interface RealHttpServer {

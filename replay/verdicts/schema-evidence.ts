@@ -19,6 +19,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { pointerKeys } from '../../lib/json-pointer.js';
 import { isObject } from '../diff.js';
 import { VERDICT_RANK, type Difference, type InteractionResult, type Verdict } from '../types.js';
+import { jsonSnippet } from '../../lib/json-snippet.js';
 
 /** The input narrowings replayed calls can disprove (when breaking). */
 const WEIGHED = new Set([
@@ -79,11 +80,6 @@ function inputTarget(d: Difference): { tool: string; at: string[] } | undefined 
 /** Whether one path lies on the other (an error there is about that part of the schema). */
 const related = (a: readonly string[], b: readonly string[]) =>
   a.slice(0, b.length).every((k, i) => k === b[i]) || b.slice(0, a.length).every((k, i) => k === a[i]);
-
-function summary(args: unknown): string {
-  const text = JSON.stringify(args ?? {});
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-}
 
 const worstOf = (diffs: readonly Difference[]): Verdict | undefined =>
   diffs.reduce<Verdict | undefined>((w, d) => (!w || VERDICT_RANK[d.verdict] > VERDICT_RANK[w] ? d.verdict : w), undefined);
@@ -152,7 +148,7 @@ export function weighSchemaEvidence(interactions: InteractionResult[], evidence:
       if (failing)
         return {
           ...d,
-          message: `${d.message}: #${failing.call.seq} sent ${summary(failing.call.arguments)}, which the new schema refuses, and it now fails`,
+          message: `${d.message}: #${failing.call.seq} sent ${jsonSnippet(failing.call.arguments ?? {}, 80)}, which the new schema refuses, and it now fails`,
         };
       const r = mine[0];
       if (r) {
@@ -160,7 +156,7 @@ export function weighSchemaEvidence(interactions: InteractionResult[], evidence:
         return {
           ...d,
           verdict: 'warning' as const,
-          message: `${d.message} (schema narrowed, calls unaffected: #${r.call.seq} sent ${summary(r.call.arguments)}, which the new schema refuses, and ${how})`,
+          message: `${d.message} (schema narrowed, calls unaffected: #${r.call.seq} sent ${jsonSnippet(r.call.arguments ?? {}, 80)}, which the new schema refuses, and ${how})`,
         };
       }
       const checked = evidence.calls.filter((c) => c.tool === target.tool && replayed.has(c.seq)).map((c) => `#${c.seq}`);

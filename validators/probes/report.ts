@@ -13,6 +13,7 @@ import { probeRulesForReports } from './catalogue.js';
 import type { BaselineEntry } from './baseline.js';
 import type { ProbeOutcome, ProbeResult } from './types.js';
 import type { TransportKind } from '../../lib/cassette/cassette.js';
+import { short } from './support.js';
 
 export interface ProbeRun {
   cassette: string;
@@ -21,11 +22,6 @@ export interface ProbeRun {
   results: ProbeResult[];
   stale: BaselineEntry[];
   baselineFile?: string;
-}
-
-function clip(v: unknown, max = 600): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 export function toValidationRun(run: ProbeRun): ValidationRun {
@@ -40,7 +36,7 @@ export function toValidationRun(run: ProbeRun): ValidationRun {
     cassette: run.cassette,
   });
   run.results.forEach((r, i) => {
-    const io = `${r.sent !== undefined ? ` Sent: ${clip(r.sent)}.` : ''}${r.received !== undefined ? ` Got: ${clip(r.received)}.` : ''}`;
+    const io = `${r.sent !== undefined ? ` Sent: ${short(r.sent, 600)}.` : ''}${r.received !== undefined ? ` Got: ${short(r.received, 600)}.` : ''}`;
     if (r.outcome === 'fail') {
       violations.push(
         r.baseline === 'expected'
@@ -93,8 +89,8 @@ function text(run: ProbeRun, colour: boolean): string {
           : paint(2, label.padEnd(13));
     lines.push(`${painted} ${r.probe.padEnd(27)} ${r.rule.padEnd(23)} ${r.reason}`);
     if (r.outcome === 'fail' || r.outcome === 'inconclusive') {
-      if (r.sent !== undefined) lines.push(`${' '.repeat(14)}sent: ${clip(r.sent, 400)}`);
-      if (r.received !== undefined) lines.push(`${' '.repeat(14)}got:  ${clip(r.received, 400)}`);
+      if (r.sent !== undefined) lines.push(`${' '.repeat(14)}sent: ${short(r.sent, 400)}`);
+      if (r.received !== undefined) lines.push(`${' '.repeat(14)}got:  ${short(r.received, 400)}`);
       lines.push(`${' '.repeat(14)}${paint(2, r.spec)}`);
     }
   }

@@ -4,6 +4,7 @@ import { result } from './catalogue.js';
 import { callsOf, isSafe, metaOf, paramsOf, unsafeReason, type Json, type Plan, type RecordedCall } from './plan.js';
 import type { Conn, Exchange, Opened } from './target.js';
 import type { ProbeContext, ProbeResult } from './types.js';
+import { jsonSnippet } from '../../lib/json-snippet.js';
 
 export function errorOf(ex: Exchange): { code?: number; message?: string; data?: unknown } | undefined {
   const e = ex.response?.error;
@@ -136,13 +137,9 @@ export function args(request: Json): Json {
   return isObject(a) ? a : {};
 }
 
-export function httpStatusNote(ex: Exchange): string {
-  return ex.status !== undefined ? `HTTP ${ex.status}` : '';
-}
-
+/** A value as the probes quote it in their texts and reports (`max` characters, then `…`). */
 export function short(v: unknown, max = 300): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > max ? `${s.slice(0, max)}…` : s;
+  return jsonSnippet(v, max, { absent: 'undefined', cut: 'after' });
 }
 
 /** A 2025-11-25 `initialize` carrying the recorded one's params, for probes that need a request

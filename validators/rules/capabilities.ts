@@ -106,27 +106,6 @@ const CLIENT_METHODS: Record<string, ReadonlySet<string>> = {
 
 const EVERY_CORE_METHOD = new Set(Object.values(CLIENT_METHODS).flatMap((s) => [...s]));
 
-/** Methods and the server capability that gates them (`a.b`: a flag of `a` that must be true). */
-const GATES: Record<string, string> = {
-  'tools/list': 'tools',
-  'tools/call': 'tools',
-  'prompts/list': 'prompts',
-  'prompts/get': 'prompts',
-  'resources/list': 'resources',
-  'resources/read': 'resources',
-  'resources/templates/list': 'resources',
-  'resources/subscribe': 'resources.subscribe',
-  'resources/unsubscribe': 'resources.subscribe',
-  'completion/complete': 'completions',
-  'logging/setLevel': 'logging',
-};
-
-const declaresGate = (caps: Json, gate: string): boolean => {
-  const [cap, flag] = gate.split('.') as [string, string?];
-  return cap in caps && (!flag || obj(caps[cap])?.[flag] === true);
-};
-
-/** Why the server does not serve `method` in this session, if it does not. */
 /** Why a core method is no method of this revision (a removed or later one), whatever the capabilities. */
 function notAMethod(method: string, revision: string | undefined): string | undefined {
   // C7: what a 2026-07-28 server answers to initialize is implementation-defined; tasks/* are
@@ -138,13 +117,13 @@ function notAMethod(method: string, revision: string | undefined): string | unde
   return undefined;
 }
 
+/** Why the server does not serve `method` in this session, if it does not. */
 function notServed(method: string, revision: string | undefined, caps: Json): string | undefined {
   if (method === 'initialize' || revision === undefined) return undefined;
   const removed = notAMethod(method, revision);
   if (removed) return removed;
-  const gate = GATES[method];
-  if (gate && revision >= '2025-03-26' && !declaresGate(caps, gate))
-    return `the server's declared capabilities (${Object.keys(caps).join(', ') || 'none'}) lack ${gate}`;
+  const gate = SERVER_GATE[method];
+  if (gate && revision >= '2025-03-26' && !has(caps, gate)) return `the server's declared capabilities (${listed(caps)}) lack ${gate}`;
   return undefined;
 }
 

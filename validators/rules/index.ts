@@ -19,7 +19,7 @@ import { samplingRules } from './sampling.js';
 import { securityRules } from './security.js';
 import { stateRules } from './state.js';
 import { stdioRules } from './stdio.js';
-import { structureRulesLast } from './structure.js';
+import { structureRulesLast } from './structure/index.js';
 import { subscriptionRules } from './subscriptions.js';
 import { taskRules } from './tasks.js';
 import { toolRules } from './tools/index.js';

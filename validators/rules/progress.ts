@@ -1,6 +1,6 @@
 /** RULES.md §10: progress (PROG). */
 import type { Rule } from '../rule.js';
-import { progressToken } from '../session-state.js';
+import { progressTokenOf } from '../../lib/progress-token.js';
 import { notification } from './support/messages.js';
 
 export const progressRules: Rule[] = [
@@ -14,7 +14,7 @@ export const progressRules: Rule[] = [
     on: ['client-request'],
     check(o, report, state) {
       if (o.msg.direction !== 'client-to-server' || !o.json || typeof o.json.method !== 'string' || !('id' in o.json)) return;
-      const token = progressToken(o.json);
+      const token = progressTokenOf(o.json);
       const earlier = token === undefined ? undefined : state.progress.get(JSON.stringify(token));
       if (earlier && !earlier.answered)
         report('/params/_meta/progressToken', `progress token ${JSON.stringify(token)} is already in use by an active request`);

@@ -1,3 +1,8 @@
+/**
+ * Headers as the HTTP recording proxy passes them on and keeps them: which it forwards each way
+ * (never the hop-by-hop ones) and which it masks before the cassette. The `--header` options and
+ * the lookup of one stored header are lib/http-headers.ts.
+ */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpHeaders } from '../lib/cassette/cassette.js';
 import { redactHeaderValues, SECRET_HEADERS } from '../lib/redact.js';
@@ -15,8 +20,8 @@ const HOP_BY_HOP = new Set([
   'proxy-authorization',
 ]);
 
-/** Always masked before the cassette; `--redact-header` adds more. */
-/** Headers whose values never reach a cassette (shared with replay --update). */
+/** Headers whose values never reach a cassette (shared with replay --update): always masked;
+ * `--redact-header` adds more. */
 export const DEFAULT_REDACTED = SECRET_HEADERS;
 
 /**
