@@ -150,6 +150,10 @@ export async function appendLocked(path: string, sessions: RecordedSession[], op
   return cassette;
 }
 
+/** A cassette lock not refreshed for this long is stale: its holder was killed holding it, and the
+ * next writer takes it over (a holder refreshes it every half of this). */
+export const LOCK_STALE_MS = 5_000;
+
 /** `retries`: how many times a lock held by another process is tried again (0: fail at once). */
 export async function withCassetteLock<T>(path: string, fn: () => Promise<T>, retries = 100): Promise<T> {
   try {
@@ -160,8 +164,7 @@ export async function withCassetteLock<T>(path: string, fn: () => Promise<T>, re
   const lock = (tries: number): Promise<() => Promise<void>> =>
     lockfile.lock(path, {
       realpath: false,
-      // A holder refreshes the lock every half of this; one killed holding it is given up after it.
-      stale: 5_000,
+      stale: LOCK_STALE_MS,
       retries: { retries: tries, minTimeout: 10, maxTimeout: 250, factor: 1.5 },
     });
   let release: () => Promise<void>;

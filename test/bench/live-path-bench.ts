@@ -9,6 +9,11 @@
  * 3,000 warm-up exchanges (the validator compiles its schemas on first use) and waits until they
  * are judged; the measure then runs until the worker has judged everything (lib/live-stats.ts).
  *
+ * It also reports what the validator alone costs for the same messages, in this thread with no
+ * journal, worker or framing: each frame parsed (lib/message.ts frameToMessage) and judged by the
+ * live validator (validators/live.ts) as the worker calls it. The live path minus that is the
+ * plumbing around the rules (issue 35).
+ *
  *   node dist/test/bench/live-path-bench.js [stateless|session|stdio] [count=20000] [rounds=3]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { JournalWriter } from '../../lib/cassette/journal.js';
 import { liveValidationStats } from '../../lib/live-stats.js';
 import { LiveTap } from '../../recorder/live-tap.js';
+import { frameToMessage } from '../../lib/message.js';
+import { createLogger } from '../../lib/log.js';
+import { createLiveValidator } from '../../validators/live.js';
 
 const [mode = 'stateless', countArg = '20000', roundsArg = '3'] = process.argv.slice(2);
 const count = Number(countArg);
@@ -138,19 +146,98 @@ async function round(withTap: boolean, n: number): Promise<number> {
   return spent;
 }
 
+/** The same traffic straight into the live validator, as the worker calls it: the CPU (this thread)
+ * per exchange or call of parsing and judging alone. */
+async function validatorAlone(n: number, base: number): Promise<number> {
+  const validator = createLiveValidator({ logger: await createLogger({ level: 'silent' }), namesSession: mode !== 'stdio' });
+  const target = { url: 'http://127.0.0.1:1/mcp', listen: 'http://127.0.0.1:2/mcp' };
+  const http = (x: number, part: 'request' | 'response') => ({ http: { exchange: x, part } });
+  const message = (text: string, seq: number, client: boolean, x?: number) =>
+    frameToMessage(Buffer.from(text), {
+      seq,
+      t: seq,
+      direction: client ? 'client-to-server' : 'server-to-client',
+      channel: mode === 'stdio' ? (client ? 'stdin' : 'stdout') : 'http',
+      terminated: true,
+      ...(x === undefined ? {} : http(x, client ? 'request' : 'response')),
+    });
+  const init = (id: number) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`;
+  const initAnswer = (id: number) =>
+    `{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`;
+  const sessionOf = (i: number) =>
+    mode === 'stdio'
+      ? { id: 'bench', transport: 'stdio' as const }
+      : {
+          id: mode === 'stateless' ? `x-${i}` : 'bench',
+          transport: 'streamable-http' as const,
+          target,
+          ...(mode === 'session' ? { mcpSessionId: 'bench-session' } : {}),
+        };
+  const exchangeOf = (i: number) => ({
+    id: i,
+    t: i,
+    method: 'POST',
+    path: '/mcp',
+    requestHeaders: {
+      host: '127.0.0.1:2',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': mode === 'stateless' ? '2026-07-28' : '2025-11-25',
+      ...(mode === 'session' ? { 'mcp-session-id': 'bench-session' } : {}),
+    },
+    outcome: 'complete' as const,
+    mcp: true,
+  });
+  let seq = 0;
+  if (mode !== 'stateless') {
+    const x = mode === 'session' ? exchangeOf(0) : undefined;
+    validator.message(sessionOf(0), message(init(0), ++seq, true, x?.id), x);
+    validator.message(sessionOf(0), message(initAnswer(0), ++seq, false, x?.id), x);
+  }
+  const judge = (from: number, count: number): void => {
+    for (let i = from; i < from + count; i++) {
+      const meta = mode === 'stateless' ? `,${META}` : '';
+      const req = `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"echo","arguments":{"n":${i}}${meta}}}`;
+      const res = `{"jsonrpc":"2.0","id":${i},"result":{${mode === 'stateless' ? `${SERVER_META},` : ''}"content":[{"type":"text","text":"${i}"}]}}`;
+      const session = sessionOf(i);
+      if (mode === 'stdio') {
+        validator.message(session, message(req, ++seq, true));
+        validator.message(session, message(res, ++seq, false));
+        continue;
+      }
+      const x: Parameters<typeof validator.message>[2] = exchangeOf(i);
+      const first = message(req, mode === 'stateless' ? 1 : ++seq, true, i);
+      validator.message(session, first, x);
+      Object.assign(x!, { status: 200, responseHeaders: { 'content-type': 'application/json' }, contentType: 'application/json' });
+      validator.message(session, message(res, mode === 'stateless' ? 2 : ++seq, false, i), x);
+      x!.endT = i + 0.5;
+      validator.exchangeEnd({ id: session.id }, x!, first);
+      if (mode === 'stateless') validator.endSession(session.id, { reason: 'exit' });
+    }
+  };
+  judge(base, 3000); // warm-up: the schemas compile on first use
+  const t0 = cpu();
+  judge(base + 3000, n);
+  return cpu() - t0;
+}
+
 try {
   const rounds = Number(roundsArg);
   const bare: number[] = [];
   const live: number[] = [];
+  const alone: number[] = [];
   for (let r = 0; r < rounds; r++) {
     bare.push(await round(false, r));
     live.push(await round(true, r));
+    alone.push(await validatorAlone(count, (r + 1) * 1_000_000));
   }
   const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   const per = (ms: number): string => `${((ms * 1000) / count).toFixed(1)} µs`;
   process.stdout.write(
     `${mode}, ${count} ${mode === 'stdio' ? 'calls (2 messages each)' : 'exchanges'}, median of ${rounds}: journal alone ${per(median(bare))}, ` +
-      `journal + live validation ${per(median(live))}, live validation ${per(median(live) - median(bare))} per ${mode === 'stdio' ? 'call' : 'exchange'} (CPU, all threads)\n`,
+      `journal + live validation ${per(median(live))}, live validation ${per(median(live) - median(bare))} per ${mode === 'stdio' ? 'call' : 'exchange'} (CPU, all threads); ` +
+      `of which parsing and judging alone ${per(median(alone))}, the plumbing around them ${per(median(live) - median(bare) - median(alone))}\n`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

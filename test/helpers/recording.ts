@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, watch } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Cassette, RecordedSession } from '../../lib/cassette/cassette.js';
-import { loadCassette } from '../../lib/cassette/store.js';
+import { LOCK_STALE_MS, loadCassette } from '../../lib/cassette/store.js';
 import { listJournals } from '../../lib/cassette/settle.js';
 import { messageBytes } from '../../lib/message.js';
 import { processesNaming, spawnTracked } from './proc.js';
@@ -73,10 +73,25 @@ export function readCassette(path: string, timeoutMs = FINISHER_WAIT_MS): Casset
  */
 function settleOrphans(cassette: string): boolean {
   const journals = listJournals(cassette);
-  if (journals.length === 0 || existsSync(`${cassette}.lock`)) return false;
+  if (journals.length === 0 || lockHeld(cassette)) return false;
   if (!journals.every((j) => !recorderAlive(j) && processesNaming(j).length === 0)) return false;
   spawnSync(node, [cli, 'show', cassette], { stdio: 'ignore' });
   return true;
+}
+
+/**
+ * A writer holds the cassette's lock: the lock exists and was refreshed within LOCK_STALE_MS. A
+ * recorder killed while holding it (under load, the v2 SDK's SIGKILL of a probe process one second
+ * after SIGTERM can land mid-write) leaves it behind; mcp-cassette's next writer takes such a lock
+ * over, and so does the reader that settles the orphans here (once seen, a CI run waited 90 s on
+ * one).
+ */
+function lockHeld(cassette: string): boolean {
+  try {
+    return Date.now() - statSync(`${cassette}.lock`).mtimeMs < LOCK_STALE_MS;
+  } catch {
+    return false;
+  }
 }
 
 /** The recorder that writes `journal` (its header's pid) is running. */
@@ -113,7 +128,7 @@ export function waitForFinishers(cassette: string, timeoutMs = FINISHER_WAIT_MS)
   const tick = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     // The journal goes once its sessions are in the cassette; the lock once the writer is done.
-    const left = [...listJournals(cassette), ...(existsSync(`${cassette}.lock`) ? [`${cassette}.lock`] : [])];
+    const left = [...listJournals(cassette), ...(lockHeld(cassette) ? [`${cassette}.lock`] : [])];
     if (left.length === 0) return;
     if (settleOrphans(cassette)) continue;
     if (Date.now() > deadline) throw new Error(`journals still beside ${cassette} after ${timeoutMs} ms: ${left.join(', ')}`);
@@ -182,7 +197,7 @@ export async function waitForSessions(path: string, count: number, timeoutMs = F
       settleOrphans(path);
       const journals = readdirSync(join(path, '..')).filter((f) => f.endsWith('.journal'));
       // The lock goes last: a writer still holding it may not have let go of the directory.
-      const locked = existsSync(`${path}.lock`);
+      const locked = lockHeld(path);
       if (c.sessions.length >= count && journals.length === 0 && !locked) return c;
       last = `${c.sessions.length} sessions, ${journals.length} journals${locked ? ', locked' : ''}`;
     } catch (err) {
