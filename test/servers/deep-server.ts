@@ -12,6 +12,7 @@
  * the same shape with a different value, for replay's difference. The frames are written as
  * text (JSON.stringify cannot write them). Exits on stdin EOF.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { pathToFileURL } from 'node:url';
 
 export const DEPTH = 100_000;

@@ -7,6 +7,7 @@
  * 127.0.0.1 with `--http` (prints its URL on the first stdout line;
  * `--log-headers` writes each request's Authorization and X-Api-Key to stderr).
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { serveV2 } from './serve-v2.js';

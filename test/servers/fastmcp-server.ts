@@ -5,6 +5,7 @@
  * FastMCP answers a completion for a prompt or template it does not have with -32603 ("Unknown
  * prompt", "Unknown resource"), as firecrawl-mcp does.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { createRequire } from 'node:module';
 import { node22Peer } from '../helpers/paths.js';
 

@@ -19,6 +19,7 @@
  * Over HTTP a 2025 `initialize` opens a session (Mcp-Session-Id, numbered, so a replay compares
  * clean); a 2026-07-28 request is served statelessly, as JSON.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';

@@ -12,6 +12,7 @@
  * line on stdout): the i-th POST body counts as the i-th line, a scripted answer goes back as the
  * JSON body or as one SSE event's data, a notification gets 202. It runs until killed.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { kinds, positions, script, type CaseKind, type FuzzCase, type Kind, type Position } from '../fuzz/frames.js';

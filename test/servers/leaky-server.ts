@@ -7,6 +7,7 @@
  * key comes from the environment, as a real credential would, so no command line (a report names
  * the build's) holds it. Over stdio, or over Streamable HTTP with `--http` (serve-v2.ts).
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveV2 } from './serve-v2.js';
 

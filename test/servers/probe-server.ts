@@ -7,6 +7,7 @@
  *   node probe-server.js http [port] [--defect name] [--token T]   (127.0.0.1; prints its URL)
  * With --token every HTTP request needs `Authorization: Bearer T`.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

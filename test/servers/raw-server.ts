@@ -12,6 +12,7 @@
  * Modes: echo (default), ignore-eof (stay alive after EOF; SIGTERM ends it), ignore-term (ignore
  * EOF and SIGTERM; only SIGKILL ends it), trailing (at EOF, write bytes without a newline, exit 0).
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { createHash } from 'node:crypto';
 
 const mode = process.argv[2] ?? 'echo';

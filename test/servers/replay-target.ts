@@ -34,6 +34,7 @@
  * `--legacy missing` answers initialize with -32601, as a server that dropped the handshake would.
  * Any other argument (a test's `--marker=…`, `--api-key=…`) is ignored.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';

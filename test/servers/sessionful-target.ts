@@ -17,6 +17,7 @@
  *   confirm-without-asking (confirm no longer sends elicitation/create: it proceeds unasked),
  *   elicitation-changed (confirm asks with other wording)
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -3,6 +3,7 @@
  * or over stdio (`node tmcp-server.js stdio`). It answers 2026-07-28 requests as SSE-framed
  * streams over HTTP and 2025 clients with sessions.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { McpServer } from 'tmcp';
 import { ValibotJsonSchemaAdapter } from '@tmcp/adapter-valibot';
 import { HttpTransport } from '@tmcp/transport-http';

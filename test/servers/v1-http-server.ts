@@ -4,6 +4,7 @@
  * server→client `elicitation/create` that is not tied to the POST, so the v1 SDK sends it on the
  * GET stream while the tools/call POST stream is still open.
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

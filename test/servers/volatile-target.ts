@@ -15,6 +15,7 @@
  * `--regression add-changed` (real changes in stable tools): `add` answers one more, and
  * `describe` another nonce. `--regression describe-removed`: `describe` is gone (not volatility).
  */
+import './coverage-off.js'; // first: a coverage run stops collecting here (coverage-off.ts)
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { serveV2 } from './serve-v2.js';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// After a coverage run (`npm run test:all`, c8 over every tier and the processes the tests
-// start): fails when line or branch coverage fell more than 1 point below the committed floor
+// After a coverage run (`npm run test:all`, c8 over the unit and integration tiers and the
+// processes those tests start; test/setup/run-tests.mjs says why not the e2e tier): fails when
+// line or branch coverage fell more than 1 point below the committed floor
 // (test/setup/coverage-floor.json). Raise the floor when coverage rises, in the same commit as
 // the tests that raised it, and keep docs/testing.md's figures beside it.
 import { readFileSync } from 'node:fs';
