@@ -13,14 +13,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SOURCES = ['lib', 'recorder', 'replay', 'validators', 'check', 'test'];
 const stamp = join(root, 'dist', '.build-stamp');
 const lock = join(root, 'dist', '.build-lock');
+const GOLDEN = join(root, 'test', 'refactor', 'golden');
 
 /** The newest modification time of a source file (TypeScript, JSON, CSS, HTML) under `dir`. */
 function newest(dir) {
   let latest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    // test/peers/node22/node_modules: the Node 22 peers' install, not a source.
-    if (entry.isDirectory()) latest = entry.name === 'node_modules' ? latest : Math.max(latest, newest(path));
+    // test/peers/node22/node_modules: the Node 22 peers' install, not a source; test/refactor/golden:
+    // outputs of the build (its JSON reports), rewritten by `update` without a source changing.
+    if (entry.isDirectory()) latest = entry.name === 'node_modules' || path === GOLDEN ? latest : Math.max(latest, newest(path));
     else if (/\.(ts|tsx|mts|mjs|cjs|json|css|html)$/.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs);
   }
   return latest;
