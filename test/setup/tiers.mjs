@@ -52,6 +52,7 @@ export const LONGEST_FIRST = [
   'test/recorder/deep-json.test.ts',
   'test/recorder/stdio-faults.test.ts',
   'test/lib/cli-failures.test.ts',
+  'test/refactor/outputs.test.ts',
   'test/validators/probes/probe-server.test.ts',
   'test/recorder/lifecycle.test.ts',
 ];
