@@ -119,10 +119,17 @@ function questionOf(params: Record<string, unknown>): string {
 
 /** Who asked, as far as the recording tells (see ExchangeFact.credentials). */
 function credentialsOf(x: HttpExchange): string | undefined {
-  const values = CREDENTIAL_HEADERS.map((h) => headerOf(x.requestHeaders, h)).filter((v): v is string => v !== undefined);
-  if (values.length === 0) return 'none';
+  let values: string[] | undefined;
+  for (const h of CREDENTIAL_HEADERS) {
+    const v = headerOf(x.requestHeaders, h);
+    if (v !== undefined) (values ??= []).push(v);
+  }
+  if (values === undefined) return 'none';
   return values.some((v) => v.includes(MASK)) ? undefined : JSON.stringify(values);
 }
+
+const NO_LISTS: ReadonlyMap<string, ListFact> = new Map();
+const NO_TIMES: readonly number[] = Object.freeze([]);
 
 /**
  * What the recording rules need to know of one session, read message by message (offline from
@@ -131,20 +138,32 @@ function credentialsOf(x: HttpExchange): string | undefined {
  */
 export class SessionDigest {
   readonly requests: RequestFact[] = [];
-  readonly lists = new Map<string, ListFact>();
   readonly exchanges = new Map<number, ExchangeFact>();
-  /** When the server sent a list_changed notification. */
-  readonly listChanged: number[] = [];
   /** The first clientInfo the client sent. */
   client?: string;
   legacyRevision?: string;
   startT = Infinity;
   endT = -Infinity;
   end?: SessionEnd;
-  readonly #pending = new Map<string, RequestFact>();
-  readonly #first = new Map<number, Point>();
-  readonly #exchangeRequest = new Map<number, RequestFact>();
-  readonly #exchangeError = new Map<number, { code: unknown; data: unknown }>();
+  // Made when first written: live, every stateless exchange is a digest of its own, kept until
+  // the run ends, and most never list or answer later; seven maps and arrays each made the
+  // worker's heap, and its garbage collection, grow with the run (issue 35).
+  #lists: Map<string, ListFact> | undefined;
+  #listChanged: number[] | undefined;
+  #pending: Map<string, RequestFact> | undefined;
+  #first: Map<number, Point> | undefined;
+  #exchangeRequest: Map<number, RequestFact> | undefined;
+  #exchangeError: Map<number, { code: unknown; data: unknown }> | undefined;
+
+  /** The first complete first-page answer of each list method (read-only for the rules). */
+  get lists(): ReadonlyMap<string, ListFact> {
+    return this.#lists ?? NO_LISTS;
+  }
+
+  /** When the server sent a list_changed notification (read-only for the rules). */
+  get listChanged(): readonly number[] {
+    return this.#listChanged ?? NO_TIMES;
+  }
 
   constructor(
     readonly id: string,
@@ -171,9 +190,10 @@ export class SessionDigest {
     if (msg.channel === 'stderr') return;
     const t = this.t0 + msg.t;
     this.#seen(t);
-    const at: Point = { session: this.id, seq: msg.seq, direction: msg.direction, ...(ref ? { ref } : {}) };
+    const at: Point = { session: this.id, seq: msg.seq, direction: msg.direction };
+    if (ref) at.ref = ref;
     const exchange = msg.http?.exchange;
-    if (exchange !== undefined && !this.#first.has(exchange)) this.#first.set(exchange, at);
+    if (exchange !== undefined && !this.#first?.has(exchange)) (this.#first ??= new Map()).set(exchange, at);
     const json = isObject(msg.json) ? msg.json : undefined;
     if (!json) return;
     if (msg.direction === 'client-to-server') this.#fromClient(json, at, t, exchange, x);
@@ -186,36 +206,41 @@ export class SessionDigest {
     const endT = this.t0 + (x.endT ?? x.t);
     this.#seen(t);
     this.#seen(endT);
-    const request = this.#exchangeRequest.get(x.id);
+    const request = this.#exchangeRequest?.get(x.id);
     if (request && request.endT === undefined) request.endT = endT;
-    const first = this.#first.get(x.id);
-    const error = this.#exchangeError.get(x.id);
+    const first = this.#first?.get(x.id);
+    const error = this.#exchangeError?.get(x.id);
     const userAgent = headerOf(x.requestHeaders, 'user-agent');
     const protocolHeader = headerOf(x.requestHeaders, 'mcp-protocol-version');
     const credentials = credentialsOf(x);
-    this.exchanges.set(x.id, {
+    const q = x.path.indexOf('?');
+    // Members set one by one rather than spread from conditional literals: made for every
+    // exchange of a live run, and the temporary objects showed in the worker's profile (issue 35).
+    const fact: ExchangeFact = {
       id: x.id,
       t,
       endT,
       method: x.method,
-      path: x.path.split('?')[0]!,
+      path: q === -1 ? x.path : x.path.slice(0, q),
       outcome: x.outcome,
       mcp: x.mcp,
-      ...(x.status !== undefined ? { status: x.status } : {}),
-      ...(userAgent !== undefined ? { userAgent } : {}),
-      ...(protocolHeader !== undefined ? { protocolHeader } : {}),
-      ...(credentials !== undefined ? { credentials } : {}),
-      resourceMetadata: parseChallenges(x.responseHeaders).some(
-        (c) => c.scheme.toLowerCase() === 'bearer' && c.params.resource_metadata !== undefined,
-      ),
-      ...(first ? { first } : {}),
-      ...(request ? { request } : {}),
-      ...(error ? { error } : {}),
-    });
+      // Only a 401 or 403 challenge counts (ExchangeFact.resourceMetadata).
+      resourceMetadata:
+        (x.status === 401 || x.status === 403) &&
+        parseChallenges(x.responseHeaders).some((c) => c.scheme.toLowerCase() === 'bearer' && c.params.resource_metadata !== undefined),
+    };
+    if (x.status !== undefined) fact.status = x.status;
+    if (userAgent !== undefined) fact.userAgent = userAgent;
+    if (protocolHeader !== undefined) fact.protocolHeader = protocolHeader;
+    if (credentials !== undefined) fact.credentials = credentials;
+    if (first) fact.first = first;
+    if (request) fact.request = request;
+    if (error) fact.error = error;
+    this.exchanges.set(x.id, fact);
     // What the exchange taught is kept in its fact; the working maps need not grow with the run.
-    this.#first.delete(x.id);
-    this.#exchangeRequest.delete(x.id);
-    this.#exchangeError.delete(x.id);
+    this.#first?.delete(x.id);
+    this.#exchangeRequest?.delete(x.id);
+    this.#exchangeError?.delete(x.id);
   }
 
   /** The session's span, from what was seen of it (live; offline the cassette's times win). */
@@ -249,32 +274,28 @@ export class SessionDigest {
     this.client ??= client;
     const userAgent = x ? headerOf(x.requestHeaders, 'user-agent') : undefined;
     const credentials = x ? credentialsOf(x) : undefined;
-    const r: RequestFact = {
-      at,
-      method,
-      t,
-      ...(era ? { era } : {}),
-      ...(revision ? { revision } : {}),
-      ...(client ? { client } : {}),
-      ...(exchange !== undefined ? { exchange } : {}),
-      ...(userAgent !== undefined ? { userAgent } : {}),
-      ...(credentials !== undefined ? { credentials } : {}),
-    };
+    const r: RequestFact = { at, method, t };
+    if (era) r.era = era;
+    if (revision) r.revision = revision;
+    if (client) r.client = client;
+    if (exchange !== undefined) r.exchange = exchange;
+    if (userAgent !== undefined) r.userAgent = userAgent;
+    if (credentials !== undefined) r.credentials = credentials;
     if (LIST_KEYS[method]) {
       r.question = questionOf(params);
       r.cursor = params.cursor !== undefined;
     }
     if (era === 'modern') r.missingEnvelope = missingEnvelope(json).length > 0;
     this.requests.push(r);
-    this.#pending.set(idKey(json.id), r);
-    if (exchange !== undefined && !this.#exchangeRequest.has(exchange)) this.#exchangeRequest.set(exchange, r);
+    (this.#pending ??= new Map()).set(idKey(json.id), r);
+    if (exchange !== undefined && !this.#exchangeRequest?.has(exchange)) (this.#exchangeRequest ??= new Map()).set(exchange, r);
   }
 
   #fromServer(json: Record<string, unknown>, at: Point, t: number, exchange: number | undefined): void {
     const params = isObject(json.params) ? json.params : {};
     if (typeof json.method === 'string') {
       if ('id' in json) return; // a 2025 server request: nothing the recording rules need
-      if (json.method.endsWith('/list_changed')) this.listChanged.push(t);
+      if (json.method.endsWith('/list_changed')) (this.#listChanged ??= []).push(t);
       else if (json.method === 'notifications/subscriptions/acknowledged') {
         const listen = this.#listenOf(params, exchange);
         if (listen) listen.acked = true;
@@ -282,12 +303,12 @@ export class SessionDigest {
       return;
     }
     if (!('result' in json) && !('error' in json)) return;
-    if (exchange !== undefined && isObject(json.error) && !this.#exchangeError.has(exchange))
-      this.#exchangeError.set(exchange, { code: json.error.code, data: json.error.data });
+    if (exchange !== undefined && isObject(json.error) && !this.#exchangeError?.has(exchange))
+      (this.#exchangeError ??= new Map()).set(exchange, { code: json.error.code, data: json.error.data });
     const key = idKey(json.id);
-    const r = this.#pending.get(key);
+    const r = this.#pending?.get(key);
     if (!r) return;
-    this.#pending.delete(key);
+    this.#pending!.delete(key);
     r.endT = t;
     r.answer = isObject(json.result) ? 'result' : 'error';
     r.closed = true;
@@ -298,13 +319,13 @@ export class SessionDigest {
     const items = list ? result[list] : undefined;
     if (!Array.isArray(items) || r.cursor) return;
     const answer = new Map(items.map((i) => [nameOf(i), hash(i)]));
-    const before = this.lists.get(r.method);
+    const before = this.#lists?.get(r.method);
     if (before) {
       if (before.items.size !== answer.size || [...answer].some(([k, v]) => before.items.get(k) !== v)) before.stable = false;
       return;
     }
     const server = infoOf(isObject(result._meta) ? result._meta[SERVER_INFO] : undefined);
-    this.lists.set(r.method, {
+    (this.#lists ??= new Map()).set(r.method, {
       method: r.method,
       at,
       request: r,
@@ -319,13 +340,13 @@ export class SessionDigest {
   #listenOf(params: Record<string, unknown>, exchange: number | undefined): RequestFact | undefined {
     const r =
       exchange !== undefined
-        ? this.#exchangeRequest.get(exchange)
-        : this.#pending.get(idKey(isObject(params._meta) ? params._meta[SUB_ID] : undefined));
+        ? this.#exchangeRequest?.get(exchange)
+        : this.#pending?.get(idKey(isObject(params._meta) ? params._meta[SUB_ID] : undefined));
     return r?.method === LISTEN ? r : undefined;
   }
 
   #close(requestId: unknown): void {
-    const r = this.#pending.get(idKey(requestId));
+    const r = this.#pending?.get(idKey(requestId));
     if (r?.method === LISTEN) r.closed = true;
   }
 }
