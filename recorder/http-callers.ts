@@ -2,7 +2,7 @@
  * the issuer and audience of a JWT bearer token (never the token, which the journal masks). */
 import { createHash, randomBytes } from 'node:crypto';
 import type { TokenClaims } from '../lib/cassette/cassette.js';
-import { tokenClaimsOf } from '../lib/cassette/fold-http.js';
+import { tokenClaimsOf } from '../lib/cassette/http-exchange.js';
 
 /** The salt of this proxy process's caller hashes: never written anywhere, so a cassette's hash
  * cannot be tested against a guessed token, and hashes compare only within one recording. */

@@ -1,5 +1,5 @@
-import type { HttpExchange, HttpHeaders } from '../lib/cassette/cassette.js';
-import { KeptBody, tokenClaimsOf } from '../lib/cassette/fold-http.js';
+import type { HttpExchange } from '../lib/cassette/cassette.js';
+import { answerExchange, endExchange, exchangeOfRequest, KeptBody } from '../lib/cassette/http-exchange.js';
 import { HttpSessionIds, NEW_JOURNAL_FILE, type HttpSessionName } from '../lib/cassette/http-session-ids.js';
 import { SseSplitter, sseFields } from '../lib/framing/sse-splitter.js';
 import type { LiveRecord } from '../lib/live-journal.js';
@@ -124,18 +124,7 @@ export class HttpLiveFramer {
     if (r.ev === NEW_JOURNAL_FILE) return this.#newFile(String(r.sessionId));
     const x = Number(r.x);
     if (r.ev === 'http-request') {
-      const claims = tokenClaimsOf(r.tokenClaims);
-      const record: HttpExchange = {
-        id: x,
-        t: r.t,
-        method: String(r.method),
-        path: String(r.path),
-        requestHeaders: (r.headers ?? {}) as HttpHeaders,
-        outcome: 'complete',
-        mcp: r.mcp === true,
-        ...(claims ? { tokenClaims: claims } : {}),
-        ...(typeof r.caller === 'string' ? { caller: r.caller } : {}),
-      };
+      const record = exchangeOfRequest(r);
       const kept = KeptBody.for(record);
       this.#open.set(x, {
         record,
@@ -171,12 +160,9 @@ export class HttpLiveFramer {
       if (ex.record.mcp) ex.sent = this.#body(ex, ex.request, { exchange: x, part: 'request' }, 'client-to-server');
       ex.request = new Body(this.#max);
     } else if (r.ev === 'http-response') {
-      ex.record.status = Number(r.status);
-      ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
-      const type = storedHeader(ex.record.responseHeaders, 'content-type');
-      if (type) ex.record.contentType = type;
+      const stream = answerExchange(ex.record, r);
       this.#names.response(x, storedHeader(ex.record.responseHeaders, 'mcp-session-id') || undefined);
-      if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
+      if (stream) {
         ex.sse = new SseSplitter(
           (event) => {
             this.#emit(ex, Buffer.from(event.data, 'utf8'), { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
@@ -187,11 +173,7 @@ export class HttpLiveFramer {
       }
     } else if (r.ev === 'http-end') {
       this.#open.delete(x);
-      ex.record.endT = r.t;
-      ex.record.outcome = (r.outcome as HttpExchange['outcome'] | undefined) ?? 'complete';
-      if (typeof r.error === 'string') ex.record.error = r.error;
-      const body = ex.kept?.text(ex.record.outcome);
-      if (body !== undefined) ex.record.responseBody = body;
+      endExchange(ex.record, r.t, r.outcome as HttpExchange['outcome'] | undefined, r.error, ex.kept);
       if (ex.sse) ex.sse.end();
       else this.#body(ex, ex.response, { exchange: x, part: 'response' }, 'server-to-client');
       if (!ex.session) this.#ended.set(x, ex);

@@ -1,8 +1,8 @@
-import { isUtf8 } from 'node:buffer';
 import { SseByteSplitter } from '../framing/sse-bytes.js';
 import { sseFields } from '../framing/sse-splitter.js';
 import { frameToMessage, type HttpFrameInfo, type RecordedMessage } from '../message.js';
-import type { HttpExchange, HttpHeaders, RecordedSession, TokenClaims } from './cassette.js';
+import type { HttpExchange, RecordedSession } from './cassette.js';
+import { answerExchange, endExchange, exchangeOfRequest, KeptBody } from './http-exchange.js';
 import { FrameCollector, SpilledBytes } from '../framing/spill.js';
 import { spilledToMessage } from '../framing/spilled-message.js';
 import type { FoldOptions } from './fold.js';
@@ -20,45 +20,6 @@ interface OpenExchange {
   sse?: SseByteSplitter;
   /** The body of an exchange outside the MCP endpoint that the cassette keeps (see KeptBody). */
   kept?: KeptBody;
-}
-
-/** The largest non-MCP response body a cassette keeps. */
-export const KEPT_BODY_MAX = 64 * 1024;
-const PRM_PATH = /^\/\.well-known\/oauth-protected-resource(\/|\?|$)/;
-
-/**
- * Bodies outside the MCP endpoint are forwarded, not kept, except the OAuth Protected Resource
- * Metadata (GET /.well-known/oauth-protected-resource[/…]): small, public, and what the
- * authorization rules judge. Shared by the cassette fold and the live framer.
- */
-export class KeptBody {
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-
-  static for(record: Pick<HttpExchange, 'mcp' | 'method' | 'path'>): KeptBody | undefined {
-    return !record.mcp && record.method === 'GET' && PRM_PATH.test(record.path) ? new KeptBody() : undefined;
-  }
-
-  push(chunk: Buffer): void {
-    if (this.#size <= KEPT_BODY_MAX) this.#chunks.push(chunk);
-    this.#size += chunk.length;
-  }
-
-  /** The body as text: nothing when it is too large, cut short, or not UTF-8. */
-  text(outcome: HttpExchange['outcome']): string | undefined {
-    const body = Buffer.concat(this.#chunks);
-    return outcome === 'complete' && this.#size <= KEPT_BODY_MAX && isUtf8(body) ? body.toString('utf8') : undefined;
-  }
-}
-
-/** The token claims a recorder noted on an `http-request` event, if any (only `iss` and `aud`). */
-export function tokenClaimsOf(v: unknown): TokenClaims | undefined {
-  if (!isObject(v)) return undefined;
-  const out: TokenClaims = {};
-  if (typeof v.iss === 'string') out.iss = v.iss;
-  if (typeof v.aud === 'string' || (Array.isArray(v.aud) && v.aud.every((a) => typeof a === 'string')))
-    out.aud = v.aud as string | string[];
-  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 interface Placed {
@@ -100,18 +61,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
       }
       const x = Number(r.x);
       if (r.ev === 'http-request') {
-        const claims = tokenClaimsOf(r.tokenClaims);
-        const record: HttpExchange = {
-          id: x,
-          t: r.t,
-          method: String(r.method),
-          path: String(r.path),
-          requestHeaders: (r.headers ?? {}) as HttpHeaders,
-          outcome: 'complete',
-          mcp: r.mcp === true,
-          ...(claims ? { tokenClaims: claims } : {}),
-          ...(typeof r.caller === 'string' ? { caller: r.caller } : {}),
-        };
+        const record = exchangeOfRequest(r);
         const kept = KeptBody.for(record);
         const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
         open.set(x, ex);
@@ -125,12 +75,9 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
         const body = ex.request.take();
         if (ex.record.mcp && body.length > 0) emit(body, x, { exchange: x, part: 'request' }, 'client-to-server');
       } else if (r.ev === 'http-response') {
-        ex.record.status = Number(r.status);
-        ex.record.responseHeaders = (r.headers ?? {}) as HttpHeaders;
-        const type = storedHeader(ex.record.responseHeaders, 'content-type');
-        if (type) ex.record.contentType = type;
+        const stream = answerExchange(ex.record, r);
         names.response(x, storedHeader(ex.record.responseHeaders, SESSION_HEADER) || undefined);
-        if (ex.record.mcp && type?.toLowerCase().startsWith('text/event-stream')) {
+        if (stream) {
           ex.sse = new SseByteSplitter(
             (event) => {
               emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
@@ -140,7 +87,7 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
           );
         }
       } else if (r.ev === 'http-end') {
-        finish(ex, r.t, r.outcome as HttpExchange['outcome'], typeof r.error === 'string' ? r.error : undefined);
+        finish(ex, r.t, r.outcome as HttpExchange['outcome'] | undefined, r.error);
       }
       continue;
     }
@@ -157,15 +104,11 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
   // Exchanges still open when the journal ends belong to a proxy that died mid-flight.
   for (const ex of open.values()) finish(ex, now, 'upstream-error', 'the proxy stopped before this exchange ended');
 
-  function finish(ex: OpenExchange, t: number, outcome: HttpExchange['outcome'], error?: string): void {
+  function finish(ex: OpenExchange, t: number, outcome: HttpExchange['outcome'] | undefined, error?: unknown): void {
     if (!open.has(ex.record.id)) return;
     names.end(ex.record.id);
     open.delete(ex.record.id);
-    ex.record.endT = t;
-    ex.record.outcome = outcome ?? 'complete';
-    if (error) ex.record.error = error;
-    const body = ex.kept?.text(ex.record.outcome);
-    if (body !== undefined) ex.record.responseBody = body;
+    endExchange(ex.record, t, outcome, error, ex.kept);
     if (ex.sse) ex.sse.end();
     else if (ex.response.bytes > 0)
       emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
