@@ -13,7 +13,7 @@ import { textRedactor } from '../lib/payload-redact.js';
 import type { Severity, Violation } from '../lib/violation.js';
 import { createLiveValidator } from './live.js';
 import { HttpLiveFramer } from './live-http.js';
-import { SessionDigest } from './recording.js';
+import { SessionDigest } from './session-digest.js';
 import { LiveRefs, REFS_KEPT } from './live-refs.js';
 import type { TransportKind } from '../lib/cassette/cassette.js';
 import type { HttpSessionName } from '../lib/cassette/http-session-ids.js';

@@ -6,7 +6,8 @@ import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.
 import { AlertSubjects } from './alert-subjects.js';
 import { AlertHub, summaryLines } from './alerts.js';
 import { SessionValidator, type SessionEndInfo } from './engine.js';
-import { judgeRecording, type SessionDigest } from './recording.js';
+import { judgeRecording } from './recording.js';
+import type { SessionDigest } from './session-digest.js';
 import { RULES } from './rules/index.js';
 import { ServerContexts } from './server-context.js';
 

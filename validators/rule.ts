@@ -1,7 +1,7 @@
 import type { HttpExchange, SessionEnd } from '../lib/cassette/cassette.js';
 import type { RecordedMessage } from '../lib/message.js';
 import type { Severity } from '../lib/violation.js';
-import type { Point, SessionDigest } from './recording.js';
+import type { Point, SessionDigest } from './session-digest.js';
 import type { SessionState } from './session-state.js';
 import { SPEC_BASE, SPEC_ROOT, specLink } from '../lib/spec-pages.js';
 import { isObject } from '../lib/plain-object.js';

@@ -1,5 +1,5 @@
 /** RULES.md §3: statelessness (STATE). Both are recording rules: each `check` is empty, they judge the sessions of one recording together (validators/recording.ts). */
-import type { ListFact, SessionDigest } from '../recording.js';
+import type { ListFact, SessionDigest } from '../session-digest.js';
 import type { RecordingRule } from '../rule.js';
 import { LIST_KEYS } from '../session-state.js';
 import { READ_ONLY } from './support/known-lists.js';

@@ -1,5 +1,5 @@
 /** RULES.md §13: subscriptions (SUB; `subscriptions/listen`, new in 2026-07-28). */
-import type { SessionDigest } from '../recording.js';
+import type { SessionDigest } from '../session-digest.js';
 import { type ExchangeRule, type Interest, isObject, type RecordingRule, type Rule } from '../rule.js';
 import { idKey } from '../session-state.js';
 import { filterOf, listenOf, recallSubscriptions, SUBSCRIPTION_LEARNS } from './support/memories.js';

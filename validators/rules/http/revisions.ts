@@ -1,6 +1,6 @@
 /** RULES.md §19, Streamable HTTP: what differs between revisions (era detection, resumption, notifications). */
 import type { HttpExchange } from '../../../lib/cassette/cassette.js';
-import type { ExchangeFact } from '../../recording.js';
+import type { ExchangeFact } from '../../session-digest.js';
 import {
   type BareExchangeRule,
   type ExchangeRule,

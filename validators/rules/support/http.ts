@@ -1,6 +1,6 @@
 /** Rule support: HTTP headers, header value encoding, Bearer challenges and the exchanges a rule looks at. */
 import type { HttpExchange, HttpHeaders } from '../../../lib/cassette/cassette.js';
-import type { ExchangeFact, SessionDigest } from '../../recording.js';
+import type { ExchangeFact, SessionDigest } from '../../session-digest.js';
 import type { Observed } from '../../rule.js';
 import { MODERN_REVISION, revisionOf, sessionSlot, type SessionState } from '../../session-state.js';
 
