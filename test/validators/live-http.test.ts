@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { validateSessions } from '../../validators/validate-sessions.js';
 import { RULES } from '../../validators/rules/index.js';
 import { startHttpRecorder } from '../helpers/http-recorder.js';
+import { waitForOutput } from '../helpers/proc.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const META = {
@@ -39,6 +40,10 @@ test('live validation of Streamable HTTP: alerts while traffic flows, verdicts s
     '--fail-on',
     'error',
   ]);
+  // The alert comes while the proxy runs, so it is waited for before the stop: on a starved
+  // machine a stop right after the traffic cut the validator off while it still loaded (the
+  // cassette write then judged every message, and no alert line was printed; seen at load 12).
+  const alerted = waitForOutput(proxy.child.stderr!, (s) => s.includes('ERROR ENV-RESULTTYPE-PRESENT'));
   for (const id of [1, 2]) {
     const res = await request(proxy.url, {
       method: 'POST',
@@ -52,6 +57,7 @@ test('live validation of Streamable HTTP: alerts while traffic flows, verdicts s
     });
     t.regex(await res.body.text(), /"tools":\[\]/, 'the client gets the answer unchanged');
   }
+  await alerted;
   const { cassette, result } = await proxy.stop();
   t.is(result.code, 1, '--fail-on error tripped');
   // The line names the session, as the cassette does (the server's Mcp-Session-Id groups both exchanges).
