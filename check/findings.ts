@@ -55,8 +55,44 @@ export interface CassetteFindingsInput {
 }
 
 export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
-  const lines = new CassetteLines(input.file);
-  const file = repoPath(input.file);
+  const at: Where = { lines: new CassetteLines(input.file), file: repoPath(input.file) };
+  const out: Finding[] = [...replayFindings(input, at)];
+  // A fuzz finding's cassette whose finding is still there: the build still does what the fuzzer
+  // found, which fails the check as a breaking change does (its answers are not compared).
+  const f = input.replay.finding;
+  if (f?.reproduced) {
+    out.push({
+      kind: 'fuzz',
+      id: f.rule ?? `fuzz/${f.kind}`,
+      severity: 'error',
+      expected: false,
+      message: `the fuzz finding is still there: ${f.how} (found as: ${f.recorded})`,
+      file: input.file,
+      line: 1,
+      method: f.method,
+      ...(f.tool ? { name: f.tool } : {}),
+      fingerprint: fingerprint(['fuzz', f.signature]),
+    });
+  }
+  out.push(...violationFindings(input, at), ...probeFindings(input, at));
+  // The same rule on the same call twice (two calls of one tool): the second is its own result.
+  const seen = new Map<string, number>();
+  for (const f of out) {
+    const n = seen.get(f.fingerprint) ?? 0;
+    seen.set(f.fingerprint, n + 1);
+    if (n > 0) f.fingerprint = fingerprint([f.fingerprint, n]);
+  }
+  return out;
+}
+
+/** Where findings are located: the cassette's lines, and its path from the repository's root. */
+interface Where {
+  lines: CassetteLines;
+  file: string;
+}
+
+/** Each breaking (or changed) difference of the replay. */
+function replayFindings(input: CassetteFindingsInput, { lines, file }: Where): Finding[] {
   const out: Finding[] = [];
   for (const s of input.replay.sessions) {
     for (const i of s.interactions) {
@@ -83,23 +119,13 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       }
     }
   }
-  // A fuzz finding's cassette whose finding is still there: the build still does what the fuzzer
-  // found, which fails the check as a breaking change does (its answers are not compared).
-  const f = input.replay.finding;
-  if (f?.reproduced) {
-    out.push({
-      kind: 'fuzz',
-      id: f.rule ?? `fuzz/${f.kind}`,
-      severity: 'error',
-      expected: false,
-      message: `the fuzz finding is still there: ${f.how} (found as: ${f.recorded})`,
-      file: input.file,
-      line: 1,
-      method: f.method,
-      ...(f.tool ? { name: f.tool } : {}),
-      fingerprint: fingerprint(['fuzz', f.signature]),
-    });
-  }
+  return out;
+}
+
+/** Each spec violation of the build's traffic, at warning or above or expected, traced back to
+ * the recorded message it answers. */
+function violationFindings(input: CassetteFindingsInput, { lines, file }: Where): Finding[] {
+  const out: Finding[] = [];
   const matched = matchSessions(input.recorded, input.live);
   const recordedKeys = new Set(input.recordedViolations.map((v) => `${v.rule}\u0000${v.path}`));
   for (const v of input.liveViolations) {
@@ -134,6 +160,12 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       fingerprint: fingerprint(['violation', v.rule, file, recorded?.id ?? null, json?.method ?? null, name ?? null, v.path]),
     });
   }
+  return out;
+}
+
+/** Each failed probe. */
+function probeFindings(input: CassetteFindingsInput, { lines, file }: Where): Finding[] {
+  const out: Finding[] = [];
   for (const [k, r] of (input.probe?.results ?? []).entries()) {
     if (r.outcome !== 'fail') continue;
     out.push({
@@ -150,13 +182,6 @@ export function cassetteFindings(input: CassetteFindingsInput): Finding[] {
       probeResult: k,
       fingerprint: fingerprint(['probe', r.probe, r.rule, file, k]),
     });
-  }
-  // The same rule on the same call twice (two calls of one tool): the second is its own result.
-  const seen = new Map<string, number>();
-  for (const f of out) {
-    const n = seen.get(f.fingerprint) ?? 0;
-    seen.set(f.fingerprint, n + 1);
-    if (n > 0) f.fingerprint = fingerprint([f.fingerprint, n]);
   }
   return out;
 }

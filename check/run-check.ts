@@ -112,85 +112,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
     counts: emptyCounts(),
   };
   const perCassette: number[] = [];
+  const ctx: CheckContext = { options, work, replayOptions, baseline, run };
   try {
-    let toReplay: FreshCassette[] = committed.map((path) => ({ path }));
-    if (options.baseline) {
-      const dir = options.recordDir ? resolve(options.recordDir) : join(work, 'base');
-      mkdirSync(dir, { recursive: true });
-      try {
-        toReplay = options.client
-          ? [await recordFromClient(options.client, options.baseline, dir, options.err ?? process.stderr)]
-          : await recordFromCassettes(committed, options.baseline, dir, replayOptions, positions);
-      } catch (err) {
-        if ((err as CassetteError).code !== 'MCPC_BASE_BUILD_FAILED') throw err;
-        run.errors.push((err as Error).message);
-        toReplay = [];
-      }
-    }
-    const probeIds = options.probe && baseline ? baseline : undefined;
+    const toReplay = options.baseline
+      ? await baseCassettes(ctx, options.baseline, committed, positions)
+      : committed.map((path) => ({ path }));
     const allViolations: Violation[] = [];
     for (const [n, c] of toReplay.entries()) {
-      const livePath = join(work, `live-${n + 1}.cassette.json`);
-      const rec = await startRecording(options.target, livePath);
-      let replay;
-      try {
-        replay = await replayCassette(c.path, { ...replayOptions, ...rec.target });
-      } finally {
-        await rec.close();
-      }
-      if (replay.outcome === 'error') run.errors.push(`${c.path}: ${replay.error?.message ?? 'the replay could not run to the end'}`);
-      const live = existsSync(livePath) ? loadCassette(livePath).sessions : [];
-      // The client side of the replay is the cassette's (or the replay's own ids and pacing): only
-      // what the build sent is judged.
-      const liveRun = live.length ? validateCassettes([livePath]) : { cassettes: [], violations: [] };
-      liveRun.violations = liveRun.violations.filter((v) => v.direction === 'server-to-client');
-      const recordedRun = validateCassettes([c.path]);
-      const matched = matchExpectedViolations(liveRun.violations, baseline?.validate ?? []);
-      allViolations.push(...liveRun.violations);
-      let probeRun: ProbeRun | undefined;
-      if (options.probe) {
-        probeRun = await probe({
-          cassette: c.path,
-          ...('url' in options.target ? { url: options.target.url, command: [] } : { command: options.target.command }),
-          ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-          allowSideEffects: Boolean(options.allowSideEffects),
-          format: 'json',
-          ...(probeIds ? { expectedFailures: probeIds.file } : {}),
-          header: Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
-          probe: [],
-        });
-      }
-      const check: CassetteCheck = {
-        path: c.path,
-        ...(c.source ? { source: c.source } : {}),
-        replay,
-        interactions: replay.sessions.flatMap((s) =>
-          s.interactions.map((i) => ({
-            session: s.index,
-            seq: i.seq,
-            method: i.method,
-            ...(i.name !== undefined ? { name: i.name } : {}),
-            outcome: i.outcome,
-            ...(i.durationMs !== undefined ? { durationMs: i.durationMs } : {}),
-          })),
-        ),
-        ...(probeRun ? { probe: probeRun } : {}),
-      };
-      run.cassettes.push(check);
       const before = run.findings.length;
-      run.findings.push(
-        ...cassetteFindings({
-          file: c.path,
-          recorded: loadCassette(c.path).sessions,
-          replay,
-          live,
-          liveViolations: liveRun.violations,
-          recordedViolations: recordedRun.violations,
-          expectedViolations: matched.expected,
-          replayExpectations: baseline?.replay ?? [],
-          ...(probeRun ? { probe: probeRun } : {}),
-        }),
-      );
+      allViolations.push(...(await checkCassette(ctx, c, n)));
       perCassette.push(run.findings.length - before);
     }
     if (options.fuzzSeconds !== undefined && toReplay.length && run.errors.length === 0) {
@@ -221,4 +151,99 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
   run.counts = countRun(run);
   run.verdict = run.errors.length ? 'error' : run.findings.some((f) => fails(f, failOn)) ? 'fail' : 'pass';
   return run;
+}
+
+/** What every cassette of one check run is checked with, and the run its results go into. */
+interface CheckContext {
+  options: CheckOptions;
+  /** The run's temporary folder (the live cassettes, the base build's by default). */
+  work: string;
+  replayOptions: Omit<ReplayOptions, 'command' | 'url'>;
+  baseline: ExpectedFailures | undefined;
+  run: CheckRun;
+}
+
+/** Base-vs-PR mode: fresh cassettes of the base build, recorded by the client script or by
+ * replaying the committed ones; a base build that fails is an error of the run, nothing replayed. */
+async function baseCassettes(ctx: CheckContext, base: Target, committed: string[], positions: number[]): Promise<FreshCassette[]> {
+  const { options } = ctx;
+  const dir = options.recordDir ? resolve(options.recordDir) : join(ctx.work, 'base');
+  mkdirSync(dir, { recursive: true });
+  try {
+    return options.client
+      ? [await recordFromClient(options.client, base, dir, options.err ?? process.stderr)]
+      : await recordFromCassettes(committed, base, dir, ctx.replayOptions, positions);
+  } catch (err) {
+    if ((err as CassetteError).code !== 'MCPC_BASE_BUILD_FAILED') throw err;
+    ctx.run.errors.push((err as Error).message);
+    return [];
+  }
+}
+
+/** One cassette replayed against the build through the recording proxy, the build's traffic
+ * validated, the probes run when asked: its check and findings go into the run. Returns the
+ * violations of the build's traffic (for the stale entries of the expected-failures file). */
+async function checkCassette(ctx: CheckContext, c: FreshCassette, n: number): Promise<Violation[]> {
+  const { options, run, baseline } = ctx;
+  const livePath = join(ctx.work, `live-${n + 1}.cassette.json`);
+  const rec = await startRecording(options.target, livePath);
+  let replay;
+  try {
+    replay = await replayCassette(c.path, { ...ctx.replayOptions, ...rec.target });
+  } finally {
+    await rec.close();
+  }
+  if (replay.outcome === 'error') run.errors.push(`${c.path}: ${replay.error?.message ?? 'the replay could not run to the end'}`);
+  const live = existsSync(livePath) ? loadCassette(livePath).sessions : [];
+  // The client side of the replay is the cassette's (or the replay's own ids and pacing): only
+  // what the build sent is judged.
+  const liveRun = live.length ? validateCassettes([livePath]) : { cassettes: [], violations: [] };
+  liveRun.violations = liveRun.violations.filter((v) => v.direction === 'server-to-client');
+  const recordedRun = validateCassettes([c.path]);
+  const matched = matchExpectedViolations(liveRun.violations, baseline?.validate ?? []);
+  const probeRun = options.probe ? await probeCassette(options, c.path, options.probe && baseline ? baseline : undefined) : undefined;
+  run.cassettes.push({
+    path: c.path,
+    ...(c.source ? { source: c.source } : {}),
+    replay,
+    interactions: replay.sessions.flatMap((s) =>
+      s.interactions.map((i) => ({
+        session: s.index,
+        seq: i.seq,
+        method: i.method,
+        ...(i.name !== undefined ? { name: i.name } : {}),
+        outcome: i.outcome,
+        ...(i.durationMs !== undefined ? { durationMs: i.durationMs } : {}),
+      })),
+    ),
+    ...(probeRun ? { probe: probeRun } : {}),
+  } satisfies CassetteCheck);
+  run.findings.push(
+    ...cassetteFindings({
+      file: c.path,
+      recorded: loadCassette(c.path).sessions,
+      replay,
+      live,
+      liveViolations: liveRun.violations,
+      recordedViolations: recordedRun.violations,
+      expectedViolations: matched.expected,
+      replayExpectations: baseline?.replay ?? [],
+      ...(probeRun ? { probe: probeRun } : {}),
+    }),
+  );
+  return liveRun.violations;
+}
+
+/** `--probe`: the probes run against the build, with the cassette's recorded traffic as context. */
+function probeCassette(options: CheckOptions, cassette: string, probeIds: ExpectedFailures | undefined): Promise<ProbeRun> {
+  return probe({
+    cassette,
+    ...('url' in options.target ? { url: options.target.url, command: [] } : { command: options.target.command }),
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    allowSideEffects: Boolean(options.allowSideEffects),
+    format: 'json',
+    ...(probeIds ? { expectedFailures: probeIds.file } : {}),
+    header: Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+    probe: [],
+  });
 }

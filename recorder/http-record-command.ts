@@ -8,19 +8,25 @@ import type { JournalSink } from '../lib/cassette/journal.js';
 import type { CaptureRuntime } from './capture/capture-runtime.js';
 import type { OpenJournal } from './rotation/dir-recording.js';
 
+/** What an HTTP recording is run with: the parsed arguments, how its session is saved, and what
+ * record-run.ts set up for it (one object: the parts are optional, and named at the call). */
+export interface HttpRecordRun {
+  args: RecordArgs;
+  http: HttpModeArgs;
+  save: (args: RecordArgs, journal: string, logger: Logger, atWrite?: WriteScope) => Promise<SaveResult>;
+  live?: LiveWorkerSpec | undefined;
+  openJournal?: OpenJournal | undefined;
+  /** The logger record-run.ts made already (`--cassette-dir`); else one is made here. */
+  logger?: Logger | undefined;
+  capture?: CaptureRuntime | undefined;
+}
+
 /**
  * `record --upstream <url>`: runs the HTTP proxy until SIGINT or SIGTERM, then writes the
  * cassette. The first line on stdout is the URL to give clients instead of the upstream's.
  */
-export async function runHttpRecord(
-  args: RecordArgs,
-  http: HttpModeArgs,
-  save: (args: RecordArgs, journal: string, logger: Logger, atWrite?: WriteScope) => Promise<SaveResult>,
-  live?: LiveWorkerSpec,
-  openJournal?: OpenJournal,
-  given?: Logger,
-  capture?: CaptureRuntime,
-): Promise<ExitStatus> {
+export async function runHttpRecord(run: HttpRecordRun): Promise<ExitStatus> {
+  const { args, http, save, live, openJournal, logger: given, capture } = run;
   const logger =
     given ?? (await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) }));
   await capture?.serve(); // before the proxy listens: a metrics address that fails is a usage error

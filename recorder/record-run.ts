@@ -13,6 +13,8 @@ import { preloadExitWrite, writeAtExit, type ExitWrite } from './exit-write.js';
 import { CaptureRuntime } from './capture/capture-runtime.js';
 import { keepsSession } from './capture/sampling.js';
 import type { RecordArgs } from './record-args.js';
+import type { DirArgs } from './rotation/dir-args.js';
+import type { DirRecording } from './rotation/dir-recording.js';
 import { shellQuote } from '../lib/shell-quote.js';
 export { recordArgsFrom, type RecordArgs, type HttpModeArgs } from './record-args.js';
 
@@ -39,49 +41,80 @@ export interface SaveResult {
   failed?: boolean;
 }
 
+/** A `--cassette-dir` recording: its cassette directory, and its end, which is the save. */
+interface DirRun {
+  recording: DirRecording;
+  finish: () => Promise<SaveResult>;
+}
+
+/** Where the logger is, once made: the directory's recording logs through it as cassettes close. */
+interface LoggerSlot {
+  logger?: Logger;
+}
+
 /** Runs a recording to its end and returns how the server ended. stdio: `server` is the server
  * when the bin spawned it already (recorder/server-spawn.ts). */
 export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, server?: SpawnedServer): Promise<ExitStatus> {
   const capture = await CaptureRuntime.create(args.capture, args.http ? 'http' : 'stdio', args.http?.upstream);
-  let logger: Logger | undefined;
-  const folds = args.dir
-    ? (await import('./rotation/dir-fold.js')).dirFold({
-        capture,
-        ...(args.validate && hooks.judgeAtWriteModule ? { judgeModule: hooks.judgeAtWriteModule } : {}),
-        http: Boolean(args.http),
-        ...(args.failOn ? { failOn: args.failOn } : {}),
-      })
-    : undefined;
-  const dir = args.dir
-    ? (await import('./rotation/dir-recording.js')).startDirRecording(args.dir, () => logger, {
-        fold: folds!.fold,
-        summary: () => capture.summary(),
-        metrics: capture.metrics,
-      })
-    : undefined;
-  // A directory's cassettes are folded as they close (recorder/rotation/); its end is the save.
-  const finishDir = async (): Promise<SaveResult> => {
-    const saved = await dir!.finish();
-    const failed = folds!.failed();
-    return { saved, ...(failed !== undefined ? { failed } : {}) };
-  };
+  const slot: LoggerSlot = {};
+  const dir = args.dir ? await startDir(args, args.dir, hooks, capture, slot) : undefined;
   // The cassette the sessions go into must take them: found now, on either transport, not once
   // the host is gone (a session recorded in full, then refused at its write).
   if (!dir && !args.overwrite) checkCassetteTarget(args.cassette);
   if (args.http) {
     const { runHttpRecord } = await import('./http-record-command.js');
     const live = args.validate && hooks.liveWorker ? hooks.liveWorker(args) : undefined;
-    if (dir) logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
-    return runHttpRecord(
+    if (dir)
+      slot.logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
+    return runHttpRecord({
       args,
-      args.http,
-      dir ? finishDir : (a, journal, log, atWrite) => saveSession(a, journal, log, atWrite, hooks, capture),
+      http: args.http,
+      save: dir ? dir.finish : (a, journal, log, atWrite) => saveSession({ args: a, journal, logger: log, atWrite, hooks, capture }),
       live,
-      dir?.openJournal,
-      logger,
+      openJournal: dir?.recording.openJournal,
+      logger: slot.logger,
       capture,
-    );
+    });
   }
+  return runStdioRecord(args, hooks, capture, slot, dir, server);
+}
+
+/** A directory's cassettes are folded as they close (recorder/rotation/); its end is the save. */
+async function startDir(
+  args: RecordArgs,
+  dirArgs: DirArgs,
+  hooks: RecordHooks,
+  capture: CaptureRuntime,
+  slot: LoggerSlot,
+): Promise<DirRun> {
+  const folds = (await import('./rotation/dir-fold.js')).dirFold({
+    capture,
+    ...(args.validate && hooks.judgeAtWriteModule ? { judgeModule: hooks.judgeAtWriteModule } : {}),
+    http: Boolean(args.http),
+    ...(args.failOn ? { failOn: args.failOn } : {}),
+  });
+  const recording = (await import('./rotation/dir-recording.js')).startDirRecording(dirArgs, () => slot.logger, {
+    fold: folds.fold,
+    summary: () => capture.summary(),
+    metrics: capture.metrics,
+  });
+  const finish = async (): Promise<SaveResult> => {
+    const saved = await recording.finish();
+    const failed = folds.failed();
+    return { saved, ...(failed !== undefined ? { failed } : {}) };
+  };
+  return { recording, finish };
+}
+
+/** The stdio recording: the proxy with its server, then the session's write. */
+async function runStdioRecord(
+  args: RecordArgs,
+  hooks: RecordHooks,
+  capture: CaptureRuntime,
+  slot: LoggerSlot,
+  dir: DirRun | undefined,
+  server: SpawnedServer | undefined,
+): Promise<ExitStatus> {
   // Under a host (stderr a pipe or a file), the proxy exits with its server and writes the
   // cassette only when that is cheap (recorder/exit-write.ts). It waits for every verdict and
   // writes the cassette itself when the exit status depends on the verdicts (--fail-on), when the
@@ -96,77 +129,109 @@ export async function runRecord(args: RecordArgs, hooks: RecordHooks = {}, serve
     shutdownGraceMs: args.shutdownGraceMs,
     redactPatterns: args.redactPatterns,
     ...(args.validate && hooks.liveWorker ? { live: hooks.liveWorker(args) } : {}),
-    warn: (message) => logger?.warn(message),
+    warn: (message) => slot.logger?.warn(message),
     ...(args.label ? { label: args.label } : {}),
     onJournal: (journal, sessionId) => capture.attach(journal, sessionId),
-    ...(dir ? { openJournal: dir.openJournal } : {}),
+    ...(dir ? { openJournal: dir.recording.openJournal } : {}),
     finish: journalFinish(args),
     ...(patient ? {} : { liveWaitMs: LIVE_EXIT_WAIT_MS, alertWaitMs: alertSinks ? ALERT_EXIT_WAIT_MS : 0 }),
   });
   // Everything below runs after the server was spawned and its pipes connected.
-  logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
+  const logger = await createLogger({ level: args.logLevel, format: args.logFormat, ...(args.logFile ? { file: args.logFile } : {}) });
+  slot.logger = logger;
   logger.info({ cassette: args.cassette, session: proxy.sessionId }, 'recording stdio session');
-  // Metrics and the --ui view never stop the traffic: the server runs already, so a failure is
-  // logged, not fatal.
-  await capture.serve().then(
-    () => capture.metricsUrl && logger!.info({ metrics: capture.metricsUrl }, 'serving metrics'),
-    (err: Error) => logger!.error({ err: err.message }, 'metrics or live view not served'),
-  );
-  // Nor does OpenTelemetry: spans heard before the SDK loads are held for it.
-  await capture
-    .startOtel((message) => logger!.warn({ err: message }, 'OpenTelemetry export failed; traffic goes on, spans are counted as lost'))
-    .then(
-      () => capture.otel && logger!.info({}, 'sending OpenTelemetry spans and metrics over OTLP'),
-      (err: Error) => logger!.error({ err: err.message }, 'OpenTelemetry not started'),
-    );
+  await startSidecars(capture, logger);
   if (!patient) preloadExitWrite();
-  let status: ExitStatus;
+  const status = await serverEnd(proxy.done, args.command);
+  if (!patient) return exitWithFinisher(args, proxy, status, capture, logger, dir);
+  return writeBeforeExit(args, hooks, proxy.journal, status, capture, logger, dir);
+}
+
+/** Metrics and the --ui view never stop the traffic: the server runs already, so a failure is
+ * logged, not fatal. Nor does OpenTelemetry: spans heard before the SDK loads are held for it. */
+async function startSidecars(capture: CaptureRuntime, logger: Logger): Promise<void> {
+  await capture.serve().then(
+    () => capture.metricsUrl && logger.info({ metrics: capture.metricsUrl }, 'serving metrics'),
+    (err: Error) => logger.error({ err: err.message }, 'metrics or live view not served'),
+  );
+  await capture
+    .startOtel((message) => logger.warn({ err: message }, 'OpenTelemetry export failed; traffic goes on, spans are counted as lost'))
+    .then(
+      () => capture.otel && logger.info({}, 'sending OpenTelemetry spans and metrics over OTLP'),
+      (err: Error) => logger.error({ err: err.message }, 'OpenTelemetry not started'),
+    );
+}
+
+/** How the server ended; a server that could not be started is our typed error. */
+async function serverEnd(done: Promise<ExitStatus>, command: string[]): Promise<ExitStatus> {
   try {
-    status = await proxy.done;
+    return await done;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const why = e.code === 'ENOENT' ? 'command not found' : e.code === 'EACCES' ? 'permission denied' : e.message;
     throw new CassetteError(
       'MCPC_SPAWN_FAILED',
-      `cannot start the server ${JSON.stringify(args.command[0])} (${why}); check the command after \`--\` and the PATH it is run with`,
+      `cannot start the server ${JSON.stringify(command[0])} (${why}); check the command after \`--\` and the PATH it is run with`,
       { cause: err },
     );
   }
-  if (!patient) {
-    // --sample decided first: the summary of a directory's recording counts it.
-    sampleAtExit(args, proxy.sessionId, status, capture);
-    // The journal holds every byte forwarded, and how to fold it: written now when that is cheap,
-    // else by the finisher (recorder/exit-write.ts).
-    const job: FinisherJob = dir
-      ? { dir: args.dir!.dir, journals: dir.handOff(), retention: args.dir!.retention }
-      : { cassette: args.cassette, journals: [proxy.journal] };
-    const hold = (): void => {};
-    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
-    const exit = await writeAtExit(job, args.logFile, !args.validate || !status.liveIncomplete).finally(() => {
-      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
-    });
-    logExitWrite(logger, exit, capture, Boolean(dir));
-    // Saved: every byte is in the journal, whatever happens to this process or the finisher.
-    logger.info(
-      {
-        cassette: args.cassette,
-        sessions: [proxy.sessionId],
-        ...(exit.finisher !== undefined ? { finisher: exit.finisher } : {}),
-        ...capture.summary(),
-      },
-      'session saved',
-    );
-    void capture.close();
-    return status.validationFailed && status.code === 0 && status.signal === null ? { ...status, code: 1 } : status;
-  }
+}
+
+/** Under a host: the cassette is written now when that is cheap, else by the finisher. */
+async function exitWithFinisher(
+  args: RecordArgs,
+  proxy: { sessionId: string; journal: string },
+  status: ExitStatus,
+  capture: CaptureRuntime,
+  logger: Logger,
+  dir: DirRun | undefined,
+): Promise<ExitStatus> {
+  // --sample decided first: the summary of a directory's recording counts it.
+  sampleAtExit(args, proxy.sessionId, status, capture);
+  // The journal holds every byte forwarded, and how to fold it: written now when that is cheap,
+  // else by the finisher (recorder/exit-write.ts).
+  const job: FinisherJob = dir
+    ? { dir: args.dir!.dir, journals: dir.recording.handOff(), retention: args.dir!.retention }
+    : { cassette: args.cassette, journals: [proxy.journal] };
+  const hold = (): void => {};
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
+  const exit = await writeAtExit(job, args.logFile, !args.validate || !status.liveIncomplete).finally(() => {
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
+  });
+  logExitWrite(logger, exit, capture, Boolean(dir));
+  // Saved: every byte is in the journal, whatever happens to this process or the finisher.
+  logger.info(
+    {
+      cassette: args.cassette,
+      sessions: [proxy.sessionId],
+      ...(exit.finisher !== undefined ? { finisher: exit.finisher } : {}),
+      ...capture.summary(),
+    },
+    'session saved',
+  );
+  void capture.close();
+  return status.validationFailed && status.code === 0 && status.signal === null ? { ...status, code: 1 } : status;
+}
+
+/** Patient (--fail-on, --otel, a terminal): the cassette is written before the exit, and its
+ * verdicts decide the exit code. */
+async function writeBeforeExit(
+  args: RecordArgs,
+  hooks: RecordHooks,
+  journal: string,
+  status: ExitStatus,
+  capture: CaptureRuntime,
+  logger: Logger,
+  dir: DirRun | undefined,
+): Promise<ExitStatus> {
   // A host that signals us now must not stop the cassette write halfway: we exit right after it.
   const hold = (): void => {};
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, hold);
   let saved: SaveResult;
   try {
     saved = dir
-      ? await finishDir()
-      : await saveSession(args, proxy.journal, logger, status.liveIncomplete ? 'all' : undefined, hooks, capture);
+      ? await dir.finish()
+      : await saveSession({ args, journal, logger, atWrite: status.liveIncomplete ? 'all' : undefined, hooks, capture });
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, hold);
     await capture.close();
@@ -234,14 +299,15 @@ function journalFinish(args: RecordArgs): JournalFinish {
 
 /** Folds the journal into the cassette; false (and the recover command on stderr) when that
  * failed, so the caller can end with SESSION_NOT_SAVED_EXIT. */
-export async function saveSession(
-  args: RecordArgs,
-  journal: string,
-  logger: Logger,
-  atWrite?: WriteScope,
-  hooks: RecordHooks = {},
-  capture?: CaptureRuntime,
-): Promise<SaveResult> {
+export async function saveSession(save: {
+  args: RecordArgs;
+  journal: string;
+  logger: Logger;
+  atWrite?: WriteScope | undefined;
+  hooks?: RecordHooks;
+  capture?: CaptureRuntime;
+}): Promise<SaveResult> {
+  const { args, journal, logger, atWrite, hooks = {}, capture } = save;
   const { finishJournal } = await import('./finish-session.js');
   const stats = liveValidationStats();
   let failed: boolean | undefined;

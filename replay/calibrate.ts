@@ -14,7 +14,7 @@
  * A request is keyed by its 1-based index among its session's client requests: `replay
  * --update` keeps the client side verbatim, so the key survives it, while `seq` does not.
  */
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   CALIBRATION_VERSION,
   type CalibratedInteraction,
@@ -30,7 +30,7 @@ import { calibratedPattern, JSON_TEXT, pointer, templatePattern } from './normal
 import type { ComparedAnswer, PlayOptions, VolatilePaths } from './play-model.js';
 import { replayCassette, type ReplayOptions } from './replay.js';
 import { runReset } from './reset.js';
-import { describeTemplate, learnTemplate, matchTemplate, parseTemplate } from './templates.js';
+import { learnTemplate, matchTemplate, parseTemplate } from './templates.js';
 import type { CalibrationResult, ReplayResult } from './types.js';
 import { changedMeanwhile, rewriteCassette, sessionTexts } from './update.js';
 import { jsonSnippet } from '../lib/json-snippet.js';
@@ -209,25 +209,7 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
   const cassettePath = resolve(path);
   const loaded = loadCassette(cassettePath);
   const started = Date.now();
-  const observed = new Map<string, Map<number, Observed>>();
-  let otherServer: string | undefined;
-  const learn = (session: RecordedSession, a: ComparedAnswer): void => {
-    if ((a.method === 'initialize' || a.method === 'server/discover') && !otherServer) {
-      const was = serverOf(a.raw.recorded);
-      const now = serverOf(a.raw.live);
-      if (was !== undefined && now !== undefined && was !== now)
-        otherServer = `the server answers as ${now}, the cassette was recorded from ${was}`;
-    }
-    let bySession = observed.get(session.id);
-    if (!bySession) observed.set(session.id, (bySession = new Map()));
-    let entry = bySession.get(a.index);
-    if (!entry)
-      bySession.set(
-        a.index,
-        (entry = { seq: a.seq, method: a.method, ...(a.name !== undefined ? { name: a.name } : {}), recorded: a.recorded, lives: [] }),
-      );
-    entry.lives.push(a.live);
-  };
+  const seen = new Observations();
   const notVolatile: NotVolatile[] = [];
   /** `session id` + seq of the requests where a run differed in more than a value. */
   const excluded = new Set<string>();
@@ -235,39 +217,94 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
   let first: ReplayResult | undefined;
   for (let run = 1; run <= runs; run++) {
     if (reset) runReset(reset);
-    const result = await replayCassette(cassettePath, { ...rest, calibrating: learn });
+    const result = await replayCassette(cassettePath, { ...rest, calibrating: (session, a) => seen.learn(session, a) });
     first ??= result;
-    if (otherServer && !force)
+    if (seen.otherServer && !force)
       throw new CassetteError(
         'MCPC_USAGE',
-        `calibration refused: ${otherServer}; calibrate against the build that recorded the cassette (or pass --force to learn from this one anyway). Nothing was stored.`,
+        `calibration refused: ${seen.otherServer}; calibrate against the build that recorded the cassette (or pass --force to learn from this one anyway). Nothing was stored.`,
       );
     if (result.outcome === 'error') {
       const note = `run ${run} of ${runs} could not finish (${result.error!.message}), so nothing was written`;
       return { ...result, calibration: { written: false, runs: run, sessions: [], notVolatile, conflicts: [], note } };
     }
-    for (const s of result.sessions) {
-      for (const i of s.interactions) {
-        for (const d of i.differences) {
-          if (VALUE_KINDS.has(d.kind)) continue;
-          excluded.add(`${s.id} ${i.seq}`);
-          const id = `${s.index} ${i.seq} ${i.exchange ?? ''} ${d.kind} ${d.path}`;
-          if (d.verdict === 'compatible' || noted.has(id)) continue;
-          noted.add(id);
-          notVolatile.push({
-            session: s.index,
-            seq: i.seq,
-            method: i.method,
-            ...(i.name !== undefined ? { name: i.name } : {}),
-            kind: d.kind,
-            message: d.message,
-          });
-        }
+    notValueChanges(result, excluded, noted, notVolatile);
+  }
+  const found = learnedEntries(seen.observed, excluded, loaded, notVolatile);
+  const { written, conflicts } = await storeCalibration(cassettePath, loaded, found, runs);
+  const stored: CalibrationResult['sessions'] = [];
+  loaded.sessions.forEach((s, i) => {
+    const entries = found.get(s.id);
+    if (!entries || conflicts.some((c) => c.id === s.id)) return;
+    const interactions = Object.entries(entries).map(([index, e]) => ({
+      request: Number(index),
+      seq: seen.observed.get(s.id)!.get(Number(index))!.seq,
+      method: e.method,
+      ...(e.name !== undefined ? { name: e.name } : {}),
+      paths: e.paths,
+      ...(e.templates ? { templates: e.templates } : {}),
+    }));
+    stored.push({ index: i + 1, id: s.id, interactions });
+  });
+  return { ...first!, durationMs: Date.now() - started, calibration: { written, runs, sessions: stored, notVolatile, conflicts } };
+}
+
+/** Every live answer of every run, per session and request, and whether the server answering is
+ * another than the one recorded. */
+class Observations {
+  readonly observed = new Map<string, Map<number, Observed>>();
+  otherServer: string | undefined;
+
+  learn(session: RecordedSession, a: ComparedAnswer): void {
+    if ((a.method === 'initialize' || a.method === 'server/discover') && !this.otherServer) {
+      const was = serverOf(a.raw.recorded);
+      const now = serverOf(a.raw.live);
+      if (was !== undefined && now !== undefined && was !== now)
+        this.otherServer = `the server answers as ${now}, the cassette was recorded from ${was}`;
+    }
+    let bySession = this.observed.get(session.id);
+    if (!bySession) this.observed.set(session.id, (bySession = new Map()));
+    let entry = bySession.get(a.index);
+    if (!entry)
+      bySession.set(
+        a.index,
+        (entry = { seq: a.seq, method: a.method, ...(a.name !== undefined ? { name: a.name } : {}), recorded: a.recorded, lives: [] }),
+      );
+    entry.lives.push(a.live);
+  }
+}
+
+/** A run's differences in more than a value: their requests learn nothing (`excluded`), and each
+ * is said once in `notVolatile` (compatible ones are not). */
+function notValueChanges(result: ReplayResult, excluded: Set<string>, noted: Set<string>, notVolatile: NotVolatile[]): void {
+  for (const s of result.sessions) {
+    for (const i of s.interactions) {
+      for (const d of i.differences) {
+        if (VALUE_KINDS.has(d.kind)) continue;
+        excluded.add(`${s.id} ${i.seq}`);
+        const id = `${s.index} ${i.seq} ${i.exchange ?? ''} ${d.kind} ${d.path}`;
+        if (d.verdict === 'compatible' || noted.has(id)) continue;
+        noted.add(id);
+        notVolatile.push({
+          session: s.index,
+          seq: i.seq,
+          method: i.method,
+          ...(i.name !== undefined ? { name: i.name } : {}),
+          kind: d.kind,
+          message: d.message,
+        });
       }
     }
   }
+}
 
-  // Per session id, per request index, what was learned (only requests that taught anything).
+/** Per session id, per request index, what was learned (only requests that taught anything). */
+function learnedEntries(
+  observed: Map<string, Map<number, Observed>>,
+  excluded: Set<string>,
+  loaded: Cassette,
+  notVolatile: NotVolatile[],
+): Map<string, Record<string, CalibratedInteraction>> {
   const found = new Map<string, Record<string, CalibratedInteraction>>();
   const sessionIndex = new Map(loaded.sessions.map((s, i) => [s.id, i + 1]));
   for (const [id, bySession] of observed) {
@@ -282,6 +319,17 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
     }
     if (Object.keys(entries).length) found.set(id, entries);
   }
+  return found;
+}
+
+/** Writes the calibration into the cassette; a session another process added or changed
+ * meanwhile keeps what it had (a conflict). */
+async function storeCalibration(
+  cassettePath: string,
+  loaded: Cassette,
+  found: Map<string, Record<string, CalibratedInteraction>>,
+  runs: number,
+): Promise<{ written: boolean; conflicts: CalibrationResult['conflicts'] }> {
   const before = sessionTexts(loaded);
   const conflicts: CalibrationResult['conflicts'] = [];
   const written = await rewriteCassette(cassettePath, 'replay --calibrate', (current) => {
@@ -303,63 +351,5 @@ export async function calibrateCassette(path: string, options: ReplayOptions): P
       sessions: list,
     };
   });
-  const stored: CalibrationResult['sessions'] = [];
-  loaded.sessions.forEach((s, i) => {
-    const entries = found.get(s.id);
-    if (!entries || conflicts.some((c) => c.id === s.id)) return;
-    const interactions = Object.entries(entries).map(([index, e]) => ({
-      request: Number(index),
-      seq: observed.get(s.id)!.get(Number(index))!.seq,
-      method: e.method,
-      ...(e.name !== undefined ? { name: e.name } : {}),
-      paths: e.paths,
-      ...(e.templates ? { templates: e.templates } : {}),
-    }));
-    stored.push({ index: i + 1, id: s.id, interactions });
-  });
-  return { ...first!, durationMs: Date.now() - started, calibration: { written, runs, sessions: stored, notVolatile, conflicts } };
-}
-
-/** The console text of a calibration: what was learned, per interaction, and what was not stored
- * because it is not volatility. */
-export function renderCalibration(result: ReplayResult): string {
-  const c = result.calibration!;
-  const file = relative(process.cwd(), result.cassette) || result.cassette;
-  const target = result.target.url ?? result.target.command?.join(' ') ?? '';
-  const lines = [`calibrate ${file} against ${target}: ${c.runs} run${c.runs === 1 ? '' : 's'}`];
-  if (result.error) lines.push(`ERROR ${result.error.code}: ${result.error.message}`);
-  let learned = 0;
-  for (const s of c.sessions) {
-    const session = result.sessions.find((r) => r.index === s.index);
-    lines.push(`session ${s.index}${session?.label ? ` (${session.label})` : ''}:`);
-    for (const i of s.interactions) {
-      lines.push(`  #${i.seq} ${i.method}${i.name ? ` ${i.name}` : ''}:`);
-      for (const [at, source] of Object.entries(i.templates ?? {})) {
-        learned++;
-        const t = parseTemplate(source);
-        lines.push(`    ${at || '/'} = "${t ? describeTemplate(t) : source}"`);
-      }
-      for (const at of i.paths) {
-        learned++;
-        lines.push(`    ${at} may come and go`);
-      }
-    }
-  }
-  if (c.notVolatile.length) {
-    lines.push(
-      '',
-      'NOT VOLATILITY (not stored): these differences are real changes or a changed state, not values that vary between runs of one build; is the target the build that recorded the cassette, started from the same state (--reset <command>)?',
-    );
-    for (const n of c.notVolatile)
-      lines.push(`  session ${n.session} #${n.seq} ${n.method}${n.name ? ` ${n.name}` : ''}: ${n.kind}: ${n.message}`);
-  }
-  for (const x of c.conflicts) lines.push(`session ${x.id} not calibrated: ${x.reason}; run the calibration again`);
-  lines.push('');
-  const interactions = c.sessions.reduce((n, s) => n + s.interactions.length, 0);
-  if (c.written)
-    lines.push(
-      `calibrated ${file}: ${learned} volatile value${learned === 1 ? '' : 's'} in ${interactions} interaction${interactions === 1 ? '' : 's'}; later replays skip only their varying tokens, for those interactions only`,
-    );
-  else lines.push(`${file} not calibrated: ${c.note ?? 'nothing could be written'}`);
-  return lines.join('\n') + '\n';
+  return { written, conflicts };
 }

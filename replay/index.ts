@@ -6,7 +6,8 @@
 export { replayCassette, exitCodeFor, DEFAULT_TIMEOUT_MS, type ReplayOptions } from './replay.js';
 export { renderConsole, renderReport, REPORT_FORMATS, type ReportFormat } from './reports.js';
 export { loadReplayConfig, REPLAY_CONFIG_SCHEMA, CONFIG_FILE, type ReplayConfig } from './config.js';
-export { renderCalibration, DEFAULT_CALIBRATION_RUNS } from './calibrate.js';
+export { DEFAULT_CALIBRATION_RUNS } from './calibrate.js';
+export { renderCalibration } from './calibrate-render.js';
 export type { IgnoreRule } from './normalise.js';
 export type {
   CalibrationResult,

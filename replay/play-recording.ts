@@ -99,87 +99,102 @@ export function readRecording(session: RecordedSession, conn: LiveConnection, op
     return typeof method === 'string' && method !== 'notifications/progress' ? streams.get(m.http!.exchange) : undefined;
   };
 
-  // Pair the recording: client requests with their answers, server requests with the client's.
-  const openClient = new Map<string, Interaction>();
-  const interactions: Interaction[] = [];
-  const byRecorded = new Map<RecordedMessage, Interaction>();
-  const byRecordedId = new Map<string, Interaction[]>();
-  const answers = new Map<string, ServerAsk[]>();
-  /** The recorded server→client requests not yet answered by the client, by id, with their owner. */
-  const asked = new Map<string, { request: RecordedMessage; owner?: Interaction }>();
-  /** HTTP: the client request each POST exchange carried. */
-  const byExchange = new Map<number, Interaction>();
-  const recordedNotifications: Json[] = [];
-  const recordedRequestCount = new Map<string, number>();
-  for (const m of frames) {
-    const j = jsonOf(m);
-    if (m.direction === 'client-to-server') {
-      if (m.kind === 'request') {
-        const it: Interaction = {
-          recorded: m,
-          index: interactions.length + 1,
-          method: String(j.method),
-          name: nameOf(j.params),
-          extra: [],
-          waiters: [],
-        };
-        const page = options.memory.listings.get(m);
-        if (page) it.page = page;
-        interactions.push(it);
-        byRecorded.set(m, it);
-        pushTo(byRecordedId, key(j.id), it);
-        openClient.set(key(j.id), it);
-        if (m.http) byExchange.set(m.http.exchange, it);
-      } else if (m.kind === 'response' || m.kind === 'error') {
-        const ask = asked.get(key(j.id));
-        if (ask) {
-          asked.delete(key(j.id));
-          pushTo(answers, String(jsonOf(ask.request).method), { ...ask, answer: m });
-        }
-      }
-      continue;
-    }
-    const stream = onStream(m);
-    if (stream) {
-      stream.recorded.push(m);
-      stream.seqs.push(m.seq);
-      stream.ts.push(m.t);
-    }
-    if (m.kind === 'request') {
-      // It belongs to the client request whose POST stream it came on, or else to the newest one
-      // still waiting for its answer (over stdio a server asks while it handles a request).
-      const owner = (m.http ? byExchange.get(m.http.exchange) : undefined) ?? [...openClient.values()].at(-1);
-      asked.set(key(j.id), { request: m, ...(owner ? { owner } : {}) });
-      recordedRequestCount.set(String(j.method), (recordedRequestCount.get(String(j.method)) ?? 0) + 1);
-    } else if (m.kind === 'notification') {
-      if (!onStream(m)) recordedNotifications.push(j);
-    } else {
-      const it = openClient.get(key(j.id));
-      if (it) {
-        openClient.delete(key(j.id));
-        it.recordedResponse = m;
-      }
-    }
-  }
-
+  const paired = pairFrames(frames, options, onStream);
   for (const s of streams.values()) {
     s.seqs.sort((a, b) => a - b);
     s.ts.sort((a, b) => a - b);
   }
-  return {
-    session,
-    frames,
-    exchangeOf,
-    steps,
-    streams,
-    onStream,
-    interactions,
-    byRecorded,
-    byRecordedId,
-    answers,
-    recordedNotifications,
-    recordedRequestCount,
+  return { session, frames, exchangeOf, steps, streams, onStream, ...paired };
+}
+
+/** The recording paired: client requests with their answers, server requests with the client's. */
+type Paired = Pick<
+  Recording,
+  'interactions' | 'byRecorded' | 'byRecordedId' | 'answers' | 'recordedNotifications' | 'recordedRequestCount'
+>;
+
+/** Pairing under way: what is still open besides what the pairing yields. */
+interface Pairing extends Paired {
+  openClient: Map<string, Interaction>;
+  /** The recorded server→client requests not yet answered by the client, by id, with their owner. */
+  asked: Map<string, { request: RecordedMessage; owner?: Interaction }>;
+  /** HTTP: the client request each POST exchange carried. */
+  byExchange: Map<number, Interaction>;
+}
+
+function pairFrames(frames: RecordedMessage[], options: PlayOptions, onStream: Recording['onStream']): Paired {
+  const p: Pairing = {
+    openClient: new Map(),
+    interactions: [],
+    byRecorded: new Map(),
+    byRecordedId: new Map(),
+    answers: new Map(),
+    asked: new Map(),
+    byExchange: new Map(),
+    recordedNotifications: [],
+    recordedRequestCount: new Map(),
   };
+  for (const m of frames) {
+    if (m.direction === 'client-to-server') pairClientFrame(p, m, options);
+    else pairServerFrame(p, m, onStream);
+  }
+  const { interactions, byRecorded, byRecordedId, answers, recordedNotifications, recordedRequestCount } = p;
+  return { interactions, byRecorded, byRecordedId, answers, recordedNotifications, recordedRequestCount };
+}
+
+/** A client request opens an interaction; a client answer closes the server request it answers. */
+function pairClientFrame(p: Pairing, m: RecordedMessage, options: PlayOptions): void {
+  const j = jsonOf(m);
+  if (m.kind === 'request') {
+    const it: Interaction = {
+      recorded: m,
+      index: p.interactions.length + 1,
+      method: String(j.method),
+      name: nameOf(j.params),
+      extra: [],
+      waiters: [],
+    };
+    const page = options.memory.listings.get(m);
+    if (page) it.page = page;
+    p.interactions.push(it);
+    p.byRecorded.set(m, it);
+    pushTo(p.byRecordedId, key(j.id), it);
+    p.openClient.set(key(j.id), it);
+    if (m.http) p.byExchange.set(m.http.exchange, it);
+  } else if (m.kind === 'response' || m.kind === 'error') {
+    const ask = p.asked.get(key(j.id));
+    if (ask) {
+      p.asked.delete(key(j.id));
+      pushTo(p.answers, String(jsonOf(ask.request).method), { ...ask, answer: m });
+    }
+  }
+}
+
+/** A server frame: on a listen stream it is compared there; a request is owned by a client
+ * request, an answer closes one. */
+function pairServerFrame(p: Pairing, m: RecordedMessage, onStream: Recording['onStream']): void {
+  const j = jsonOf(m);
+  const stream = onStream(m);
+  if (stream) {
+    stream.recorded.push(m);
+    stream.seqs.push(m.seq);
+    stream.ts.push(m.t);
+  }
+  if (m.kind === 'request') {
+    // It belongs to the client request whose POST stream it came on, or else to the newest one
+    // still waiting for its answer (over stdio a server asks while it handles a request).
+    const owner = (m.http ? p.byExchange.get(m.http.exchange) : undefined) ?? [...p.openClient.values()].at(-1);
+    p.asked.set(key(j.id), { request: m, ...(owner ? { owner } : {}) });
+    p.recordedRequestCount.set(String(j.method), (p.recordedRequestCount.get(String(j.method)) ?? 0) + 1);
+  } else if (m.kind === 'notification') {
+    if (!onStream(m)) p.recordedNotifications.push(j);
+  } else {
+    const it = p.openClient.get(key(j.id));
+    if (it) {
+      p.openClient.delete(key(j.id));
+      it.recordedResponse = m;
+    }
+  }
 }
 
 /** The client's steps in recorded order: its messages, and its GETs and DELETEs placed among

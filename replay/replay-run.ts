@@ -7,7 +7,8 @@
 import { CassetteError } from '../lib/errors.js';
 import { isStdout, useColour, writeReportText } from '../lib/cli-output.js';
 import { parseHeaderOptions } from '../lib/http-headers.js';
-import { DEFAULT_CALIBRATION_RUNS, renderCalibration } from './calibrate.js';
+import { DEFAULT_CALIBRATION_RUNS } from './calibrate.js';
+import { renderCalibration } from './calibrate-render.js';
 import { ProgressBar, shouldShowProgress, type ProgressStream } from './progress.js';
 import { exitCodeFor, replayCassette } from './replay.js';
 import { REPORT_FORMATS, renderConsole, renderReport, type ReportFormat } from './reports.js';

@@ -10,27 +10,14 @@ import type { RecordedSession } from '../lib/cassette/cassette.js';
 import { loadCassetteInput, oneCassetteFile } from '../lib/cassette/cassette-set.js';
 import { CassetteError } from '../lib/errors.js';
 import { loadReplayConfig, settingsFor, type ContentPolicy } from './config.js';
-import { HttpConnection } from './live/http.js';
-import { StdioConnection } from './live/stdio.js';
-import type { LiveConnection } from './live/connection.js';
-import { LiveTape } from './live/tape.js';
-import { calibrateCassette, volatileOptions } from './calibrate.js';
+import { calibrateCassette } from './calibrate.js';
 import { runReset } from './reset.js';
 import { compileIgnores, type IgnoreRule } from './normalise.js';
-import { newMemory, worst, type ComparedAnswer } from './play-model.js';
-import { playSession } from './player.js';
-import {
-  VERDICT_RANK,
-  type Difference,
-  type InteractionResult,
-  type ReplayResult,
-  type ReplaySummary,
-  type SessionResult,
-  type UpdateResult,
-  type Verdict,
-} from './types.js';
+import { newMemory, type ComparedAnswer } from './play-model.js';
+import type { ReplayResult, ReplaySummary, SessionResult, UpdateResult } from './types.js';
 import { needsUpdate, rebuildSession, secretHeadersOf, writeUpdate, type TapedSession } from './update.js';
-import { checkFindingReplay, judgeFinding, type SessionJudge } from './finding.js';
+import { checkFindingReplay, type SessionJudge } from './finding.js';
+import { type ReplayRun, replaySession, sessionBase } from './replay-session.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -83,25 +70,6 @@ export interface ReplayOptions {
   /** The validator, for a fuzz finding's cassette whose finding is a rule (the CLI's composition
    * root hands it in; replay knows no rule itself): the rule IDs a live session breaks. */
   judgeSession?: SessionJudge;
-}
-
-/** Under `content: warn`: a changed output is a warning, the interaction judged again. */
-function contentAsWarning(i: InteractionResult): InteractionResult {
-  if (!i.differences.some((d) => d.verdict === 'changed')) return i;
-  const differences = i.differences.map((d): Difference => (d.verdict === 'changed' ? { ...d, verdict: 'warning' } : d));
-  return { ...i, differences, outcome: worst(differences) ?? 'same' };
-}
-
-function sessionOutcome(s: SessionResult): SessionResult['outcome'] {
-  if (s.error) return 'error';
-  let w: Verdict | undefined;
-  for (const i of s.interactions) {
-    if (i.outcome === 'breaking' || i.outcome === 'changed' || i.outcome === 'warning' || i.outcome === 'compatible') {
-      if (!w || VERDICT_RANK[i.outcome] > VERDICT_RANK[w]) w = i.outcome;
-    }
-  }
-  if (w) return w;
-  return s.interactions.length && s.interactions.every((i) => i.outcome === 'skipped') ? 'skipped' : 'same';
 }
 
 export function summarise(sessions: SessionResult[]): ReplaySummary {
@@ -157,158 +125,28 @@ export async function replayCassette(path: string | readonly string[], options: 
   if (options.update) oneCassetteFile(input, 'replay --update');
   const cassettePath = input.single ?? input.files[0]!;
   const cassette = input.cassette;
-  const config = options.config === false ? undefined : loadReplayConfig(options.config);
-  const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
-  // A hang found by the fuzzer is a hang past its --timeout: the same deadline, unless one is given.
-  const timeoutMs =
-    options.timeoutMs ?? fromConfig.timeoutMs ?? (finding?.kind === 'hang' ? finding.timeoutMs : undefined) ?? DEFAULT_TIMEOUT_MS;
-  const content = options.content ?? fromConfig.content ?? 'fail';
-  if (!(timeoutMs > 0))
-    throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
-  const ignore = [...fromConfig.ignore, ...compileIgnores(options.ignore)];
+  const settings = replaySettings(cassettePath, options, finding);
   if (options.reset) runReset(options.reset);
   const started = Date.now();
-  const memory = newMemory(cassette.sessions);
   const agent = options.url ? new Agent({ connections: 16 }) : undefined;
-  const sessions: SessionResult[] = [];
-  const taped: TapedSession[] = [];
-  const secretHeaders = options.update ? secretHeadersOf(cassette, options.redactHeaders) : [];
-  let error: ReplayResult['error'];
-  let findingVerdict: ReplayResult['finding'];
+  const run: ReplayRun = {
+    options,
+    hasCommand,
+    cassette,
+    finding,
+    ...settings,
+    memory: newMemory(cassette.sessions),
+    agent,
+    secretHeaders: options.update ? secretHeadersOf(cassette, options.redactHeaders) : [],
+  };
+  let played: Played;
   try {
-    for (const [i, recorded] of cassette.sessions.entries()) {
-      const base = sessionBase(recorded, i + 1);
-      if (error) {
-        sessions.push({ ...base, outcome: 'skipped', interactions: [], note: 'not replayed: the replay stopped at an earlier session' });
-        continue;
-      }
-      options.onSessionStart?.(i + 1, cassette.sessions.length, recorded);
-      const clientSent = recorded.messages.some((m) => m.direction === 'client-to-server' && m.json !== undefined);
-      // Over --url the client's own GET (listen stream) and DELETE (session end) replay too.
-      const clientExchanges =
-        !hasCommand &&
-        (recorded.exchanges ?? []).some((x) => x.mcp && x.outcome !== 'refused' && (x.method === 'GET' || x.method === 'DELETE'));
-      if (!clientSent && !clientExchanges) {
-        sessions.push({
-          ...base,
-          outcome: 'skipped',
-          interactions: [],
-          note: `nothing to replay: the client sent no message in this session (${recorded.transport === 'streamable-http' ? 'a refused request, or a GET stream, which replays only over --url' : 'a refused request'})`,
-        });
-        options.onSession?.(sessions.at(-1)!, cassette.sessions.length);
-        continue;
-      }
-      const tape = options.update || finding ? new LiveTape() : undefined;
-      let conn: LiveConnection;
-      if (hasCommand) {
-        conn = new StdioConnection({
-          command: [...options.command!],
-          ...(options.cwd ? { cwd: options.cwd } : {}),
-          ...(options.env ? { env: options.env } : {}),
-          ...(tape ? { tape } : {}),
-        });
-      } else {
-        conn = new HttpConnection({
-          url: options.url!,
-          agent: agent!,
-          ...(options.headers ? { headers: options.headers } : {}),
-          ...(tape ? { tape: { tape, secretHeaders } } : {}),
-        });
-      }
-      let outcome;
-      try {
-        outcome = await playSession(recorded, conn, {
-          timeoutMs,
-          ...(options.timeoutMs !== undefined || fromConfig.timeoutMs !== undefined ? { timeoutGiven: true } : {}),
-          ignore,
-          memory,
-          ...volatileOptions(cassette, recorded, options.calibrating),
-          ...(finding ? { awaitSeq: finding.seq, verbatim: true } : {}),
-        });
-      } finally {
-        await conn.close();
-      }
-      const result: SessionResult = {
-        ...base,
-        outcome: 'same',
-        interactions: content === 'warn' ? outcome.interactions.map(contentAsWarning) : outcome.interactions,
-      };
-      if (conn instanceof HttpConnection && conn.redactedHeaders.size) {
-        result.note = `recorded headers not replayed because the cassette holds them redacted: ${[...conn.redactedHeaders].join(', ')}`;
-      }
-      if (conn instanceof StdioConnection && conn.noise.length) {
-        result.interactions.push({
-          seq: 0,
-          method: 'stdout',
-          outcome: 'warning',
-          differences: [
-            {
-              verdict: 'warning',
-              kind: 'stdout-noise',
-              path: '',
-              message: `the server wrote ${conn.noise.length} non-JSON line(s) to stdout (stdio servers must write only MCP messages): ${conn.noise[0]}`,
-              live: conn.noise,
-            },
-          ],
-        });
-      }
-      if (finding && tape) {
-        const target = hasCommand
-          ? { command: options.command!, cwd: options.cwd ?? process.cwd() }
-          : { url: options.url!, cwd: process.cwd() };
-        findingVerdict = await judgeFinding(
-          finding,
-          { recorded, result, tape, play: outcome },
-          outcome,
-          conn,
-          target,
-          options.judgeSession,
-        );
-        // The recorded answers are the faulty ones: not compared. A crash or a hang that is the
-        // finding is no failure of the replay.
-        result.interactions = [];
-        result.note = `a fuzz finding's cassette: the answers are not compared; ${findingVerdict.reproduced ? 'the finding is still there' : 'the finding is gone'}: ${findingVerdict.how}`;
-        if (findingVerdict.reproduced) outcome.error = undefined;
-      }
-      if (outcome.error) {
-        error = { ...outcome.error, session: i + 1 };
-        result.error = error;
-      }
-      result.outcome = sessionOutcome(result);
-      sessions.push(result);
-      if (tape) taped.push({ recorded, result, tape, play: outcome });
-      options.onSession?.(result, cassette.sessions.length);
-    }
+    played = await playAll(run);
   } finally {
     await agent?.close();
   }
-  let update: UpdateResult | undefined;
-  if (options.update) {
-    const changed = taped.filter((s) => needsUpdate(s.result));
-    const kept = sessions.filter((s) => !changed.some((c) => c.result === s)).map((s) => s.index);
-    if (error) {
-      update = {
-        written: false,
-        replaced: [],
-        kept: sessions.map((s) => s.index),
-        conflicts: [],
-        note: 'the replay could not run to the end, so the cassette was not changed',
-      };
-    } else if (!changed.length) {
-      update = { written: false, replaced: [], kept, conflicts: [], note: 'every session answered as recorded; nothing to update' };
-    } else {
-      const target = { ...(hasCommand ? { command: options.command! } : { url: options.url! }), cwd: options.cwd ?? process.cwd() };
-      const replacements = new Map(changed.map((s) => [s.recorded.id, rebuildSession(s, target)]));
-      const written = await writeUpdate(cassettePath, cassette, replacements);
-      const refused = new Set(written.conflicts.map((c) => c.id));
-      update = {
-        written: written.written,
-        replaced: changed.filter((s) => !refused.has(s.recorded.id)).map((s) => s.result.index),
-        kept,
-        conflicts: written.conflicts,
-      };
-    }
-  }
+  const { sessions, error, findingVerdict } = played;
+  const update = options.update ? await updateCassette(run, cassettePath, played) : undefined;
   const summary = summarise(sessions);
   return {
     cassette: cassettePath,
@@ -334,13 +172,83 @@ export async function replayCassette(path: string | readonly string[], options: 
   };
 }
 
-function sessionBase(s: RecordedSession, index: number): Omit<SessionResult, 'outcome' | 'interactions'> {
+/** The timeout, content policy and ignores: the options first, then the config file. */
+function replaySettings(
+  cassettePath: string,
+  options: ReplayOptions,
+  finding: ReplayRun['finding'],
+): Pick<ReplayRun, 'timeoutMs' | 'timeoutGiven' | 'content' | 'ignore'> {
+  const config = options.config === false ? undefined : loadReplayConfig(options.config);
+  const fromConfig: ReturnType<typeof settingsFor> = config ? settingsFor(config, cassettePath) : { ignore: [] };
+  // A hang found by the fuzzer is a hang past its --timeout: the same deadline, unless one is given.
+  const timeoutMs =
+    options.timeoutMs ?? fromConfig.timeoutMs ?? (finding?.kind === 'hang' ? finding.timeoutMs : undefined) ?? DEFAULT_TIMEOUT_MS;
+  const content = options.content ?? fromConfig.content ?? 'fail';
+  if (!(timeoutMs > 0))
+    throw new CassetteError('MCPC_USAGE', `--timeout must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
+  const ignore = [...fromConfig.ignore, ...compileIgnores(options.ignore)];
+  return { timeoutMs, timeoutGiven: options.timeoutMs !== undefined || fromConfig.timeoutMs !== undefined, content, ignore };
+}
+
+/** What playing every session gave: a session after one that could not run is skipped. */
+interface Played {
+  sessions: SessionResult[];
+  taped: TapedSession[];
+  error: ReplayResult['error'];
+  findingVerdict: ReplayResult['finding'];
+}
+
+async function playAll(run: ReplayRun): Promise<Played> {
+  const { cassette, options } = run;
+  const played: Played = { sessions: [], taped: [], error: undefined, findingVerdict: undefined };
+  for (const [i, recorded] of cassette.sessions.entries()) {
+    if (played.error) {
+      played.sessions.push({
+        ...sessionBase(recorded, i + 1),
+        outcome: 'skipped',
+        interactions: [],
+        note: 'not replayed: the replay stopped at an earlier session',
+      });
+      continue;
+    }
+    options.onSessionStart?.(i + 1, cassette.sessions.length, recorded);
+    const one = await replaySession(run, recorded, i);
+    if (one.findingVerdict) played.findingVerdict = one.findingVerdict;
+    if (one.error) played.error = one.error;
+    played.sessions.push(one.result);
+    if (one.taped) played.taped.push(one.taped);
+    options.onSession?.(one.result, cassette.sessions.length);
+  }
+  return played;
+}
+
+/** --update: every session that changed is replaced by its live traffic; nothing is written when
+ * the replay could not run to the end. */
+async function updateCassette(run: ReplayRun, cassettePath: string, played: Played): Promise<UpdateResult> {
+  const { sessions, taped, error } = played;
+  const { options } = run;
+  const changed = taped.filter((s) => needsUpdate(s.result));
+  const kept = sessions.filter((s) => !changed.some((c) => c.result === s)).map((s) => s.index);
+  if (error) {
+    return {
+      written: false,
+      replaced: [],
+      kept: sessions.map((s) => s.index),
+      conflicts: [],
+      note: 'the replay could not run to the end, so the cassette was not changed',
+    };
+  }
+  if (!changed.length)
+    return { written: false, replaced: [], kept, conflicts: [], note: 'every session answered as recorded; nothing to update' };
+  const target = { ...(run.hasCommand ? { command: options.command! } : { url: options.url! }), cwd: options.cwd ?? process.cwd() };
+  const replacements = new Map(changed.map((s) => [s.recorded.id, rebuildSession(s, target)]));
+  const written = await writeUpdate(cassettePath, run.cassette, replacements);
+  const refused = new Set(written.conflicts.map((c) => c.id));
   return {
-    index,
-    id: s.id,
-    ...(s.label !== undefined ? { label: s.label } : {}),
-    transport: s.transport,
-    ...(s.protocol.revision !== undefined ? { revision: s.protocol.revision } : {}),
+    written: written.written,
+    replaced: changed.filter((s) => !refused.has(s.recorded.id)).map((s) => s.result.index),
+    kept,
+    conflicts: written.conflicts,
   };
 }
 

@@ -107,47 +107,14 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
     const isClientFrame = frame.direction === 'client-to-server' && (frame.channel === 'stdin' || frame.http?.part === 'request');
     if (isClientFrame) {
       const sent = play.sent[client++];
-      if (!sent) {
-        messages.push(frame);
-        continue;
-      }
-      const json = structuredClone(sent.json);
-      if (typeof json.method === 'string' && 'id' in json) json.id = play.recordedIds.get(key(json.id)) ?? json.id;
-      if (json.method === 'notifications/cancelled' && isObject(json.params) && json.params.requestId !== undefined) {
-        json.params.requestId = play.recordedIds.get(key(json.params.requestId)) ?? json.params.requestId;
-      }
-      if (!sent.synthetic && deepEqual(json, messageValue(sent.recorded))) {
-        // Exactly what the client sent when it was recorded: keep its bytes.
-        const { unterminated: _u, http: _h, ...kept } = sent.recorded;
-        messages.push({ ...kept, seq: frame.seq, t: frame.t, ...(frame.http ? { http: frame.http } : {}) });
-      } else {
-        messages.push(frameToMessage(Buffer.from(messageText(json), 'utf8'), { ...info, terminated: true }));
-      }
+      messages.push(sent ? clientMessage(frame, sent, play, info) : frame);
       continue;
     }
     if (frame.direction !== 'server-to-client' || !isObject(frame.json) || frame.channel === 'stderr') {
       messages.push(frame);
       continue;
     }
-    let json: Json = messageValue(frame) as Json;
-    let counterpart: RecordedMessage | undefined;
-    if (frame.kind === 'response' || frame.kind === 'error') {
-      const recordedId = play.recordedIds.get(key(json.id));
-      if (recordedId !== undefined) {
-        json = { ...json, id: recordedId };
-        counterpart = counterparts.responses.get(key(recordedId));
-      }
-    } else if (frame.kind === 'request' || frame.kind === 'notification') {
-      const method = `${frame.kind}:${String(json.method)}`;
-      const n = seen.get(method) ?? 0;
-      seen.set(method, n + 1);
-      counterpart = counterparts.byMethod.get(method)?.[n];
-    }
-    if (counterpart && hasRedactions(counterpart.json)) {
-      const masked = carryRedactions(counterpart.json, json, { rehash: true }) as Json;
-      if (!deepEqual(masked, json)) json = masked;
-    }
-    messages.push(json === messageValue(frame) ? frame : frameToMessage(Buffer.from(messageText(json), 'utf8'), info));
+    messages.push(serverMessage(frame, play, counterparts, seen, info));
   }
 
   const facts = sessionFacts(messages);
@@ -176,6 +143,59 @@ export function rebuildSession(taped: TapedSession, target: LiveTarget): Recorde
     messages,
   };
   return session;
+}
+
+type FrameInfo = Parameters<typeof frameToMessage>[1];
+
+/** A client frame of the live run: what the client sent, with the recorded ids back in place;
+ * the recorded bytes when it is exactly what was recorded. */
+function clientMessage(
+  frame: RecordedMessage,
+  sent: PlayOutcome['sent'][number],
+  play: TapedSession['play'],
+  info: FrameInfo,
+): RecordedMessage {
+  const json = structuredClone(sent.json);
+  if (typeof json.method === 'string' && 'id' in json) json.id = play.recordedIds.get(key(json.id)) ?? json.id;
+  if (json.method === 'notifications/cancelled' && isObject(json.params) && json.params.requestId !== undefined) {
+    json.params.requestId = play.recordedIds.get(key(json.params.requestId)) ?? json.params.requestId;
+  }
+  if (!sent.synthetic && deepEqual(json, messageValue(sent.recorded))) {
+    // Exactly what the client sent when it was recorded: keep its bytes.
+    const { unterminated: _u, http: _h, ...kept } = sent.recorded;
+    return { ...kept, seq: frame.seq, t: frame.t, ...(frame.http ? { http: frame.http } : {}) };
+  }
+  return frameToMessage(Buffer.from(messageText(json), 'utf8'), { ...info, terminated: true });
+}
+
+/** A server frame of the live run: answers carry the recorded ids, and what the recorded
+ * counterpart held masked stays masked. `seen` counts server requests and notifications by method. */
+function serverMessage(
+  frame: RecordedMessage,
+  play: TapedSession['play'],
+  counterparts: ReturnType<typeof recordedCounterparts>,
+  seen: Map<string, number>,
+  info: FrameInfo,
+): RecordedMessage {
+  let json: Json = messageValue(frame) as Json;
+  let counterpart: RecordedMessage | undefined;
+  if (frame.kind === 'response' || frame.kind === 'error') {
+    const recordedId = play.recordedIds.get(key(json.id));
+    if (recordedId !== undefined) {
+      json = { ...json, id: recordedId };
+      counterpart = counterparts.responses.get(key(recordedId));
+    }
+  } else if (frame.kind === 'request' || frame.kind === 'notification') {
+    const method = `${frame.kind}:${String(json.method)}`;
+    const n = seen.get(method) ?? 0;
+    seen.set(method, n + 1);
+    counterpart = counterparts.byMethod.get(method)?.[n];
+  }
+  if (counterpart && hasRedactions(counterpart.json)) {
+    const masked = carryRedactions(counterpart.json, json, { rehash: true }) as Json;
+    if (!deepEqual(masked, json)) json = masked;
+  }
+  return json === messageValue(frame) ? frame : frameToMessage(Buffer.from(messageText(json), 'utf8'), info);
 }
 
 /** The live target as the recorder would store it: secrets in argv and URLs masked, and every

@@ -3,13 +3,12 @@ import type { LiveObserver, LiveRef } from '../lib/live-observer.js';
 import type { Logger } from '../lib/log.js';
 import type { RecordedMessage } from '../lib/message.js';
 import { SEVERITY_ORDER, type Severity, type Violation } from '../lib/violation.js';
-import { AlertSubjects } from './alert-subjects.js';
 import { AlertHub, summaryLines } from './alerts.js';
-import { SessionValidator, type SessionEndInfo } from './engine.js';
+import type { SessionEndInfo, SessionValidator } from './engine.js';
+import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { judgeRecording } from './recording.js';
 import type { SessionDigest } from './session-digest.js';
 import { RULES } from './rules/index.js';
-import { ServerContexts } from './server-context.js';
 
 export interface LiveValidatorOptions {
   logger: Logger;
@@ -21,13 +20,8 @@ export interface LiveValidatorOptions {
   namesSession?: boolean;
 }
 
-/** A session as the live validator takes it; over HTTP, with the Mcp-Session-Id of its exchanges
- * (none: a stateless exchange, a session of its own that shares the server's context). */
-type LiveSession = ConstructorParameters<typeof SessionValidator>[0] & { mcpSessionId?: string };
-
-/** The validator as the proxy runs it: one SessionValidator per session, alerts as they occur,
- * a summary table at the end. A rule that throws is logged and the proxy goes on. */
-export function createLiveValidator(options: LiveValidatorOptions): Omit<LiveObserver, 'message'> & {
+/** The live validator's face: LiveObserver, with the HTTP exchange and session ends. */
+export interface LiveValidator extends Omit<LiveObserver, 'message'> {
   /** Judges one frame of a session (LiveObserver.message). */
   message(session: LiveSession, msg: RecordedMessage, exchange?: HttpExchange): Violation[];
   /** HTTP: an exchange of this session is over; its exchange-level verdicts. */
@@ -42,8 +36,12 @@ export function createLiveValidator(options: LiveValidatorOptions): Omit<LiveObs
   endRecording(sessions: readonly SessionDigest[]): (Violation & { ref?: LiveRef })[];
   /** What an open session holds per HTTP exchange (SessionValidator.retained), for diagnostics. */
   retained(id: string): SessionValidator['retained'] | undefined;
-} {
-  const sessions = new Map<string, SessionValidator>();
+}
+
+/** The validator as the proxy runs it: one SessionValidator per session, alerts as they occur,
+ * a summary table at the end. A rule that throws is logged and the proxy goes on. */
+export function createLiveValidator(options: LiveValidatorOptions): LiveValidator {
+  const sessions = new LiveSessions(options.logger);
   const hub = new AlertHub({
     logger: options.logger,
     ...(options.webhook ? { webhook: options.webhook } : {}),
@@ -52,72 +50,31 @@ export function createLiveValidator(options: LiveValidatorOptions): Omit<LiveObs
     ...(options.namesSession ? { namesSession: true } : {}),
   });
   let worst: Severity | undefined;
-  const subjects = new Map<string, AlertSubjects>();
   const emit = (found: Violation[], subject?: string): void => {
     for (const violation of found) {
       hub.emit(violation, subject);
       if (worst === undefined || SEVERITY_ORDER[violation.severity] > SEVERITY_ORDER[worst]) worst = violation.severity;
     }
   };
-  // HTTP: the stateless exchanges that reach the same upstream as the same caller share what the
-  // server has shown of itself (the offline validator replays them in the same order).
-  const contexts = new ServerContexts();
-  // HTTP sessions by Mcp-Session-Id: the id each is judged under now, and the session its
-  // validator was given (the object it reports with).
-  const bySid = new Map<string, string>();
-  const judgedAs = new Map<string, { id: string }>();
-  /** `record --cassette-dir`: a session that goes on in a new cassette is named by that cassette's
-   * id from then on; it is judged on as the one session it is (what it showed before still counts,
-   * and what is said once is not said again), under the new id. */
-  const renamed = (session: LiveSession): SessionValidator | undefined => {
-    const before = session.mcpSessionId === undefined ? undefined : bySid.get(session.mcpSessionId);
-    const v = before === undefined ? undefined : sessions.get(before);
-    if (before === undefined || !v) return undefined;
-    sessions.delete(before);
-    sessions.set(session.id, v);
-    const judged = judgedAs.get(before)!;
-    judged.id = session.id;
-    judgedAs.delete(before);
-    judgedAs.set(session.id, judged);
-    const s = subjects.get(before);
-    subjects.delete(before);
-    if (s) subjects.set(session.id, s);
-    bySid.set(session.mcpSessionId!, session.id);
-    return v;
-  };
-  const validatorFor = (session: LiveSession, where: () => string, exchange?: HttpExchange): SessionValidator => {
-    let v = sessions.get(session.id) ?? renamed(session);
-    if (!v) {
-      const { mcpSessionId, ...judged } = session;
-      const stateless = session.transport === 'streamable-http' && mcpSessionId === undefined;
-      const shared = exchange && stateless ? contexts.for(session.target, exchange) : undefined;
-      v = new SessionValidator(
-        judged,
-        {
-          rules: RULES,
-          // Live traffic: each exchange's messages all come before its end.
-          forgetEndedExchanges: true,
-          onRuleError: (rule, err) =>
-            options.logger.error({ rule, err }, `rule ${rule} failed on ${where()} (a validator bug); validation goes on`),
-        },
-        shared,
-      );
-      sessions.set(session.id, v);
-      if (mcpSessionId !== undefined) {
-        bySid.set(mcpSessionId, session.id);
-        judgedAs.set(session.id, judged);
-      }
+  /** A judgement whose verdicts are alerted; one that throws is logged and finds nothing: the
+   * proxy forwards on. */
+  const judged = (failure: string, judge: () => Violation[]): Violation[] => {
+    try {
+      const found = judge();
+      emit(found);
+      return found;
+    } catch (err) {
+      options.logger.error({ err }, `the live validator failed ${failure}; forwarding is not affected`);
+      return [];
     }
-    return v;
   };
   return {
     message(session, msg, exchange?: HttpExchange) {
       try {
-        const v = validatorFor(session, () => `message #${msg.seq}`, exchange);
+        const v = sessions.validatorFor(session, () => `message #${msg.seq}`, exchange);
         if (exchange) v.exchange(exchange);
         const found: Violation[] = v.check(msg);
-        let s = subjects.get(session.id);
-        if (!s) subjects.set(session.id, (s = new AlertSubjects()));
+        const s = sessions.subjectsOf(session.id);
         // Every violation check() returns points at this message.
         emit(found, msg.channel === 'stderr' ? undefined : s.of(msg));
         return found;
@@ -126,65 +83,24 @@ export function createLiveValidator(options: LiveValidatorOptions): Omit<LiveObs
         return [];
       }
     },
-    exchangeEnd(session, exchange, first) {
-      try {
-        const found = sessions.get(session.id)?.exchangeEnd(exchange, first) ?? [];
-        emit(found);
-        return found;
-      } catch (err) {
-        options.logger.error({ err }, 'the live validator failed on an exchange; forwarding is not affected');
-        return [];
-      }
-    },
-    bareExchangeEnd(session, exchange) {
-      try {
-        const found = validatorFor(session, () => `exchange ${exchange.id}`, exchange).bareExchangeEnd(exchange);
-        emit(found);
-        return found;
-      } catch (err) {
-        options.logger.error({ err }, 'the live validator failed on an exchange; forwarding is not affected');
-        return [];
-      }
-    },
+    exchangeEnd: (session, exchange, first) => judged('on an exchange', () => sessions.get(session.id)?.exchangeEnd(exchange, first) ?? []),
+    bareExchangeEnd: (session, exchange) =>
+      judged('on an exchange', () => sessions.validatorFor(session, () => `exchange ${exchange.id}`, exchange).bareExchangeEnd(exchange)),
     retained: (id) => sessions.get(id)?.retained,
     endSession(id, end) {
-      const v = sessions.get(id);
-      sessions.delete(id);
-      subjects.delete(id);
+      const v = sessions.forget(id);
       if (!v) return [];
-      try {
-        const found = v.endSession(end);
-        emit(found);
-        return found;
-      } catch (err) {
-        options.logger.error({ err }, 'the live validator failed at the end of a session; forwarding is not affected');
-        return [];
-      }
+      return judged('at the end of a session', () => v.endSession(end));
     },
-    endSessions(end) {
-      try {
-        const found = [...sessions.values()].flatMap((v) => v.endSession(end));
-        emit(found);
-        return found;
-      } catch (err) {
-        options.logger.error({ err }, 'the live validator failed at the end of the session; forwarding is not affected');
-        return [];
-      }
-    },
-    endRecording(digests) {
-      try {
-        const found = judgeRecording(digests, {
+    endSessions: (end) => judged('at the end of the session', () => [...sessions.all()].flatMap((v) => v.endSession(end))),
+    endRecording: (digests) =>
+      judged('on the recording', () =>
+        judgeRecording(digests, {
           rules: RULES,
           onRuleError: (rule, err) =>
             options.logger.error({ rule, err }, `rule ${rule} failed on the recording (a validator bug); validation goes on`),
-        });
-        emit(found);
-        return found;
-      } catch (err) {
-        options.logger.error({ err }, 'the live validator failed on the recording; forwarding is not affected');
-        return [];
-      }
-    },
+        }),
+      ),
     close(deadline) {
       // The summary and the verdict first: neither may wait for a slow or dead webhook.
       const table = hub.summary();

@@ -7,8 +7,10 @@ import { modernResult, turnedAway } from './legacy-rejection.js';
 import { ServerContext } from './server-context.js';
 import { HANDED_OUT_KEPT, handedOutIds } from './state-ids.js';
 import { ENDED_KEPT, forgetOldest, PER_REQUEST_KEPT } from './session-bounds.js';
+import { idKey, LIST_KEYS, mrtrKey, revisionOf } from './message-keys.js';
 
-const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export { idKey, LIST_KEYS, mrtrKey, revisionOf };
+
 export const MODERN_REVISION = '2026-07-28';
 
 export interface PendingRequest {
@@ -268,6 +270,21 @@ export class SessionState {
       if (o.era === 'modern' && o.msg.direction === 'client-to-server') this.modernSeen = true;
       return;
     }
+    this.#commitNotice(o, json);
+    if (!o.request) return;
+    const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
+    this.pending[other].delete(idKey(json.id));
+    if (o.msg.direction === 'server-to-client') {
+      const token = progressTokenOf(o.request.json);
+      const p = token !== undefined ? this.progress.get(JSON.stringify(token)) : undefined;
+      if (p && p.requestKey === idKey(json.id)) p.answered = true;
+    }
+    const result = isObject(json.result) ? json.result : undefined;
+    if (result) this.#commitResult(o, o.request, result);
+  }
+
+  /** Progress, cancellation and list changes; HTTP: the answers each exchange carried. */
+  #commitNotice(o: Observed, json: Record<string, unknown>): void {
     if (json.method === 'notifications/progress' && isObject(json.params) && typeof json.params.progress === 'number') {
       const p = this.progress.get(JSON.stringify(json.params.progressToken));
       if (p) p.last = json.params.progress;
@@ -283,26 +300,21 @@ export class SessionState {
     if (o.msg.http && (json.result !== undefined || json.error !== undefined) && o.msg.direction === 'server-to-client') {
       this.responsesInExchange.set(o.msg.http.exchange, (this.responsesInExchange.get(o.msg.http.exchange) ?? 0) + 1);
     }
-    if (!o.request) return;
-    const other: Direction = o.msg.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
-    this.pending[other].delete(idKey(json.id));
-    if (o.msg.direction === 'server-to-client') {
-      const token = progressTokenOf(o.request.json);
-      const p = token !== undefined ? this.progress.get(JSON.stringify(token)) : undefined;
-      if (p && p.requestKey === idKey(json.id)) p.answered = true;
-    }
-    const result = isObject(json.result) ? json.result : undefined;
-    if (!result) return;
-    if (o.msg.direction === 'server-to-client' && modernResult(o.request.method, result)) this.context.speaksModern = true;
-    if (o.request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
-    if ((o.request.method === 'initialize' || o.request.method === 'server/discover') && isObject(result.capabilities))
+  }
+
+  /** What a result shows of the server: its revision, capabilities, lists, cursors, the state
+   * and ids it handed out, its MRTR rounds and tools. */
+  #commitResult(o: Observed, request: PendingRequest, result: Record<string, unknown>): void {
+    if (o.msg.direction === 'server-to-client' && modernResult(request.method, result)) this.context.speaksModern = true;
+    if (request.method === 'initialize' && typeof result.protocolVersion === 'string') this.legacyRevision = result.protocolVersion;
+    if ((request.method === 'initialize' || request.method === 'server/discover') && isObject(result.capabilities))
       this.context.serverCapabilities = result.capabilities;
-    if (o.request.method === 'server/discover' && Array.isArray(result.supportedVersions))
+    if (request.method === 'server/discover' && Array.isArray(result.supportedVersions))
       this.context.supportedVersions = result.supportedVersions.filter((v): v is string => typeof v === 'string');
-    const list = LIST_KEYS[o.request.method];
-    if (list && Array.isArray(result[list]) && !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined)) {
-      const authorization = this.header(o.request.msg, 'authorization');
-      this.lastList.set(o.request.method, {
+    const list = LIST_KEYS[request.method];
+    if (list && Array.isArray(result[list]) && !(isObject(request.json.params) && request.json.params.cursor !== undefined)) {
+      const authorization = this.header(request.msg, 'authorization');
+      this.lastList.set(request.method, {
         seq: o.msg.seq,
         session: this.session.id,
         ...(o.msg.http ? { exchange: o.msg.http.exchange } : {}),
@@ -312,20 +324,20 @@ export class SessionState {
       this.listChanged.delete(list);
     }
     if (typeof result.nextCursor === 'string') {
-      const set = this.cursors.get(o.request.method) ?? new Set<string>();
+      const set = this.cursors.get(request.method) ?? new Set<string>();
       set.add(result.nextCursor);
       forgetOldest(set, PER_REQUEST_KEPT);
-      this.cursors.set(o.request.method, set);
+      this.cursors.set(request.method, set);
     }
     if (typeof result.requestState === 'string') this.handedOut.push({ field: 'requestState', value: result.requestState });
-    if (o.request.method === 'tools/call' && isObject(o.request.json.params) && typeof o.request.json.params.name === 'string')
-      this.handedOut.push(...handedOutIds(o.request.json.params.name, result));
+    if (request.method === 'tools/call' && isObject(request.json.params) && typeof request.json.params.name === 'string')
+      this.handedOut.push(...handedOutIds(request.json.params.name, result));
     if (this.handedOut.length > HANDED_OUT_KEPT) this.handedOut.splice(0, HANDED_OUT_KEPT / 2);
     if (result.resultType === 'input_required') {
       const inputRequests = isObject(result.inputRequests) ? result.inputRequests : {};
-      this.issuedState.set(mrtrKey(o.request.json), {
+      this.issuedState.set(mrtrKey(request.json), {
         ...(typeof result.requestState === 'string' ? { state: result.requestState } : {}),
-        id: o.request.json.id,
+        id: request.json.id,
         kinds: Object.values(inputRequests)
           .filter(isObject)
           .map((r) => String(r.method)),
@@ -333,8 +345,8 @@ export class SessionState {
       });
       forgetOldest(this.issuedState, PER_REQUEST_KEPT);
     }
-    if (o.request.method === 'tools/list' && Array.isArray(result.tools)) {
-      const isFirstPage = !(isObject(o.request.json.params) && o.request.json.params.cursor !== undefined);
+    if (request.method === 'tools/list' && Array.isArray(result.tools)) {
+      const isFirstPage = !(isObject(request.json.params) && request.json.params.cursor !== undefined);
       if (isFirstPage) this.tools.clear();
       for (const t of result.tools) if (isObject(t) && typeof t.name === 'string') this.tools.set(t.name, t);
     }
@@ -372,24 +384,3 @@ export function exchangeSlot<V>(): (state: SessionState) => Map<number, V> {
   const i = exchangeSlotCount++;
   return (state) => (state.exchangeSlots[i] ??= new Map()) as Map<number, V>;
 }
-
-export function idKey(id: unknown): string {
-  // A JSON number's text is what String gives (JSON has no NaN or Infinity); the rest as JSON.
-  return typeof id === 'number' ? String(id) : JSON.stringify(id ?? null);
-}
-
-export function revisionOf(json: Record<string, unknown>): string | undefined {
-  const params = isObject(json.params) ? json.params : undefined;
-  const meta = params && isObject(params._meta) ? params._meta : undefined;
-  const v = meta?.[META_VERSION];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** What makes a retry the same request: method, and the tool, prompt or resource it names. */
-export function mrtrKey(request: Record<string, unknown>): string {
-  const p = isObject(request.params) ? request.params : {};
-  return JSON.stringify([request.method, p.name ?? p.uri ?? null, p.arguments ?? null]);
-}
-
-/** The array each list method answers with. */
-export const LIST_KEYS: Record<string, string> = { 'tools/list': 'tools', 'resources/list': 'resources', 'prompts/list': 'prompts' };

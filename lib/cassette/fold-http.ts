@@ -6,7 +6,7 @@ import { answerExchange, endExchange, exchangeOfRequest, KeptBody } from './http
 import { FrameCollector, SpilledBytes } from '../framing/spill.js';
 import { spilledToMessage } from '../framing/spilled-message.js';
 import type { FoldOptions } from './fold.js';
-import type { JournalSource } from './journal.js';
+import type { JournalChunk, JournalEvent, JournalSource } from './journal.js';
 import type { Violation } from '../violation.js';
 import { sessionFacts } from './session-info.js';
 import { storedHeader } from '../http-headers.js';
@@ -37,63 +37,97 @@ const SESSION_HEADER = 'mcp-session-id';
  * numbered in the order their bytes were complete at the proxy.
  */
 export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {}): RecordedSession[] {
-  const open = new Map<number, OpenExchange>();
-  const all: OpenExchange[] = [];
-  const placed: Placed[] = [];
-  const liveViolations: { violation: Violation; ref: { x: number; k: number } }[] = [];
-  let now = 0;
-  const named = new Map<number, HttpSessionName>();
-  const names = new HttpSessionIds(journal.header.sessionId, (x, name) => named.set(x, name));
-
-  const emit = (frame: Buffer | SpilledBytes, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void => {
-    const info = { seq: 0, t: now, direction, channel: 'http' as const, terminated: true, http };
-    placed.push({ exchange: x, message: frame instanceof SpilledBytes ? spilledToMessage(frame, info) : frameToMessage(frame, info) });
-  };
-  const collector = (): FrameCollector => new FrameCollector(options.spill, options.spillAbove);
-
+  const fold = new HttpFold(journal, options);
   for (const r of journal.records) {
-    now = r.t;
-    if ('ev' in r) {
-      options.onEvent?.(r);
-      if (r.ev === 'violation') {
-        if (isObject(r.ref)) liveViolations.push({ violation: r.violation as Violation, ref: r.ref as { x: number; k: number } });
-        continue;
-      }
-      const x = Number(r.x);
-      if (r.ev === 'http-request') {
-        const record = exchangeOfRequest(r);
-        const kept = KeptBody.for(record);
-        const ex: OpenExchange = { record, request: collector(), response: collector(), ...(kept ? { kept } : {}) };
-        open.set(x, ex);
-        all.push(ex);
-        names.request(x, storedHeader(record.requestHeaders, SESSION_HEADER) || undefined);
-        continue;
-      }
-      const ex = open.get(x);
-      if (!ex) continue;
-      if (r.ev === 'http-request-end') {
-        const body = ex.request.take();
-        if (ex.record.mcp && body.length > 0) emit(body, x, { exchange: x, part: 'request' }, 'client-to-server');
-      } else if (r.ev === 'http-response') {
-        const stream = answerExchange(ex.record, r);
-        names.response(x, storedHeader(ex.record.responseHeaders, SESSION_HEADER) || undefined);
-        if (stream) {
-          ex.sse = new SseByteSplitter(
-            (event) => {
-              emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
-            },
-            options.spill,
-            options.spillAbove,
-          );
-        }
-      } else if (r.ev === 'http-end') {
-        finish(ex, r.t, r.outcome as HttpExchange['outcome'] | undefined, r.error);
-      }
-      continue;
+    fold.now = r.t;
+    if ('ev' in r) fold.event(r);
+    else fold.chunk(r);
+  }
+  // Exchanges still open when the journal ends belong to a proxy that died mid-flight.
+  for (const ex of fold.open.values()) fold.finish(ex, fold.now, 'upstream-error', 'the proxy stopped before this exchange ended');
+
+  const sessions = group(journal, fold.all, fold.named, fold.placed, options);
+  attachLiveViolations(sessions, fold.liveViolations);
+  // Judged live (the header says so): a clean session keeps an empty list, read as "none".
+  if (Array.isArray((journal.header.session as { violations?: unknown }).violations)) for (const s of sessions) s.violations ??= [];
+  return sessions;
+}
+
+/** The fold under way: the exchanges open and all of them, the messages placed in the order
+ * their bytes were complete, and the live verdicts journaled. */
+class HttpFold {
+  readonly open = new Map<number, OpenExchange>();
+  readonly all: OpenExchange[] = [];
+  readonly placed: Placed[] = [];
+  readonly liveViolations: { violation: Violation; ref: { x: number; k: number } }[] = [];
+  /** The time of the record being read. */
+  now = 0;
+  readonly named = new Map<number, HttpSessionName>();
+  readonly #names: HttpSessionIds;
+
+  constructor(
+    journal: JournalSource,
+    private readonly options: FoldOptions,
+  ) {
+    this.#names = new HttpSessionIds(journal.header.sessionId, (x, name) => this.named.set(x, name));
+  }
+
+  #emit(frame: Buffer | SpilledBytes, x: number, http: HttpFrameInfo, direction: RecordedMessage['direction']): void {
+    const info = { seq: 0, t: this.now, direction, channel: 'http' as const, terminated: true, http };
+    this.placed.push({ exchange: x, message: frame instanceof SpilledBytes ? spilledToMessage(frame, info) : frameToMessage(frame, info) });
+  }
+
+  #collector(): FrameCollector {
+    return new FrameCollector(this.options.spill, this.options.spillAbove);
+  }
+
+  event(r: JournalEvent): void {
+    this.options.onEvent?.(r);
+    if (r.ev === 'violation') {
+      if (isObject(r.ref)) this.liveViolations.push({ violation: r.violation as Violation, ref: r.ref as { x: number; k: number } });
+      return;
     }
-    if (r.x === undefined) continue;
-    const ex = open.get(r.x);
-    if (!ex) continue;
+    const x = Number(r.x);
+    if (r.ev === 'http-request') return this.#request(r, x);
+    const ex = this.open.get(x);
+    if (!ex) return;
+    if (r.ev === 'http-request-end') {
+      const body = ex.request.take();
+      if (ex.record.mcp && body.length > 0) this.#emit(body, x, { exchange: x, part: 'request' }, 'client-to-server');
+    } else if (r.ev === 'http-response') {
+      this.#response(r, ex, x);
+    } else if (r.ev === 'http-end') {
+      this.finish(ex, r.t, r.outcome as HttpExchange['outcome'] | undefined, r.error);
+    }
+  }
+
+  #request(r: JournalEvent, x: number): void {
+    const record = exchangeOfRequest(r);
+    const kept = KeptBody.for(record);
+    const ex: OpenExchange = { record, request: this.#collector(), response: this.#collector(), ...(kept ? { kept } : {}) };
+    this.open.set(x, ex);
+    this.all.push(ex);
+    this.#names.request(x, storedHeader(record.requestHeaders, SESSION_HEADER) || undefined);
+  }
+
+  #response(r: JournalEvent, ex: OpenExchange, x: number): void {
+    const stream = answerExchange(ex.record, r);
+    this.#names.response(x, storedHeader(ex.record.responseHeaders, SESSION_HEADER) || undefined);
+    if (stream) {
+      ex.sse = new SseByteSplitter(
+        (event) => {
+          this.#emit(event.data, x, { exchange: x, part: 'sse', sse: sseFields(event) }, 'server-to-client');
+        },
+        this.options.spill,
+        this.options.spillAbove,
+      );
+    }
+  }
+
+  chunk(r: JournalChunk): void {
+    if (r.x === undefined) return;
+    const ex = this.open.get(r.x);
+    if (!ex) return;
     if (r.c === 'http-request') ex.request.push(r.data);
     else if (r.c === 'http-response') {
       if (ex.sse) ex.sse.push(r.data);
@@ -101,24 +135,16 @@ export function foldHttpJournal(journal: JournalSource, options: FoldOptions = {
       else ex.kept?.push(r.data);
     }
   }
-  // Exchanges still open when the journal ends belong to a proxy that died mid-flight.
-  for (const ex of open.values()) finish(ex, now, 'upstream-error', 'the proxy stopped before this exchange ended');
 
-  function finish(ex: OpenExchange, t: number, outcome: HttpExchange['outcome'] | undefined, error?: unknown): void {
-    if (!open.has(ex.record.id)) return;
-    names.end(ex.record.id);
-    open.delete(ex.record.id);
+  finish(ex: OpenExchange, t: number, outcome: HttpExchange['outcome'] | undefined, error?: unknown): void {
+    if (!this.open.has(ex.record.id)) return;
+    this.#names.end(ex.record.id);
+    this.open.delete(ex.record.id);
     endExchange(ex.record, t, outcome, error, ex.kept);
     if (ex.sse) ex.sse.end();
     else if (ex.response.bytes > 0)
-      emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
+      this.#emit(ex.response.take(), ex.record.id, { exchange: ex.record.id, part: 'response' }, 'server-to-client');
   }
-
-  const sessions = group(journal, all, named, placed, options);
-  attachLiveViolations(sessions, liveViolations);
-  // Judged live (the header says so): a clean session keeps an empty list, read as "none".
-  if (Array.isArray((journal.header.session as { violations?: unknown }).violations)) for (const s of sessions) s.violations ??= [];
-  return sessions;
 }
 
 /** Live verdicts name a message by its place in its exchange (k = -1: the exchange itself, which

@@ -147,44 +147,11 @@ export async function settleJournals(cassette: string, options: SettleOptions = 
         let overwrite = false;
         const batch: RecordedSession[] = [];
         for (const path of journals()) {
-          let folded: { sessions: RecordedSession[]; finish: JournalFinish; liveComplete: boolean };
-          try {
-            const journal = openJournal(path);
-            if (!options.force && !mine.has(path) && ownerAlive(journal.header)) {
-              result.skipped.push({ path, reason: `its recorder (process ${journal.header.pid}) is still running` });
-              continue;
-            }
-            let liveComplete = false;
-            const sessions = await foldSessions(journal, {
-              spill,
-              onEvent: (e: JournalEvent) => {
-                if (e.ev === LIVE_EVENT) liveComplete = e.complete === true;
-              },
-            });
-            folded = { sessions, finish: (journal.header.finish ?? {}) as JournalFinish, liveComplete };
-          } catch (err) {
-            result.skipped.push({ path, reason: (err as Error).message });
-            continue;
-          }
-          const { sessions, finish, liveComplete } = folded;
-          const scope = finish.validate === false ? undefined : !liveComplete ? 'all' : finish.judgeWhenComplete;
-          if (scope && options.noJudging && sessions.length > 0) {
-            result.skipped.push({ path, reason: NEEDS_JUDGING });
-            continue;
-          }
-          if (scope && settleHooks().judge && sessions.length > 0) {
-            const r = await settleHooks().judge!(sessions, scope, finish.failOn);
-            result.judged += r.judged;
-            result.violations += r.violations;
-            result.failed ||= r.failed;
-          } else if (finish.failOn && liveComplete) {
-            result.failed ||= sessions.some((s) => (s.violations ?? []).some((v) => atLeast(v.severity, finish.failOn!)));
-          }
-          for (const s of sessions) result.cut.push(...cutFrames(s));
-          const kept =
-            finish.sampling !== undefined && settleHooks().select ? await settleHooks().select!(sessions, finish.sampling) : sessions;
-          result.sampledOut += sessions.length - kept.length;
-          overwrite ||= finish.overwrite === true;
+          const folded = await foldJournal(path, options, mine, spill, result);
+          if (!folded) continue;
+          const kept = await judgeAndSample(path, folded, options, result);
+          if (!kept) continue;
+          overwrite ||= folded.finish.overwrite === true;
           batch.push(...kept);
           result.journals.push(path);
         }
@@ -206,6 +173,72 @@ export async function settleJournals(cassette: string, options: SettleOptions = 
     options.lockRetries,
   );
   return result;
+}
+
+/** A journal folded into its sessions, with how its header says to finish them. */
+interface Folded {
+  sessions: RecordedSession[];
+  finish: JournalFinish;
+  /** Its recorder journaled that live validation judged every message. */
+  liveComplete: boolean;
+}
+
+/** Folds one journal; undefined (and why, in `skipped`) when its recorder still runs or it cannot
+ * be read. */
+async function foldJournal(
+  path: string,
+  options: SettleOptions,
+  mine: Set<string>,
+  spill: SpillFile,
+  result: SettleResult,
+): Promise<Folded | undefined> {
+  try {
+    const journal = openJournal(path);
+    if (!options.force && !mine.has(path) && ownerAlive(journal.header)) {
+      result.skipped.push({ path, reason: `its recorder (process ${journal.header.pid}) is still running` });
+      return undefined;
+    }
+    let liveComplete = false;
+    const sessions = await foldSessions(journal, {
+      spill,
+      onEvent: (e: JournalEvent) => {
+        if (e.ev === LIVE_EVENT) liveComplete = e.complete === true;
+      },
+    });
+    return { sessions, finish: (journal.header.finish ?? {}) as JournalFinish, liveComplete };
+  } catch (err) {
+    result.skipped.push({ path, reason: (err as Error).message });
+    return undefined;
+  }
+}
+
+/** Judges what live validation left (when a judge is plugged in), notes the frames the journal's
+ * end cut, and applies --sample: the sessions that go into the cassette; undefined when the
+ * journal is left for judging (SettleOptions.noJudging). */
+async function judgeAndSample(
+  path: string,
+  folded: Folded,
+  options: SettleOptions,
+  result: SettleResult,
+): Promise<RecordedSession[] | undefined> {
+  const { sessions, finish, liveComplete } = folded;
+  const scope = finish.validate === false ? undefined : !liveComplete ? 'all' : finish.judgeWhenComplete;
+  if (scope && options.noJudging && sessions.length > 0) {
+    result.skipped.push({ path, reason: NEEDS_JUDGING });
+    return undefined;
+  }
+  if (scope && settleHooks().judge && sessions.length > 0) {
+    const r = await settleHooks().judge!(sessions, scope, finish.failOn);
+    result.judged += r.judged;
+    result.violations += r.violations;
+    result.failed ||= r.failed;
+  } else if (finish.failOn && liveComplete) {
+    result.failed ||= sessions.some((s) => (s.violations ?? []).some((v) => atLeast(v.severity, finish.failOn!)));
+  }
+  for (const s of sessions) result.cut.push(...cutFrames(s));
+  const kept = finish.sampling !== undefined && settleHooks().select ? await settleHooks().select!(sessions, finish.sampling) : sessions;
+  result.sampledOut += sessions.length - kept.length;
+  return kept;
 }
 
 function atLeast(severity: Severity, level: Severity): boolean {

@@ -1,6 +1,7 @@
 import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type { MessageKind } from '../message.js';
 import { CANONICAL_ESCAPE, HEX, SIMPLE_ESCAPE, WS } from './json-bytes.js';
+import { N, numberNext } from './json-number.js';
 
 /**
  * What `frameToMessage` learns from a frame by parsing it, learnt from its bytes in pieces, so a
@@ -28,19 +29,6 @@ const enum S {
   Hex,
   Num,
   Lit,
-}
-
-/** Number grammar (RFC 8259) as a DFA: the states after each byte class. */
-const enum N {
-  Start,
-  Minus,
-  Zero,
-  Int,
-  Dot,
-  Frac,
-  E,
-  ESign,
-  Exp,
 }
 
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
@@ -125,50 +113,13 @@ export class JsonScanner {
   #step(b: Buffer, i: number): number {
     const c = b[i]!;
     switch (this.#state) {
-      case S.Str: {
-        // The bulk of a large frame: run to the next quote, backslash or control byte.
-        let j = i;
-        while (j < b.length) {
-          const d = b[j]!;
-          if (d === 0x22 || d === 0x5c || d < 0x20) break;
-          j++;
-        }
-        if (j > i) {
-          this.#keep(b, i, j);
-          return j - 1;
-        }
-        if (c === 0x22) this.#endString();
-        else if (c === 0x5c) {
-          this.#keepByte(c);
-          this.#state = S.Esc;
-        } else this.#valid = false; // a raw control character
-        return i;
-      }
+      case S.Str:
+        return this.#stepString(b, i, c);
       case S.Esc:
-        this.#keepByte(c);
-        if (c === 0x75) {
-          this.#state = S.Hex;
-          this.#hex = 0;
-          this.#hexValue = 0;
-        } else if (SIMPLE_ESCAPE[c]) {
-          if (!CANONICAL_ESCAPE[c]) this.#canonical = false;
-          this.#state = S.Str;
-        } else this.#valid = false;
+        this.#stepEscape(c);
         return i;
       case S.Hex:
-        if (!HEX[c]) {
-          this.#valid = false;
-          return i;
-        }
-        this.#keepByte(c);
-        // JSON.stringify writes \u00XX (lowercase) only for control characters without a short form.
-        if (c >= 0x41 && c <= 0x46) this.#canonical = false;
-        this.#hexValue = this.#hexValue * 16 + parseInt(String.fromCharCode(c), 16);
-        if (++this.#hex === 4) {
-          const v = this.#hexValue;
-          if (v >= 0x20 || v === 0x08 || v === 0x09 || v === 0x0a || v === 0x0c || v === 0x0d) this.#canonical = false;
-          this.#state = S.Str;
-        }
+        this.#stepHex(c);
         return i;
       case S.Num:
         if (this.#numStep(c)) return i;
@@ -188,20 +139,76 @@ export class JsonScanner {
       this.#canonical = false;
       return i;
     }
+    this.#stepStructure(c);
+    return i;
+  }
+
+  /** Inside a string: the bulk of a large frame runs to the next quote, backslash or control byte. */
+  #stepString(b: Buffer, i: number, c: number): number {
+    let j = i;
+    while (j < b.length) {
+      const d = b[j]!;
+      if (d === 0x22 || d === 0x5c || d < 0x20) break;
+      j++;
+    }
+    if (j > i) {
+      this.#keep(b, i, j);
+      return j - 1;
+    }
+    if (c === 0x22) this.#endString();
+    else if (c === 0x5c) {
+      this.#keepByte(c);
+      this.#state = S.Esc;
+    } else this.#valid = false; // a raw control character
+    return i;
+  }
+
+  /** The byte after a backslash. */
+  #stepEscape(c: number): void {
+    this.#keepByte(c);
+    if (c === 0x75) {
+      this.#state = S.Hex;
+      this.#hex = 0;
+      this.#hexValue = 0;
+    } else if (SIMPLE_ESCAPE[c]) {
+      if (!CANONICAL_ESCAPE[c]) this.#canonical = false;
+      this.#state = S.Str;
+    } else this.#valid = false;
+  }
+
+  /** A hex digit of a \uXXXX escape. */
+  #stepHex(c: number): void {
+    if (!HEX[c]) {
+      this.#valid = false;
+      return;
+    }
+    this.#keepByte(c);
+    // JSON.stringify writes \u00XX (lowercase) only for control characters without a short form.
+    if (c >= 0x41 && c <= 0x46) this.#canonical = false;
+    this.#hexValue = this.#hexValue * 16 + parseInt(String.fromCharCode(c), 16);
+    if (++this.#hex === 4) {
+      const v = this.#hexValue;
+      if (v >= 0x20 || v === 0x08 || v === 0x09 || v === 0x0a || v === 0x0c || v === 0x0d) this.#canonical = false;
+      this.#state = S.Str;
+    }
+  }
+
+  /** Between values: a value starts, a key, a colon, a comma or a closing bracket. */
+  #stepStructure(c: number): void {
     switch (this.#state) {
       case S.Value:
         this.#startValue(c);
-        return i;
+        return;
       case S.Key:
         if (c === 0x22) this.#startString(true);
         else if (c === 0x7d && !this.#afterComma)
           this.#close(); // `{}`
         else this.#valid = false;
-        return i;
+        return;
       case S.Colon:
         if (c === 0x3a) this.#state = S.Value;
         else this.#valid = false;
-        return i;
+        return;
       case S.AfterValue: {
         const top = this.#stack.at(-1);
         if (!top)
@@ -211,11 +218,10 @@ export class JsonScanner {
           this.#state = top.object ? S.Key : S.Value;
         } else if (c === (top.object ? 0x7d : 0x5d)) this.#close();
         else this.#valid = false;
-        return i;
+        return;
       }
       default:
         this.#valid = false;
-        return i;
     }
   }
 
@@ -323,41 +329,12 @@ export class JsonScanner {
   }
 
   #numStep(c: number): boolean {
-    const digit = c >= 0x30 && c <= 0x39;
-    let next: N | undefined;
-    switch (this.#num) {
-      case N.Start:
-        next = c === 0x2d ? N.Minus : c === 0x30 ? N.Zero : digit ? N.Int : undefined;
-        break;
-      case N.Minus:
-        next = c === 0x30 ? N.Zero : digit ? N.Int : undefined;
-        break;
-      case N.Zero:
-        next = c === 0x2e ? N.Dot : c === 0x65 || c === 0x45 ? N.E : undefined;
-        break;
-      case N.Int:
-        next = digit ? N.Int : c === 0x2e ? N.Dot : c === 0x65 || c === 0x45 ? N.E : undefined;
-        break;
-      case N.Dot:
-        next = digit ? N.Frac : undefined;
-        if (next === undefined) this.#valid = false;
-        break;
-      case N.Frac:
-        next = digit ? N.Frac : c === 0x65 || c === 0x45 ? N.E : undefined;
-        break;
-      case N.E:
-        next = digit ? N.Exp : c === 0x2b || c === 0x2d ? N.ESign : undefined;
-        if (next === undefined) this.#valid = false;
-        break;
-      case N.ESign:
-        next = digit ? N.Exp : undefined;
-        if (next === undefined) this.#valid = false;
-        break;
-      case N.Exp:
-        next = digit ? N.Exp : undefined;
-        break;
+    const next = numberNext(this.#num, c);
+    if (next === undefined) {
+      // A number cut short (`1.`, `1e`, `1e+`) followed by anything else.
+      if (this.#num === N.Dot || this.#num === N.E || this.#num === N.ESign) this.#valid = false;
+      return false;
     }
-    if (next === undefined) return false;
     this.#num = next;
     if (this.#numText.length <= 32) this.#numText += String.fromCharCode(c);
     return true;

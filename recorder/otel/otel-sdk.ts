@@ -1,4 +1,14 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Histogram } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Attributes,
+  type Histogram,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
@@ -67,12 +77,16 @@ export interface OtelSdk extends SpanSink {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
-export async function startOtelSdk(options: {
+interface OtelOptions {
   metrics: MetricsSink;
   /** Called once, on the first failed export. */
   onExportError: (message: string) => void;
   env?: NodeJS.ProcessEnv;
-}): Promise<OtelSdk> {
+}
+
+type Resource = ReturnType<typeof resourceFromAttributes>;
+
+export async function startOtelSdk(options: OtelOptions): Promise<OtelSdk> {
   const env = options.env ?? process.env;
   const tracesProtocol = otlpProtocol('TRACES', env);
   const metricsProtocol = otlpProtocol('METRICS', env);
@@ -88,12 +102,7 @@ export async function startOtelSdk(options: {
   );
   const counts: OtelCounts = { queued: 0, dropped: 0, exportFailed: 0, unsent: 0 };
   let warned = false;
-  // An export (with its retries) gives up after OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT, or EXPORT_TIMEOUT_MS
-  // when neither is set (the SDK's 10 s would keep the proxy alive that long after its end while
-  // a collector is down).
-  const timeout = (signal: string) =>
-    env[`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`] || env.OTEL_EXPORTER_OTLP_TIMEOUT ? {} : { timeoutMillis: EXPORT_TIMEOUT_MS };
-  const exporter = new CountingExporter(new traceMod.OTLPTraceExporter(timeout('TRACES')), (n, error) => {
+  const exporter = new CountingExporter(new traceMod.OTLPTraceExporter(exportTimeout('TRACES', env)), (n, error) => {
     counts.exportFailed += n;
     options.metrics.count('mcp_cassette_otel_spans_lost_total', { reason: 'export_failed' }, n);
     if (!warned) options.onExportError(error?.message ?? 'export failed');
@@ -111,28 +120,11 @@ export async function startOtelSdk(options: {
     ],
   });
   const tracer = tracerProvider.getTracer(SCOPE_NAME, packageVersion());
-  const meterProvider = new MeterProvider({
+  const { meterProvider, durations } = durationMetrics(
+    new metricMod.OTLPMetricExporter(exportTimeout('METRICS', env)) as PushMetricExporter,
     resource,
-    readers: [
-      new PeriodicExportingMetricReader({
-        exporter: new metricMod.OTLPMetricExporter(timeout('METRICS')) as PushMetricExporter,
-        exportIntervalMillis: positiveInt(env.OTEL_METRIC_EXPORT_INTERVAL, 60_000),
-      }),
-    ],
-  });
-  const meter = meterProvider.getMeter(SCOPE_NAME, packageVersion());
-  const histogram = (name: string, description: string): Histogram =>
-    meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: OPERATION_BUCKETS } });
-  const durations = {
-    client: histogram(
-      'mcp.client.operation.duration',
-      'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
-    ),
-    server: histogram(
-      'mcp.server.operation.duration',
-      'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
-    ),
-  };
+    env,
+  );
 
   return {
     counts,
@@ -145,21 +137,7 @@ export async function startOtelSdk(options: {
         options.metrics.count('mcp_cassette_otel_spans_lost_total', { reason: 'queue_full' });
         return;
       }
-      const parent = span.parent
-        ? trace.setSpanContext(ROOT_CONTEXT, {
-            traceId: span.parent.traceId,
-            spanId: span.parent.spanId,
-            traceFlags: span.parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-            isRemote: true,
-          })
-        : ROOT_CONTEXT;
-      const s = tracer.startSpan(
-        span.name,
-        { kind: span.kind === 'client' ? SpanKind.CLIENT : SpanKind.SERVER, startTime: span.start, attributes: span.attributes },
-        parent,
-      );
-      for (const e of span.events) s.addEvent(e.name, e.attributes, e.time);
-      if (span.error) s.setStatus({ code: SpanStatusCode.ERROR, ...(span.error.message ? { message: span.error.message } : {}) });
+      const s = startSpan(tracer, span);
       if (s.isRecording()) {
         exporter.inFlight += 1;
         counts.queued += 1;
@@ -178,4 +156,53 @@ export async function startOtelSdk(options: {
       counts.unsent = exporter.inFlight;
     },
   };
+}
+
+/** An export (with its retries) gives up after OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT, or
+ * EXPORT_TIMEOUT_MS when neither is set (the SDK's 10 s would keep the proxy alive that long after
+ * its end while a collector is down). */
+function exportTimeout(signal: string, env: NodeJS.ProcessEnv): { timeoutMillis?: number } {
+  return env[`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`] || env.OTEL_EXPORTER_OTLP_TIMEOUT ? {} : { timeoutMillis: EXPORT_TIMEOUT_MS };
+}
+
+/** The two operation-duration histograms of the conventions, exported periodically. */
+function durationMetrics(exporter: PushMetricExporter, resource: Resource, env: NodeJS.ProcessEnv) {
+  const meterProvider = new MeterProvider({
+    resource,
+    readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: positiveInt(env.OTEL_METRIC_EXPORT_INTERVAL, 60_000) })],
+  });
+  const meter = meterProvider.getMeter(SCOPE_NAME, packageVersion());
+  const histogram = (name: string, description: string): Histogram =>
+    meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: OPERATION_BUCKETS } });
+  const durations = {
+    client: histogram(
+      'mcp.client.operation.duration',
+      'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+    ),
+    server: histogram(
+      'mcp.server.operation.duration',
+      'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+    ),
+  };
+  return { meterProvider, durations };
+}
+
+/** The span, started at its recorded time under its parent when it has one (the caller ends it). */
+function startSpan(tracer: Tracer, span: McpSpanData): Span {
+  const parent = span.parent
+    ? trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: span.parent.traceId,
+        spanId: span.parent.spanId,
+        traceFlags: span.parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        isRemote: true,
+      })
+    : ROOT_CONTEXT;
+  const s = tracer.startSpan(
+    span.name,
+    { kind: span.kind === 'client' ? SpanKind.CLIENT : SpanKind.SERVER, startTime: span.start, attributes: span.attributes },
+    parent,
+  );
+  for (const e of span.events) s.addEvent(e.name, e.attributes, e.time);
+  if (span.error) s.setStatus({ code: SpanStatusCode.ERROR, ...(span.error.message ? { message: span.error.message } : {}) });
+  return s;
 }

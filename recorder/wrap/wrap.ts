@@ -124,101 +124,134 @@ function safeFileName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'server';
 }
 
+/** One wrap under way: the config's text as edited so far, and what each entry became. */
+interface Wrapping {
+  config: HostConfig;
+  state: WrapState;
+  options: WrapOptions;
+  /** Where each server's cassette folder goes. */
+  dir: string;
+  node: string;
+  cli: string;
+  extra: string[];
+  report: WrapReport;
+  text: string;
+  /** `--port`: the next port to give an HTTP entry's proxy (else a free one each). */
+  nextPort: number | undefined;
+}
+
 export async function wrapConfig(path: string, options: WrapOptions = {}): Promise<WrapReport> {
   const configPath = resolve(path);
   const config = readHostConfig(configPath);
   const state = readState(configPath);
-  let nextPort = options.port;
   const dir = resolve(options.cassetteDir ?? defaultCassetteDir());
   const node = options.node ?? process.execPath;
   const stable = stableCliPath(options.cli ?? cliPath);
-  const cli = stable.path;
-  const extra = options.recordOptions ?? [];
-  const report: WrapReport = { changed: [], skipped: [], ...(stable.note ? { note: stable.note } : {}) };
-  let text = config.text;
+  const w: Wrapping = {
+    config,
+    state,
+    options,
+    dir,
+    node,
+    cli: stable.path,
+    extra: options.recordOptions ?? [],
+    report: { changed: [], skipped: [], ...(stable.note ? { note: stable.note } : {}) },
+    text: config.text,
+    nextPort: options.port,
+  };
+  const report = w.report;
   for (const name of selected(config, options.servers)) {
     const entry = config.servers[name]!;
-    if (isHttpEntry(entry)) {
-      const known = state.entries[name];
-      if (known && entry.url === known.proxyUrl) {
-        report.skipped.push({ name, reason: 'already wrapped' });
-        continue;
-      }
-      if (!options.http && !options.servers?.includes(name)) {
-        // Its new URL would be a local proxy that nothing starts (wrap starts none), and the host
-        // would lose the server: only on request.
-        report.skipped.push({ name, reason: HTTP_LEFT_ALONE(name) });
-        continue;
-      }
-      if (typeof entry.url !== 'string') {
-        report.skipped.push({ name, reason: 'no "url" string' });
-        continue;
-      }
-      if (isLegacySse(entry)) {
-        report.skipped.push({ name, reason: 'legacy HTTP+SSE endpoint: left alone, the proxy speaks Streamable HTTP' });
-        continue;
-      }
-      let upstream: URL;
-      try {
-        upstream = new URL(entry.url);
-      } catch {
-        report.skipped.push({ name, reason: `"url" ${JSON.stringify(entry.url)} is not a URL` });
-        continue;
-      }
-      const port = nextPort ?? (await freePort());
-      if (nextPort !== undefined) nextPort += 1;
-      const proxyUrl = `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`;
-      const cassette = join(dir, safeFileName(name));
-      text = setValue(text, [config.key, name, 'url'], proxyUrl);
-      state.entries[name] = { url: entry.url, proxyUrl };
-      report.changed.push({
-        name,
-        cassette,
-        url: proxyUrl,
-        command: [
-          node,
-          cli,
-          'record',
-          '--upstream',
-          entry.url,
-          '--listen',
-          `127.0.0.1:${port}`,
-          '--cassette-dir',
-          cassette,
-          ...extra,
-          '--label',
-          name,
-        ],
-      });
-      continue;
-    }
-    if (typeof entry.command !== 'string') {
-      report.skipped.push({ name, reason: 'no "command" string' });
-      continue;
-    }
-    if (unwrappedCommand(entry)) {
-      report.skipped.push({ name, reason: 'already wrapped' });
-      continue;
-    }
-    const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
-    // Each launch of the server adds a cassette to its folder, under the same retention.
-    const cassette = join(dir, safeFileName(name));
-    text = setValue(text, [config.key, name, 'command'], node);
-    text = setValue(
-      text,
-      [config.key, name, 'args'],
-      [cli, 'record', '--cassette-dir', cassette, ...extra, '--label', name, '--', entry.command, ...args],
-    );
-    report.changed.push({ name, cassette });
+    if (isHttpEntry(entry)) await wrapHttp(w, name, entry);
+    else wrapStdio(w, name, entry);
   }
   if (report.changed.length > 0) {
     const backup = backupPath(configPath);
     if (!existsSync(backup)) writeFileSync(backup, config.text);
     report.backup = backup;
-    atomicWrite(configPath, text);
-    writeState(configPath, state);
+    atomicWrite(configPath, w.text);
+    writeState(configPath, w.state);
   }
   return report;
+}
+
+/** An HTTP entry points at a local recording proxy, which the user starts (the command in the
+ * report); only on request. */
+async function wrapHttp(w: Wrapping, name: string, entry: ServerEntry): Promise<void> {
+  const { options, report } = w;
+  const known = w.state.entries[name];
+  if (known && entry.url === known.proxyUrl) {
+    report.skipped.push({ name, reason: 'already wrapped' });
+    return;
+  }
+  if (!options.http && !options.servers?.includes(name)) {
+    // Its new URL would be a local proxy that nothing starts (wrap starts none), and the host
+    // would lose the server: only on request.
+    report.skipped.push({ name, reason: HTTP_LEFT_ALONE(name) });
+    return;
+  }
+  if (typeof entry.url !== 'string') {
+    report.skipped.push({ name, reason: 'no "url" string' });
+    return;
+  }
+  if (isLegacySse(entry)) {
+    report.skipped.push({ name, reason: 'legacy HTTP+SSE endpoint: left alone, the proxy speaks Streamable HTTP' });
+    return;
+  }
+  let upstream: URL;
+  try {
+    upstream = new URL(entry.url);
+  } catch {
+    report.skipped.push({ name, reason: `"url" ${JSON.stringify(entry.url)} is not a URL` });
+    return;
+  }
+  const port = w.nextPort ?? (await freePort());
+  if (w.nextPort !== undefined) w.nextPort += 1;
+  const proxyUrl = `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`;
+  const cassette = join(w.dir, safeFileName(name));
+  w.text = setValue(w.text, [w.config.key, name, 'url'], proxyUrl);
+  w.state.entries[name] = { url: entry.url, proxyUrl };
+  report.changed.push({
+    name,
+    cassette,
+    url: proxyUrl,
+    command: [
+      w.node,
+      w.cli,
+      'record',
+      '--upstream',
+      entry.url,
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--cassette-dir',
+      cassette,
+      ...w.extra,
+      '--label',
+      name,
+    ],
+  });
+}
+
+/** A stdio entry's command becomes the recorder's, with the server's command after `--`. */
+function wrapStdio(w: Wrapping, name: string, entry: ServerEntry): void {
+  if (typeof entry.command !== 'string') {
+    w.report.skipped.push({ name, reason: 'no "command" string' });
+    return;
+  }
+  if (unwrappedCommand(entry)) {
+    w.report.skipped.push({ name, reason: 'already wrapped' });
+    return;
+  }
+  const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
+  // Each launch of the server adds a cassette to its folder, under the same retention.
+  const cassette = join(w.dir, safeFileName(name));
+  w.text = setValue(w.text, [w.config.key, name, 'command'], w.node);
+  w.text = setValue(
+    w.text,
+    [w.config.key, name, 'args'],
+    [w.cli, 'record', '--cassette-dir', cassette, ...w.extra, '--label', name, '--', entry.command, ...args],
+  );
+  w.report.changed.push({ name, cassette });
 }
 
 export async function unwrapConfig(path: string, options: { servers?: string[] } = {}): Promise<WrapReport> {

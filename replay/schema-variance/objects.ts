@@ -4,12 +4,20 @@ import { type Comparison, LOWER_BOUNDS, type Schema, UPPER_BOUNDS } from './inde
 
 /** Object properties: removed, added, newly required or optional, and objects closed or opened. */
 export function propertyChanges(c: Comparison, o: Schema, n: Schema, p: string[]): void {
-  const { out, polarity, where, name, walk } = c;
   const op = isObject(o.properties) ? o.properties : {};
   const np = isObject(n.properties) ? n.properties : {};
   const oreq = new Set(Array.isArray(o.required) ? (o.required as string[]) : []);
   const nreq = new Set(Array.isArray(n.required) ? (n.required as string[]) : []);
   const closed = n.additionalProperties === false;
+  removedOrWalked(c, op, np, closed, p);
+  addedProperties(c, op, np, nreq, p);
+  requiredChanges(c, o, n, { oreq, nreq, np }, p);
+  additionalPropertiesChanges(c, o, n, p);
+}
+
+/** Each property the old schema had: removed, or its own schema compared. */
+function removedOrWalked(c: Comparison, op: Schema, np: Schema, closed: boolean, p: string[]): void {
+  const { out, polarity, where, name, walk } = c;
   for (const k of Object.keys(op)) {
     const kp = [...p, 'properties', k];
     if (!(k in np)) {
@@ -34,6 +42,11 @@ export function propertyChanges(c: Comparison, o: Schema, n: Schema, p: string[]
     }
     walk(op[k], np[k], kp);
   }
+}
+
+/** Properties the new schema added (a new required input property is reported as required). */
+function addedProperties(c: Comparison, op: Schema, np: Schema, nreq: Set<string>, p: string[]): void {
+  const { out, polarity, where, name } = c;
   for (const k of Object.keys(np)) {
     if (k in op) continue;
     const kp = [...p, 'properties', k];
@@ -46,6 +59,17 @@ export function propertyChanges(c: Comparison, o: Schema, n: Schema, p: string[]
       live: np[k],
     });
   }
+}
+
+/** Properties newly required (or always present), and no longer required (or maybe missing). */
+function requiredChanges(
+  c: Comparison,
+  o: Schema,
+  n: Schema,
+  { oreq, nreq, np }: { oreq: Set<string>; nreq: Set<string>; np: Schema },
+  p: string[],
+): void {
+  const { out, polarity, where, name } = c;
   for (const k of nreq) {
     if (oreq.has(k)) continue;
     if (polarity === 'input')
@@ -88,6 +112,11 @@ export function propertyChanges(c: Comparison, o: Schema, n: Schema, p: string[]
         live: n.required,
       });
   }
+}
+
+/** An object closed to unknown properties, or opened to them. */
+function additionalPropertiesChanges(c: Comparison, o: Schema, n: Schema, p: string[]): void {
+  const { out, polarity, where, name } = c;
   if (o.additionalProperties !== false && n.additionalProperties === false && polarity === 'input') {
     out.push({
       verdict: 'breaking',

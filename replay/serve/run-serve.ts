@@ -143,21 +143,7 @@ const emptySummary = (): ServeSummary => ({
 });
 
 export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number> {
-  const match = (args.match ?? 'params') as MatchMode;
-  if (!MATCH_MODES.includes(match))
-    throw new ServeError('MCPC_SERVE_USAGE', `--match ${JSON.stringify(args.match)}: use one of ${MATCH_MODES.join(', ')}`);
-  const timing = parseTiming(args.timing ?? 'fast');
-  if (!timing)
-    throw new ServeError('MCPC_SERVE_USAGE', `--timing ${JSON.stringify(args.timing)}: use fast, recorded or xN (x2 is twice as fast)`);
-  const listen = args.listen !== undefined ? parseListen(args.listen) : undefined;
-  if (args.upstream !== undefined && args.command.length > 0)
-    throw new ServeError('MCPC_SERVE_USAGE', 'give the real server either as a command after -- or as --upstream <url>, not both');
-  const upstream = args.upstream !== undefined ? parseUpstream(args.upstream) : undefined;
-  const headers = parseHeaderOptions(args.header ?? []);
-  if (Object.keys(headers).length > 0 && upstream === undefined)
-    throw new ServeError('MCPC_SERVE_USAGE', '--header is for the requests to an --upstream server; give --upstream <url> too');
-  if (args.answerTimeout !== undefined && !(args.answerTimeout > 0))
-    throw new ServeError('MCPC_SERVE_USAGE', `--answer-timeout ${args.answerTimeout}: give a number of milliseconds above 0`);
+  const { match, timing, listen, upstream, headers } = serveSettings(args);
   const env = io.env ?? process.env;
   const hasServer = args.command.length > 0 || upstream !== undefined;
   const mode: RecordMode = args.mode !== undefined || env.MCP_CASSETTE_MODE ? effectiveMode(args.mode, env) : hasServer ? 'once' : 'none';
@@ -181,53 +167,8 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
     throw new ServeError('MCPC_SERVE_USAGE', '--report - (stdout) needs --listen: over stdio, stdout carries the protocol; give a file');
   const base = { pid: process.pid, cassette: args.cassette, transport: listen ? ('http' as const) : ('stdio' as const), mode, action };
   try {
-    // Replays read the cassettes; a record mode writes into one file (passthrough uses none).
-    const writes = action !== 'replay' && action !== 'passthrough';
-    if (writes && args.cassettes)
-      throw new ServeError(
-        'MCPC_SERVE_USAGE',
-        `${args.cassettes.length} cassettes were given: serve replays several (record mode none or once), but record modes write into one cassette file; name one file`,
-      );
-    if (writes && isDirectory(args.cassette))
-      throw new ServeError(
-        'MCPC_SERVE_USAGE',
-        `${args.cassette} is a directory of cassettes: serve replays it (record mode none or once), but record modes write into one cassette file; name a file`,
-      );
-    // The same transport on both sides: the recording proxy, or the server, in our place.
-    const inPlace =
-      action === 'record' && !listen && !upstream
-        ? [
-            process.execPath,
-            cliPath,
-            'record',
-            '--cassette',
-            args.cassette,
-            '--log-level',
-            args.logLevel ?? 'warn',
-            ...(args.logFile ? ['--log-file', args.logFile] : []),
-            '--',
-            ...args.command,
-          ]
-        : action === 'record' && listen && upstream && Object.keys(headers).length === 0 // the proxy adds no headers
-          ? [
-              process.execPath,
-              cliPath,
-              'record',
-              '--upstream',
-              upstream,
-              '--listen',
-              `${bracketHost(listen.host)}:${listen.port}`,
-              '--cassette',
-              args.cassette,
-              '--log-level',
-              args.logLevel ?? 'warn',
-              ...(args.logFile ? ['--log-file', args.logFile] : []),
-              ...(args.allowHost ?? []).flatMap((h) => ['--allow-host', h]),
-              ...(args.allowOrigin ?? []).flatMap((o) => ['--allow-origin', o]),
-            ]
-          : action === 'passthrough' && !listen && !upstream
-            ? args.command
-            : undefined;
+    checkOneCassette(args, action);
+    const inPlace = inPlaceCommand(args, action, listen, upstream, headers);
     if (inPlace) {
       writeReport(report, { ...emptySummary(), ...base, running: true }, io.stdout);
       const exitCode = await runInPlace(inPlace, io);
@@ -238,6 +179,84 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
   } finally {
     await run?.end();
   }
+}
+
+/** The options checked and parsed: a usage error (ServeError) names the one that is wrong. */
+function serveSettings(args: ServeArgs): Pick<EngineRun, 'match' | 'timing' | 'listen' | 'upstream' | 'headers'> {
+  const match = (args.match ?? 'params') as MatchMode;
+  if (!MATCH_MODES.includes(match))
+    throw new ServeError('MCPC_SERVE_USAGE', `--match ${JSON.stringify(args.match)}: use one of ${MATCH_MODES.join(', ')}`);
+  const timing = parseTiming(args.timing ?? 'fast');
+  if (!timing)
+    throw new ServeError('MCPC_SERVE_USAGE', `--timing ${JSON.stringify(args.timing)}: use fast, recorded or xN (x2 is twice as fast)`);
+  const listen = args.listen !== undefined ? parseListen(args.listen) : undefined;
+  if (args.upstream !== undefined && args.command.length > 0)
+    throw new ServeError('MCPC_SERVE_USAGE', 'give the real server either as a command after -- or as --upstream <url>, not both');
+  const upstream = args.upstream !== undefined ? parseUpstream(args.upstream) : undefined;
+  const headers = parseHeaderOptions(args.header ?? []);
+  if (Object.keys(headers).length > 0 && upstream === undefined)
+    throw new ServeError('MCPC_SERVE_USAGE', '--header is for the requests to an --upstream server; give --upstream <url> too');
+  if (args.answerTimeout !== undefined && !(args.answerTimeout > 0))
+    throw new ServeError('MCPC_SERVE_USAGE', `--answer-timeout ${args.answerTimeout}: give a number of milliseconds above 0`);
+  return { match, timing, listen, upstream, headers };
+}
+
+/** Replays read the cassettes; a record mode writes into one file (passthrough uses none). */
+function checkOneCassette(args: ServeArgs, action: Action): void {
+  const writes = action !== 'replay' && action !== 'passthrough';
+  if (writes && args.cassettes)
+    throw new ServeError(
+      'MCPC_SERVE_USAGE',
+      `${args.cassettes.length} cassettes were given: serve replays several (record mode none or once), but record modes write into one cassette file; name one file`,
+    );
+  if (writes && isDirectory(args.cassette))
+    throw new ServeError(
+      'MCPC_SERVE_USAGE',
+      `${args.cassette} is a directory of cassettes: serve replays it (record mode none or once), but record modes write into one cassette file; name a file`,
+    );
+}
+
+/** The same transport on both sides: the recording proxy, or the server, runs in our place
+ * (undefined: serve plays the cassette itself). */
+function inPlaceCommand(
+  args: ServeArgs,
+  action: Action,
+  listen: EngineRun['listen'],
+  upstream: string | undefined,
+  headers: Record<string, string>,
+): string[] | undefined {
+  if (action === 'record' && !listen && !upstream)
+    return [
+      process.execPath,
+      cliPath,
+      'record',
+      '--cassette',
+      args.cassette,
+      '--log-level',
+      args.logLevel ?? 'warn',
+      ...(args.logFile ? ['--log-file', args.logFile] : []),
+      '--',
+      ...args.command,
+    ];
+  // The proxy adds no headers.
+  if (action === 'record' && listen && upstream && Object.keys(headers).length === 0)
+    return [
+      process.execPath,
+      cliPath,
+      'record',
+      '--upstream',
+      upstream,
+      '--listen',
+      `${bracketHost(listen.host)}:${listen.port}`,
+      '--cassette',
+      args.cassette,
+      '--log-level',
+      args.logLevel ?? 'warn',
+      ...(args.logFile ? ['--log-file', args.logFile] : []),
+      ...(args.allowHost ?? []).flatMap((h) => ['--allow-host', h]),
+      ...(args.allowOrigin ?? []).flatMap((o) => ['--allow-origin', o]),
+    ];
+  return action === 'passthrough' && !listen && !upstream ? args.command : undefined;
 }
 
 interface EngineRun {

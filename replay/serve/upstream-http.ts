@@ -79,9 +79,43 @@ export async function postUpstream(
   const ex = recording.exchange('POST', url.pathname, headers);
   recording.add(body, 'client-to-server', { exchange: ex.id, part: 'request' });
   const isRequest = classify(message) === 'request';
-  let answer: Json | undefined;
-  const onFrame = (text: string, part: 'response' | 'sse', sse?: HttpFrameInfo['sse']): void => {
-    recording.add(text, 'server-to-client', { exchange: ex.id, part, ...(sse && Object.keys(sse).length > 0 ? { sse } : {}) });
+  const reader = new AnswerReader(recording, ex.id, message, isRequest, relay);
+  try {
+    const res = await httpRequest(url, { method: 'POST', headers, body, signal: abort.signal });
+    await readResponse(res, ex, recording, connection, reader, abort);
+    ex.endT = recording.now();
+    if (isRequest && !reader.answer) {
+      const status = res.statusCode >= 400 ? `HTTP ${res.statusCode}` : 'no answer';
+      const error = { code: -32603, message: `mcp-cassette: the real server at ${url.href} gave ${status} to ${String(message.method)}` };
+      reader.answer = { jsonrpc: '2.0', id: message.id, error };
+    }
+    return reader.answer;
+  } catch (err) {
+    ex.endT = recording.now();
+    if (reader.answer) return reader.answer; // our own abort after the answer
+    ex.outcome = abort.signal.aborted ? 'client-aborted' : 'upstream-error';
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+    ex.error = `${(err as Error).message}${cause ? ` (${cause})` : ''}`;
+    if (abort.signal.aborted) return undefined;
+    throw new Error(`the real server at ${url.href} could not be reached: ${ex.error}`);
+  }
+}
+
+/** Each frame of a POST's response, recorded; the answer to the request kept, every other frame
+ * relayed as it arrives. */
+class AnswerReader {
+  answer: Json | undefined;
+
+  constructor(
+    private readonly recording: HttpRecording,
+    private readonly exchange: number,
+    private readonly message: Json,
+    private readonly isRequest: boolean,
+    private readonly relay: Relay,
+  ) {}
+
+  frame(text: string, part: 'response' | 'sse', sse?: HttpFrameInfo['sse']): void {
+    this.recording.add(text, 'server-to-client', { exchange: this.exchange, part, ...(sse && Object.keys(sse).length > 0 ? { sse } : {}) });
     let json: unknown;
     try {
       json = parseMessageText(text);
@@ -90,53 +124,47 @@ export async function postUpstream(
     }
     for (const frame of (Array.isArray(json) ? json : [json]) as Json[]) {
       const kind = classify(frame);
-      if (isRequest && (kind === 'response' || kind === 'error') && idKey(frame.id) === idKey(message.id)) {
-        answer = frame;
+      if (this.isRequest && (kind === 'response' || kind === 'error') && idKey(frame.id) === idKey(this.message.id)) {
+        this.answer = frame;
         continue;
       }
-      relay(frame);
+      this.relay(frame);
     }
-  };
-  try {
-    const res = await httpRequest(url, { method: 'POST', headers, body, signal: abort.signal });
-    ex.status = res.statusCode;
-    const responseHeaders = flat(res.headers);
-    ex.responseHeaders = redactHeaderValues(responseHeaders);
-    if (responseHeaders['content-type']) ex.contentType = responseHeaders['content-type'].split(';')[0]!.trim();
-    const sid = responseHeaders['mcp-session-id'];
-    if (connection && sid && !connection.sessionId) {
-      connection.sessionId = sid;
-      recording.sessionId = sid;
+  }
+}
+
+/** The response's status and headers into the exchange (a session id the server handed out kept),
+ * and its body read: an SSE stream until the answer came, or one JSON body. */
+async function readResponse(
+  res: Awaited<ReturnType<typeof httpRequest>>,
+  ex: ReturnType<HttpRecording['exchange']>,
+  recording: HttpRecording,
+  connection: UpstreamSession | undefined,
+  reader: AnswerReader,
+  abort: AbortController,
+): Promise<void> {
+  ex.status = res.statusCode;
+  const responseHeaders = flat(res.headers);
+  ex.responseHeaders = redactHeaderValues(responseHeaders);
+  if (responseHeaders['content-type']) ex.contentType = responseHeaders['content-type'].split(';')[0]!.trim();
+  const sid = responseHeaders['mcp-session-id'];
+  if (connection && sid && !connection.sessionId) {
+    connection.sessionId = sid;
+    recording.sessionId = sid;
+  }
+  if ((ex.contentType ?? '') === 'text/event-stream') {
+    const splitter = new SseSplitter((event: SseEvent) => {
+      if (event.hasData && event.data.trim() !== '') reader.frame(event.data, 'sse', sseFields(event));
+    });
+    for await (const chunk of res.body) {
+      splitter.push(chunk as Buffer);
+      if (reader.answer) break; // the answer ends the request's stream
     }
-    if ((ex.contentType ?? '') === 'text/event-stream') {
-      const splitter = new SseSplitter((event: SseEvent) => {
-        if (event.hasData && event.data.trim() !== '') onFrame(event.data, 'sse', sseFields(event));
-      });
-      for await (const chunk of res.body) {
-        splitter.push(chunk as Buffer);
-        if (answer) break; // the answer ends the request's stream
-      }
-      if (answer) abort.abort();
-      else splitter.end();
-    } else {
-      const text = await res.body.text();
-      if (text.trim() !== '') onFrame(text, 'response');
-    }
-    ex.endT = recording.now();
-    if (isRequest && !answer) {
-      const status = res.statusCode >= 400 ? `HTTP ${res.statusCode}` : 'no answer';
-      const error = { code: -32603, message: `mcp-cassette: the real server at ${url.href} gave ${status} to ${String(message.method)}` };
-      answer = { jsonrpc: '2.0', id: message.id, error };
-    }
-    return answer;
-  } catch (err) {
-    ex.endT = recording.now();
-    if (answer) return answer; // our own abort after the answer
-    ex.outcome = abort.signal.aborted ? 'client-aborted' : 'upstream-error';
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-    ex.error = `${(err as Error).message}${cause ? ` (${cause})` : ''}`;
-    if (abort.signal.aborted) return undefined;
-    throw new Error(`the real server at ${url.href} could not be reached: ${ex.error}`);
+    if (reader.answer) abort.abort();
+    else splitter.end();
+  } else {
+    const text = await res.body.text();
+    if (text.trim() !== '') reader.frame(text, 'response');
   }
 }
 

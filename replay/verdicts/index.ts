@@ -80,32 +80,7 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
   if (deep) return deep;
   const rErr = isObject(r.error) ? r.error : undefined;
   const lErr = isObject(l.error) ? l.error : undefined;
-  if (isRevisionRefused(method, recorded, live)) {
-    const rev =
-      (isObject(r.result) && typeof r.result.protocolVersion === 'string' ? r.result.protocolVersion : undefined) ?? context.revision;
-    if (!lErr) {
-      return [
-        {
-          verdict: 'breaking',
-          kind: 'protocol-version-dropped',
-          path: '/result/resultType',
-          message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} was answered without resultType, the way a 2025-era server answers`,
-          recorded: r.result,
-          live: l.result,
-        },
-      ];
-    }
-    return [
-      {
-        verdict: 'breaking',
-        kind: 'protocol-version-dropped',
-        path: '/error',
-        message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} now fails with ${String(lErr!.code)} ${String(lErr!.message)}`,
-        recorded: r.result,
-        live: lErr,
-      },
-    ];
-  }
+  if (isRevisionRefused(method, recorded, live)) return revisionDropped(method, r, l, lErr, context);
   if (method === 'server/discover' && rErr && !lErr) {
     // A 2025-only server that now also speaks 2026-07-28: the recorded client still runs its
     // recorded era (replay plays the recorded `initialize` next), so nothing breaks.
@@ -126,6 +101,40 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
     const failure = toolCallFailure(r, l);
     if (failure) return failure;
   }
+  if (rErr || lErr) return errorChanges(r, l, rErr, lErr);
+  return resultChanges(method, r, l, context);
+}
+
+/** The server no longer speaks the recorded session's revision (isRevisionRefused). */
+function revisionDropped(method: string, r: Json, l: Json, lErr: Json | undefined, context: JudgeContext): Difference[] {
+  const rev =
+    (isObject(r.result) && typeof r.result.protocolVersion === 'string' ? r.result.protocolVersion : undefined) ?? context.revision;
+  if (!lErr) {
+    return [
+      {
+        verdict: 'breaking',
+        kind: 'protocol-version-dropped',
+        path: '/result/resultType',
+        message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} was answered without resultType, the way a 2025-era server answers`,
+        recorded: r.result,
+        live: l.result,
+      },
+    ];
+  }
+  return [
+    {
+      verdict: 'breaking',
+      kind: 'protocol-version-dropped',
+      path: '/error',
+      message: `the server no longer supports the recorded protocol revision${rev ? ` ${rev}` : ''}: ${method} now fails with ${String(lErr!.code)} ${String(lErr!.message)}`,
+      recorded: r.result,
+      live: lErr,
+    },
+  ];
+}
+
+/** Either answer is an error: what changed in it, or that one side now fails or succeeds. */
+function errorChanges(r: Json, l: Json, rErr: Json | undefined, lErr: Json | undefined): Difference[] {
   if (rErr && lErr) {
     const out: Difference[] = [];
     if (rErr.code !== lErr.code)
@@ -181,6 +190,11 @@ export function judgeResponse(method: string, recorded: unknown, live: unknown, 
       },
     ];
   }
+  return [];
+}
+
+/** Both answers are results: compared by what the method's result means to a client. */
+function resultChanges(method: string, r: Json, l: Json, context: JudgeContext): Difference[] {
   const rRes = isObject(r.result) ? r.result : {};
   const lRes = isObject(l.result) ? l.result : {};
   switch (method) {

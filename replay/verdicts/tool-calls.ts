@@ -22,38 +22,7 @@ export function toolCallFailure(r: Json, l: Json): Difference[] | undefined {
   const lFailed = Boolean(lErr) || lTool;
   if (!rFailed && !lFailed) return undefined;
   if (rErr && lErr) return undefined; // two JSON-RPC errors: judged as every other method's
-  const described = (err: Json | undefined, result: unknown) =>
-    err
-      ? `a JSON-RPC error (${String(err.code)} ${String(err.message)})`
-      : `an isError result${toolErrorText(result) ? ` ("${toolErrorText(result)}")` : ''}`;
-  if (rFailed && lFailed) {
-    if (rTool && lTool) {
-      const rText = normalisedContent(r.result);
-      const lText = normalisedContent(l.result);
-      return deepEqual(rText, lText)
-        ? []
-        : [
-            {
-              verdict: 'warning',
-              kind: 'tool-error-message-changed',
-              path: '/result/content',
-              message: 'the tool call still fails (isError), with another message',
-              recorded: rText,
-              live: lText,
-            },
-          ];
-    }
-    return [
-      {
-        verdict: 'warning',
-        kind: 'tool-error-form-changed',
-        path: lErr ? '/error' : '/result/isError',
-        message: `the tool call still fails, now with ${described(lErr, l.result)} instead of ${described(rErr, r.result)} (clients and models see a failure either way)`,
-        recorded: rErr ?? r.result,
-        live: lErr ?? l.result,
-      },
-    ];
-  }
+  if (rFailed && lFailed) return stillFails(r, l, rErr, lErr, rTool && lTool);
   if (rFailed) {
     return [
       rErr
@@ -93,6 +62,40 @@ export function toolCallFailure(r: Json, l: Json): Difference[] | undefined {
           recorded: r.result,
           live: l.result,
         },
+  ];
+}
+
+/** Both calls failed: with another message, or in the other form (a JSON-RPC error or isError). */
+function stillFails(r: Json, l: Json, rErr: Json | undefined, lErr: Json | undefined, bothIsError: boolean): Difference[] {
+  const described = (err: Json | undefined, result: unknown) =>
+    err
+      ? `a JSON-RPC error (${String(err.code)} ${String(err.message)})`
+      : `an isError result${toolErrorText(result) ? ` ("${toolErrorText(result)}")` : ''}`;
+  if (bothIsError) {
+    const rText = normalisedContent(r.result);
+    const lText = normalisedContent(l.result);
+    return deepEqual(rText, lText)
+      ? []
+      : [
+          {
+            verdict: 'warning',
+            kind: 'tool-error-message-changed',
+            path: '/result/content',
+            message: 'the tool call still fails (isError), with another message',
+            recorded: rText,
+            live: lText,
+          },
+        ];
+  }
+  return [
+    {
+      verdict: 'warning',
+      kind: 'tool-error-form-changed',
+      path: lErr ? '/error' : '/result/isError',
+      message: `the tool call still fails, now with ${described(lErr, l.result)} instead of ${described(rErr, r.result)} (clients and models see a failure either way)`,
+      recorded: rErr ?? r.result,
+      live: lErr ?? l.result,
+    },
   ];
 }
 

@@ -86,12 +86,7 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
     stoppedBy: 'cases-exhausted',
   };
   const bySignature = new Map<string, Finding>();
-  const conns = new Map<'modern' | 'legacy', Conn>();
-  const drop = async (era: 'modern' | 'legacy'): Promise<void> => {
-    const c = conns.get(era);
-    conns.delete(era);
-    if (c) await c.wire.close();
-  };
+  const conns = new CaseConnections(ctx, options);
   const canRestart = options.endpoint.transport === 'stdio' || options.server !== undefined;
   try {
     for (const c of cases) {
@@ -104,27 +99,7 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
         break;
       }
       run.cases++;
-      let conn: Conn;
-      // A case before the handshake needs a connection without one; a case whose ids are the
-      // mutation gets one of its own too, so that a late answer to one of its reused ids never
-      // meets another case's request with the same id on a shared connection.
-      const isolated = c.beforeHandshake === true || c.fixedIds === true;
-      if (isolated) {
-        const opened = await openConn(ctx, c.era, !c.beforeHandshake);
-        if ('error' in opened) throw new StopRun(opened.error);
-        conn = opened;
-      } else {
-        const open = conns.get(c.era);
-        if (open && open.wire.alive) conn = open;
-        else {
-          if (open) run.restarts++;
-          if (open && options.server && !options.server.alive) await options.server.start();
-          const opened = await openConn(ctx, c.era);
-          if ('error' in opened) throw new StopRun(opened.error);
-          conn = opened;
-          conns.set(c.era, conn);
-        }
-      }
+      const { conn, isolated } = await conns.forCase(c, run);
       const t0 = performance.now();
       const { observed, trace } = await runCase(ctx, conn, c);
       run.fuzzMs += performance.now() - t0;
@@ -132,7 +107,7 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
       if (isolated) await conn.wire.close();
       const broken = trace.results.some((r) => r.gone || r.timedOut);
       if (broken && !isolated) {
-        await drop(c.era);
+        await conns.drop(c.era);
         if (options.server) await options.server.stop();
       }
       for (const o of observed) {
@@ -144,7 +119,7 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
         const finding = await keep(options, ctx, conn.history, c, o, run.cases);
         // The shrinker restarted the HTTP server we started: the connections open before it
         // (their 2025 sessions) are gone with it.
-        if (options.server) for (const era of [...conns.keys()]) await drop(era);
+        if (options.server) await conns.dropAll();
         run.shrinkMs += finding.shrink.ms;
         bySignature.set(o.signature, finding);
         run.findings.push(finding);
@@ -162,11 +137,52 @@ export async function runFuzz(options: FuzzOptions, cases: Iterable<FuzzCase>): 
     run.error = err.message;
     run.stoppedBy = 'server-gone';
   } finally {
-    for (const era of [...conns.keys()]) await drop(era);
+    await conns.dropAll();
   }
   run.durationMs = Math.round(performance.now() - started);
   run.fuzzMs = Math.round(run.fuzzMs);
   return run;
+}
+
+/** The connection each case runs on: one shared per era, opened again (and the server started
+ * again) once a crash or a hang took it; or one of the case's own. */
+class CaseConnections {
+  readonly #conns = new Map<'modern' | 'legacy', Conn>();
+
+  constructor(
+    private readonly ctx: RunnerContext,
+    private readonly options: FuzzOptions,
+  ) {}
+
+  async drop(era: 'modern' | 'legacy'): Promise<void> {
+    const c = this.#conns.get(era);
+    this.#conns.delete(era);
+    if (c) await c.wire.close();
+  }
+
+  async dropAll(): Promise<void> {
+    for (const era of [...this.#conns.keys()]) await this.drop(era);
+  }
+
+  async forCase(c: FuzzCase, run: FuzzRun): Promise<{ conn: Conn; isolated: boolean }> {
+    // A case before the handshake needs a connection without one; a case whose ids are the
+    // mutation gets one of its own too, so that a late answer to one of its reused ids never
+    // meets another case's request with the same id on a shared connection.
+    const isolated = c.beforeHandshake === true || c.fixedIds === true;
+    if (isolated) {
+      const opened = await openConn(this.ctx, c.era, !c.beforeHandshake);
+      if ('error' in opened) throw new StopRun(opened.error);
+      return { conn: opened, isolated };
+    }
+    const open = this.#conns.get(c.era);
+    if (open && open.wire.alive) return { conn: open, isolated };
+    if (open) run.restarts++;
+    if (open && this.options.server && !this.options.server.alive) await this.options.server.start();
+    const opened = await openConn(this.ctx, c.era);
+    if ('error' in opened) throw new StopRun(opened.error);
+    this.#conns.set(c.era, opened);
+    return { conn: opened, isolated };
+  }
 }
 
 class StopRun extends Error {}

@@ -2,7 +2,8 @@
  * The probes, in the order they run (explicit list, no directory scanning). The list-invariant
  * probe goes first so that nothing the other probes send can have changed the server's lists.
  */
-import { mrtrState, listInvariant, clientInfoProbe } from './state-probes.js';
+import { mrtrState } from './mrtr-probe.js';
+import { listInvariant, clientInfoProbe } from './state-probes.js';
 import { invalidArgumentsProbe, unknownTool } from './tool-probes.js';
 import { foreignOrigin, headerAbsent, headerMismatch, legacyInitialize, stdinEof, unknownMethod } from './transport-probes.js';
 import { authorization } from './auth-probes.js';

@@ -5,7 +5,7 @@ import { result } from './catalogue.js';
 import { CAPS, PV, type Json } from './plan.js';
 import { errorOf, gate, inconclusive, notApplicable, once, openOr, resultOf, safeRequest, transportTrouble, short } from './support.js';
 import { withMeta, type Exchange } from './target.js';
-import type { Probe, ProbeResult } from './types.js';
+import type { Probe, ProbeContext, ProbeResult } from './types.js';
 
 const NO_MODERN = 'the cassette has no 2026-07-28 request to derive it from (only 2025-era sessions)';
 
@@ -122,19 +122,22 @@ function asksFor(ex: Exchange, caps: string[]): boolean {
   return neededCapabilities(ex.response).some((c) => caps.includes(c));
 }
 
+const MISSING_CAP_ID = 'missing-capability';
+const MISSING_CAP_RULES = ['VER-MISSING-CAP-32021', 'VER-NO-CAP-INFERENCE'];
+
 export const missingCapability: Probe = {
-  id: 'missing-capability',
+  id: MISSING_CAP_ID,
   title: 'A recorded call that drew input_required, re-sent without the client capability it needs',
-  rules: ['VER-MISSING-CAP-32021', 'VER-NO-CAP-INFERENCE'],
+  rules: MISSING_CAP_RULES,
   async run(ctx) {
     const round = ctx.plan.mrtr.find((r) => neededCapabilities(r.first.response).length);
     if (!round)
       return notApplicable(
-        this.id,
-        this.rules,
+        MISSING_CAP_ID,
+        MISSING_CAP_RULES,
         'no recorded 2026-07-28 call drew an input_required result with elicitation, sampling or roots requests',
       );
-    const skipped = gate(ctx, round.first, this.id, this.rules);
+    const skipped = gate(ctx, round.first, MISSING_CAP_ID, MISSING_CAP_RULES);
     if (skipped) return skipped;
     const caps = neededCapabilities(round.first.response);
     const without = (id: string) =>
@@ -144,50 +147,16 @@ export const missingCapability: Probe = {
         m[CAPS] = c;
       });
     // 1. On a fresh connection: -32021 naming what is missing.
-    const ex = await once(ctx, 'modern', without('x'), this.id, this.rules);
+    const ex = await once(ctx, 'modern', without('x'), MISSING_CAP_ID, MISSING_CAP_RULES);
     if (Array.isArray(ex)) return ex;
-    const trouble = transportTrouble(ctx, ex, this.id, this.rules);
+    const trouble = transportTrouble(ctx, ex, MISSING_CAP_ID, MISSING_CAP_RULES);
     if (trouble) return trouble;
-    const io = { sent: ex.sent, received: ctx.target.describe(ex) };
-    const e = errorOf(ex);
-    const named = isObject(e?.data) && isObject(e.data.requiredCapabilities) ? Object.keys(e.data.requiredCapabilities) : [];
-    const out: ProbeResult[] = [];
-    let freshOk = false;
-    if (e?.code === -32021) {
-      const untruthful = named.filter((n) => !caps.includes(n));
-      freshOk = named.some((n) => caps.includes(n)) && untruthful.length === 0;
+    const fresh = refusedWhenFresh(ctx, ex, caps);
+    const out: ProbeResult[] = [fresh.verdict];
+    if (!fresh.ok) {
       out.push(
         result(
-          this.id,
-          'VER-MISSING-CAP-32021',
-          freshOk ? 'pass' : 'fail',
-          freshOk
-            ? `-32021 naming ${named.join(', ')}`
-            : `-32021 but data.requiredCapabilities names ${short(named)}; the request lacked ${caps.join(', ')}`,
-          io,
-        ),
-      );
-    } else if (asksFor(ex, caps)) {
-      out.push(
-        result(
-          this.id,
-          'VER-MISSING-CAP-32021',
-          'fail',
-          `the server asked for ${caps.join(', ')} input although the request did not declare the capability; expected -32021 naming it`,
-          io,
-        ),
-      );
-    } else if (e) {
-      out.push(result(this.id, 'VER-MISSING-CAP-32021', 'fail', `error ${String(e.code)} instead of -32021 naming ${caps.join(', ')}`, io));
-    } else {
-      out.push(
-        result(this.id, 'VER-MISSING-CAP-32021', 'inconclusive', `the server answered without needing ${caps.join(', ')} this time`, io),
-      );
-    }
-    if (!freshOk) {
-      out.push(
-        result(
-          this.id,
+          MISSING_CAP_ID,
           'VER-NO-CAP-INFERENCE',
           'inconclusive',
           'needs a server that refuses the call without the capability on a fresh connection (see VER-MISSING-CAP-32021)',
@@ -195,42 +164,71 @@ export const missingCapability: Probe = {
       );
       return out;
     }
-    // 2. On one connection: first with the capability, then without; the second must not use it.
-    const conn = await openOr(ctx, 'modern', this.id, ['VER-NO-CAP-INFERENCE']);
-    if (Array.isArray(conn)) return [...out, ...conn];
-    try {
-      const withCap = await conn.request({ ...round.first.request, id: conn.nextId() });
-      const second = await conn.request(without(conn.nextId()));
-      const t2 = transportTrouble(ctx, second, this.id, ['VER-NO-CAP-INFERENCE']);
-      if (t2) return [...out, ...t2];
-      const io2 = { sent: [withCap.sent, second.sent], received: [ctx.target.describe(withCap), ctx.target.describe(second)] };
-      const e2 = errorOf(second);
-      if (asksFor(second, caps) || (!e2 && resultOf(second) && !('isError' in resultOf(second)!))) {
-        out.push(
-          result(
-            this.id,
-            'VER-NO-CAP-INFERENCE',
-            'fail',
-            `after a request that declared ${caps.join(', ')}, the same call without it was ${asksFor(second, caps) ? 'answered with input requests for it' : 'served'}: the capability was inferred from the earlier request`,
-            io2,
-          ),
-        );
-      } else {
-        out.push(
-          result(
-            this.id,
-            'VER-NO-CAP-INFERENCE',
-            'pass',
-            `still ${e2 ? `error ${String(e2.code)}` : 'refused'} after a request that declared it`,
-            io2,
-          ),
-        );
-      }
-    } finally {
-      await conn.close();
-    }
-    return out;
+    return [...out, ...(await notInferred(ctx, round.first.request, caps, without))];
   },
 };
+
+/** VER-MISSING-CAP-32021: on a fresh connection, the call without the capability is refused with
+ * -32021 naming what is missing; `ok` when it was (the inference check needs that). */
+function refusedWhenFresh(ctx: ProbeContext, ex: Exchange, caps: string[]): { verdict: ProbeResult; ok: boolean } {
+  const io = { sent: ex.sent, received: ctx.target.describe(ex) };
+  const e = errorOf(ex);
+  const named = isObject(e?.data) && isObject(e.data.requiredCapabilities) ? Object.keys(e.data.requiredCapabilities) : [];
+  if (e?.code === -32021) {
+    const untruthful = named.filter((n) => !caps.includes(n));
+    const ok = named.some((n) => caps.includes(n)) && untruthful.length === 0;
+    const message = ok
+      ? `-32021 naming ${named.join(', ')}`
+      : `-32021 but data.requiredCapabilities names ${short(named)}; the request lacked ${caps.join(', ')}`;
+    return { verdict: result(MISSING_CAP_ID, 'VER-MISSING-CAP-32021', ok ? 'pass' : 'fail', message, io), ok };
+  }
+  if (asksFor(ex, caps)) {
+    const message = `the server asked for ${caps.join(', ')} input although the request did not declare the capability; expected -32021 naming it`;
+    return { verdict: result(MISSING_CAP_ID, 'VER-MISSING-CAP-32021', 'fail', message, io), ok: false };
+  }
+  if (e) {
+    const message = `error ${String(e.code)} instead of -32021 naming ${caps.join(', ')}`;
+    return { verdict: result(MISSING_CAP_ID, 'VER-MISSING-CAP-32021', 'fail', message, io), ok: false };
+  }
+  const message = `the server answered without needing ${caps.join(', ')} this time`;
+  return { verdict: result(MISSING_CAP_ID, 'VER-MISSING-CAP-32021', 'inconclusive', message, io), ok: false };
+}
+
+/** VER-NO-CAP-INFERENCE: on one connection, first with the capability, then without; the second
+ * must not use it. */
+async function notInferred(ctx: ProbeContext, request: Json, caps: string[], without: (id: string) => Json): Promise<ProbeResult[]> {
+  const conn = await openOr(ctx, 'modern', MISSING_CAP_ID, ['VER-NO-CAP-INFERENCE']);
+  if (Array.isArray(conn)) return conn;
+  try {
+    const withCap = await conn.request({ ...request, id: conn.nextId() });
+    const second = await conn.request(without(conn.nextId()));
+    const t2 = transportTrouble(ctx, second, MISSING_CAP_ID, ['VER-NO-CAP-INFERENCE']);
+    if (t2) return t2;
+    const io2 = { sent: [withCap.sent, second.sent], received: [ctx.target.describe(withCap), ctx.target.describe(second)] };
+    const e2 = errorOf(second);
+    if (asksFor(second, caps) || (!e2 && resultOf(second) && !('isError' in resultOf(second)!))) {
+      return [
+        result(
+          MISSING_CAP_ID,
+          'VER-NO-CAP-INFERENCE',
+          'fail',
+          `after a request that declared ${caps.join(', ')}, the same call without it was ${asksFor(second, caps) ? 'answered with input requests for it' : 'served'}: the capability was inferred from the earlier request`,
+          io2,
+        ),
+      ];
+    }
+    return [
+      result(
+        MISSING_CAP_ID,
+        'VER-NO-CAP-INFERENCE',
+        'pass',
+        `still ${e2 ? `error ${String(e2.code)}` : 'refused'} after a request that declared it`,
+        io2,
+      ),
+    ];
+  } finally {
+    await conn.close();
+  }
+}
 
 export { inconclusive };
