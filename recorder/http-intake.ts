@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerOf, tokenClaims } from './http-callers.js';
-import { type ProxyContext, UpstreamExchange } from './http-exchange.js';
+import { type ProxyContext, UpstreamExchange } from './upstream-exchange.js';
 import { sendJsonRpcError } from './http-replies.js';
 import type { Route } from './http-route.js';
 import { redactHeaders } from './proxy-headers.js';

@@ -9,7 +9,7 @@ import type { Logger } from '../lib/log.js';
 import type { LiveWorkerSpec } from '../lib/live-observer.js';
 import { packageVersion } from '../lib/version.js';
 import { LiveTap, type LiveOutcome } from './live-tap.js';
-import type { ProxyContext } from './http-exchange.js';
+import type { ProxyContext } from './upstream-exchange.js';
 import { handleRequest } from './http-intake.js';
 import { sendJsonRpcError } from './http-replies.js';
 import { RouteCache } from './http-route.js';
