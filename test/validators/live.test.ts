@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateSession } from '../../validators/engine.js';
 import { RULES } from '../../validators/rules/index.js';
@@ -14,12 +14,19 @@ import { logRecords, startWebhook } from '../helpers/webhook.js';
 test('live alerts while a misbehaving stdio server runs: webhook, exec, summary, --fail-on; the client still gets every byte', async (t) => {
   const dir = tempDir(t);
   const received: { text: string; violation: { rule: string } }[] = [];
+  // The alerts come while the session runs: it ends once the webhook has the two expected ones.
+  // Ending it at once left, on a starved machine, the alerts still in flight when the proxy's
+  // bounded exit stopped waiting for them (counted as undelivered; seen at load 13-15).
+  let alerted: () => void = () => {};
+  const bothAlerted = new Promise<void>((r) => (alerted = r));
   const hook = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push(JSON.parse(body) as (typeof received)[number]);
       res.writeHead(204).end();
+      const rules = new Set(received.map((x) => x.violation.rule));
+      if (rules.has('STDIO-STDOUT-CLEAN') && rules.has('ENV-UTF8')) alerted();
     });
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
@@ -31,7 +38,15 @@ test('live alerts while a misbehaving stdio server runs: webhook, exec, summary,
     extra: ['--log-level', 'info', '--fail-on', 'error', '--alert-webhook', webhook, '--alert-exec', `cat >> '${execOut}'`],
   });
   const done = collect(proxy);
-  proxy.stdin!.end(line({ jsonrpc: '2.0', id: 7, method: 'noise' }));
+  proxy.stdin!.write(line({ jsonrpc: '2.0', id: 7, method: 'noise' }));
+  await bothAlerted;
+  // …and the exec sink has them too (a shell started per alert: slower than the webhook).
+  const execHas = (): boolean => {
+    const text = existsSync(execOut) ? readFileSync(execOut, 'utf8') : '';
+    return text.includes('"STDIO-STDOUT-CLEAN"') && text.includes('"ENV-UTF8"');
+  };
+  while (!execHas()) await new Promise((r) => setTimeout(r, 50));
+  proxy.stdin!.end();
   const r = await done;
   const expectedStdout = Buffer.concat([
     Buffer.from('server starting up (not JSON)\n'),
