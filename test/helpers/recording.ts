@@ -87,11 +87,31 @@ function settleOrphans(cassette: string): boolean {
  * one).
  */
 function lockHeld(cassette: string): boolean {
+  return lockFresh(`${cassette}.lock`);
+}
+
+/** A lock refreshed within LOCK_STALE_MS (see lockHeld). */
+function lockFresh(lock: string): boolean {
   try {
-    return Date.now() - statSync(`${cassette}.lock`).mtimeMs < LOCK_STALE_MS;
+    return Date.now() - statSync(lock).mtimeMs < LOCK_STALE_MS;
   } catch {
     return false;
   }
+}
+
+/**
+ * settleOrphans for a `--cassette-dir` directory: when every journal left in it has no recorder
+ * alive and no finisher naming it, and no writer holds a lock there, one reader (`show <dir>`)
+ * settles them, as a user's first read would. Under load the v2 SDK's SIGKILL of its probe
+ * process (one second after SIGTERM) leaves that run's journal behind.
+ */
+export function settleDirOrphans(dir: string): boolean {
+  const names = readdirSync(dir);
+  const journals = names.filter((f) => f.endsWith('.journal')).map((f) => join(dir, f));
+  if (journals.length === 0 || names.some((f) => f.endsWith('.lock') && lockFresh(join(dir, f)))) return false;
+  if (!journals.every((j) => !recorderAlive(j) && processesNaming(j).length === 0)) return false;
+  spawnSync(node, [cli, 'show', dir], { stdio: 'ignore' });
+  return true;
 }
 
 /** The recorder that writes `journal` (its header's pid) is running. */

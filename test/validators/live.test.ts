@@ -163,7 +163,12 @@ test('a finding repeated on several tools and resources: one alert at the webhoo
   t.regex(r.stderr, /\s3  error    TOOLS-CALL-SHAPE  \(alpha, beta\)/, 'the summary line names them');
   // Repeats are counted, not sent: one alert per rule and place, pointing at the first answer.
   const s = readCassette(cassette).sessions[0]!;
-  t.is(hook.requests.length, new Set(s.violations!.map((v) => `${v.rule} ${v.path}`)).size, 'one alert per rule and place');
+  const sent = hook.requests.map((q) => `${q.alert.violation.rule} #${q.alert.violation.seq} ${q.alert.violation.path}`);
+  t.is(
+    hook.requests.length,
+    new Set(s.violations!.map((v) => `${v.rule} ${v.path}`)).size,
+    `one alert per rule and place: ${sent.join(', ')}`,
+  );
   const firstAnswer = s.messages.find((m) => m.direction === 'server-to-client')!.seq;
   const shape = hook.requests.filter((q) => q.alert.violation.rule === 'TOOLS-CALL-SHAPE');
   t.deepEqual(
