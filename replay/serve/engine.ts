@@ -27,7 +27,7 @@ import {
   type MatchMode,
 } from './matcher.js';
 import { Cursor, pushTo, RecordedRequests, unmatchedPlan, type Plan } from './request-choice.js';
-import type { ServeSummary } from './serve-summary.js';
+import { emptyServeSummary, type ServeSummary } from './serve-summary.js';
 import { delay, type Timing } from './timing.js';
 
 export interface ServeOptions {
@@ -58,14 +58,8 @@ export class ServeEngine {
   /** Requests seen, other than `server/discover`. */
   #asked = 0;
   #discovered = false;
-  #summary: Omit<ServeSummary, 'unused' | 'failed' | 'probe'> = {
-    served: 0,
-    repeated: 0,
-    synthesised: 0,
-    forwarded: 0,
-    unmatched: [],
-    answerMismatches: [],
-  };
+  /** The tally so far (`unused`, `probe` and `failed` are decided at the end). */
+  #summary: ServeSummary = emptyServeSummary();
 
   constructor(cassette: Cassette, options: ServeOptions = {}) {
     this.interactions = interactionsOf(cassette);

@@ -26,7 +26,7 @@ import { parseHeaderOptions } from '../../lib/http-headers.js';
 import { compileIgnore } from '../normalise.js';
 import { ServeEngine } from './engine.js';
 import type { Fallback } from './live-session.js';
-import { formatSummary, type ServeSummary } from './serve-summary.js';
+import { emptyServeSummary, formatSummary, type ServeSummary } from './serve-summary.js';
 import { parseTiming } from './timing.js';
 import { serveHttp } from './http.js';
 import { MATCH_MODES, type MatchMode } from './matcher.js';
@@ -130,18 +130,6 @@ function parseUpstream(text: string): string {
   return url.href;
 }
 
-const emptySummary = (): ServeSummary => ({
-  served: 0,
-  repeated: 0,
-  synthesised: 0,
-  forwarded: 0,
-  unmatched: [],
-  answerMismatches: [],
-  unused: [],
-  probe: false,
-  failed: false,
-});
-
 export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number> {
   const { match, timing, listen, upstream, headers } = serveSettings(args);
   const env = io.env ?? process.env;
@@ -170,9 +158,9 @@ export async function serveCommand(args: ServeArgs, io: ServeIo): Promise<number
     checkOneCassette(args, action);
     const inPlace = inPlaceCommand(args, action, listen, upstream, headers);
     if (inPlace) {
-      writeReport(report, { ...emptySummary(), ...base, running: true }, io.stdout);
+      writeReport(report, { ...emptyServeSummary(), ...base, running: true }, io.stdout);
       const exitCode = await runInPlace(inPlace, io);
-      writeReport(report, { ...emptySummary(), ...base, running: false, exitCode }, io.stdout);
+      writeReport(report, { ...emptyServeSummary(), ...base, running: false, exitCode }, io.stdout);
       return exitCode;
     }
     return await serveWithEngine(args, io, { match, timing, listen, upstream, headers, action, report, base });

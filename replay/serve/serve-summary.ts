@@ -34,6 +34,22 @@ export interface ServeSummary {
   failed: boolean;
 }
 
+/** A run's summary before anything was asked: the engine's tally starts from it, and a report
+ * written before the engine has one (`--report` while serve starts) is filled with it. */
+export function emptyServeSummary(): ServeSummary {
+  return {
+    served: 0,
+    repeated: 0,
+    synthesised: 0,
+    forwarded: 0,
+    unmatched: [],
+    answerMismatches: [],
+    unused: [],
+    probe: false,
+    failed: false,
+  };
+}
+
 /** The end-of-run summary printed on stderr. */
 export function formatSummary(summary: ServeSummary): string {
   const lines = [
